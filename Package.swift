@@ -1,0 +1,26 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// NetworkModule has no package dependencies, for the library, its tests and its tools alike.
+let package = Package(
+    name: "NetworkModule",
+    platforms: [.macOS(.v10_15), .iOS(.v13), .tvOS(.v13), .watchOS(.v6)],
+    products: [
+        .library(name: "NetworkModuleCore", targets: ["NetworkModuleCore"]),
+        .library(name: "NetworkModuleTesting", targets: ["NetworkModuleTesting"]),
+        .executable(name: "network-module-demo", targets: ["NetworkModuleDemo"]),
+    ],
+    targets: [
+        .target(name: "NetworkModuleCore"),
+        .target(name: "NetworkModuleTesting", dependencies: ["NetworkModuleCore"]),
+        .executableTarget(
+            name: "NetworkModuleDemo",
+            dependencies: ["NetworkModuleCore", "NetworkModuleTesting"]
+        ),
+        .testTarget(
+            name: "NetworkModuleCoreTests",
+            dependencies: ["NetworkModuleCore", "NetworkModuleTesting"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,55 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// What an action knows about the request it is working on.
+public struct ActionContext: Sendable {
+    /// The request description, or `nil` for `perform(urlRequest:)`.
+    public let networkRequest: (any NetworkRequest)?
+    /// The attempt, counting from 1; a retry increments it.
+    public let attempt: Int
+    /// The base URL of the module's request builder, if it has one. Credentials belong only
+    /// to requests for this URL's origin.
+    public let baseURL: URL?
+    /// The request as it was sent in this attempt; `nil` during preparation.
+    public let sentRequest: URLRequest?
+    /// Seconds since `perform` was called.
+    public let elapsed: TimeInterval
+
+    /// Creates a context; the module creates these, tests of actions may too.
+    public init(
+        networkRequest: (any NetworkRequest)?, attempt: Int = 1, baseURL: URL? = nil,
+        sentRequest: URLRequest? = nil, elapsed: TimeInterval = 0
+    ) {
+        self.networkRequest = networkRequest
+        self.attempt = attempt
+        self.baseURL = baseURL
+        self.sentRequest = sentRequest
+        self.elapsed = elapsed
+    }
+
+    /// Whether `url` has the same origin (scheme, host and port) as ``baseURL``; `false`
+    /// when there is no base URL. Credentials should be attached only when this is `true`.
+    public func isSameOrigin(as url: URL?) -> Bool {
+        guard let url, let baseURL, let origin = Origin(url), let baseOrigin = Origin(baseURL) else {
+            return false
+        }
+        return origin == baseOrigin
+    }
+}
+
+/// The origin of a URL (RFC 6454): scheme, host and port, with default ports filled in.
+struct Origin: Equatable {
+    let scheme: String
+    let host: String
+    let port: Int?
+
+    init?(_ url: URL) {
+        guard let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased() else { return nil }
+        self.scheme = scheme
+        self.host = host
+        self.port = url.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : nil)
+    }
+}

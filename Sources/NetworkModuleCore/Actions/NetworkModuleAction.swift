@@ -1,0 +1,125 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Work that runs around every request of a module: authentication, headers, logging,
+/// retry, metrics, or anything of your own.
+///
+/// Every hook has a default that does nothing, so an action implements only what it needs.
+/// The simplest action rewrites the request before it is sent, exactly as in the callback
+/// module this framework grew from:
+///
+/// ```swift
+/// struct APIKeyAction: NetworkModuleAction {
+///     let key: String
+///     func performBeforeExecutingNetworkRequest(request: (any NetworkRequest)?, urlRequest: inout URLRequest) {
+///         urlRequest.setValue(key, forHTTPHeaderField: "X-API-Key")
+///     }
+/// }
+/// ```
+///
+/// ## The lifecycle of one request
+/// 1. ``prepare(_:context:completion:)`` runs for each action, in the order of the module's
+///    `actions` array, before every attempt. It may rewrite the request, finish later (for
+///    example after fetching a token), or fail the request. Its default calls
+///    ``performBeforeExecutingNetworkRequest(request:urlRequest:)``.
+/// 2. The request is sent.
+/// 3. ``didReceive(_:context:)`` runs for each action, in order, with the attempt's outcome:
+///    success or failure.
+/// 4. After a failure (other than cancellation), ``retryDecision(for:context:completion:)``
+///    is asked of each action, in order, until one says to retry. A retry goes back to
+///    step 1 with the next attempt number, so a refreshed token is picked up.
+/// 5. ``didFinish(_:context:)`` runs for each action, in order, once, with the final
+///    result; then the completion is delivered. Its default calls
+///    ``performAfterExecutingNetworkRequest(request:networkResponse:)`` on success.
+///
+/// A request that cannot be built never reaches the actions. A request cancelled while an
+/// action prepares it or while it waits to retry skips the remaining steps but still gets
+/// ``didFinish(_:context:)`` with ``NetworkError/cancelled``.
+///
+/// ## Threads
+/// Hooks run on whichever thread moves the request along: the thread that called
+/// `perform` for the first preparation, the session's callback thread after a response, the
+/// retry timer's thread after a delay. They never run on the completion executor and never
+/// while the module holds a lock. Actions are shared by all requests of a module, so they
+/// must be thread-safe (`Sendable`).
+public protocol NetworkModuleAction: Sendable {
+    /// The simple, synchronous form of preparation: rewrite `urlRequest` before it is sent.
+    ///
+    /// Throw to fail the request; a thrown ``NetworkError`` is delivered as it is, any other
+    /// error as ``NetworkError/actionFailed(_:)``. Called by the default
+    /// ``prepare(_:context:completion:)`` before every attempt.
+    ///
+    /// - Parameters:
+    ///   - request: the request description, or `nil` for `perform(urlRequest:)`.
+    ///   - urlRequest: the request to be sent, to modify in place.
+    func performBeforeExecutingNetworkRequest(request: (any NetworkRequest)?, urlRequest: inout URLRequest) throws
+
+    /// The simple form of observation: called once per request that succeeded, with its
+    /// response, by the default ``didFinish(_:context:)``.
+    func performAfterExecutingNetworkRequest(request: (any NetworkRequest)?, networkResponse: NetworkResponse)
+
+    /// Prepares `urlRequest` before each attempt, and calls `completion` exactly once with
+    /// the request to send or an error that fails the request. `completion` may be called
+    /// later, from any thread (for example after a token refresh).
+    func prepare(
+        _ urlRequest: URLRequest, context: ActionContext,
+        completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void)
+
+    /// Observes the outcome of each attempt that was sent: success or failure.
+    func didReceive(_ result: Result<NetworkResponse, NetworkError>, context: ActionContext)
+
+    /// Decides whether a failed attempt is sent again; calls `completion` exactly once, from
+    /// any thread. Asked in array order until an action answers other than
+    /// ``RetryDecision/doNotRetry``. Never asked for ``NetworkError/cancelled``.
+    func retryDecision(
+        for error: NetworkError, context: ActionContext,
+        completion: @escaping @Sendable (RetryDecision) -> Void)
+
+    /// Observes the final result of the request, once, just before it is delivered.
+    func didFinish(_ result: Result<NetworkResponse, NetworkError>, context: ActionContext)
+}
+
+extension NetworkModuleAction {
+    /// Leaves the request as it is.
+    public func performBeforeExecutingNetworkRequest(request: (any NetworkRequest)?, urlRequest: inout URLRequest)
+        throws
+    {}
+
+    /// Does nothing.
+    public func performAfterExecutingNetworkRequest(request: (any NetworkRequest)?, networkResponse: NetworkResponse) {}
+
+    /// Calls ``performBeforeExecutingNetworkRequest(request:urlRequest:)`` and completes at once.
+    public func prepare(
+        _ urlRequest: URLRequest, context: ActionContext,
+        completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void
+    ) {
+        var request = urlRequest
+        do {
+            try performBeforeExecutingNetworkRequest(request: context.networkRequest, urlRequest: &request)
+            completion(.success(request))
+        } catch {
+            completion(.failure(error))
+        }
+    }
+
+    /// Does nothing.
+    public func didReceive(_ result: Result<NetworkResponse, NetworkError>, context: ActionContext) {}
+
+    /// Does not retry.
+    public func retryDecision(
+        for error: NetworkError, context: ActionContext,
+        completion: @escaping @Sendable (RetryDecision) -> Void
+    ) {
+        completion(.doNotRetry)
+    }
+
+    /// Calls ``performAfterExecutingNetworkRequest(request:networkResponse:)`` on success.
+    public func didFinish(_ result: Result<NetworkResponse, NetworkError>, context: ActionContext) {
+        if case .success(let response) = result {
+            performAfterExecutingNetworkRequest(request: context.networkRequest, networkResponse: response)
+        }
+    }
+}

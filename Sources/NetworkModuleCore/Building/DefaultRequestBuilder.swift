@@ -1,0 +1,180 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Builds `URLRequest`s for the paths of one base URL.
+///
+/// - The base URL and the path are joined with exactly one `/`, whichever side has or
+///   lacks it, and the base URL's own path is kept:
+///   `https://api.example.com/v2` + `users/1` → `https://api.example.com/v2/users/1`.
+/// - A path that is an absolute URL (`https://cdn.example.com/a.png`) is used as it is.
+/// - Query items follow any query already in the path, in the caller's order, with names and
+///   values percent-encoded per RFC 3986 (`+`, `&`, `=`, `#`, space, non-ASCII: all encoded).
+/// - Headers are the default headers overridden by the request's, case-insensitively; the
+///   body's `Content-Type` is added unless a header sets one.
+/// - Invalid input fails with ``NetworkError/invalidRequest(_:)`` saying why: a method that is
+///   not a token, a header name or value with CR, LF or another control character, a body
+///   that cannot be encoded, a timeout that is not a positive number.
+///
+/// ```swift
+/// let builder = DefaultRequestBuilder(
+///     baseURL: URL(string: "https://api.example.com/v2")!,
+///     defaultHeaders: ["Accept": "application/json"]
+/// )
+/// ```
+public struct DefaultRequestBuilder: RequestBuilder {
+    /// The URL that relative paths are joined to.
+    public var baseURL: URL? { base }
+
+    /// Headers sent with every request, unless the request sets the same name.
+    public var defaultHeaders: HTTPHeaders
+
+    /// The timeout, in seconds, of requests that set none. Default: 60.
+    public var defaultTimeout: TimeInterval
+
+    /// The cache policy of requests that set none. Default: `.useProtocolCachePolicy`.
+    public var defaultCachePolicy: URLRequest.CachePolicy
+
+    /// The encoder for JSON bodies that name no encoder of their own.
+    public var jsonEncoder: JSONEncoder
+
+    private let base: URL
+    /// The base URL as text without a trailing `/`, or `nil` if it cannot take a path.
+    private let basePrefix: String?
+
+    /// Creates a builder.
+    ///
+    /// - Parameters:
+    ///   - baseURL: an absolute URL with a scheme and a host, and no query or fragment.
+    ///     A base URL without them is reported when a request is built, as
+    ///     ``InvalidRequestReason/invalidBaseURL(_:)``.
+    ///   - defaultHeaders: headers sent with every request.
+    ///   - defaultTimeout: the timeout, in seconds, of requests that set none.
+    ///   - defaultCachePolicy: the cache policy of requests that set none.
+    ///   - jsonEncoder: the encoder for JSON bodies that name no encoder of their own.
+    public init(
+        baseURL: URL,
+        defaultHeaders: HTTPHeaders = [:],
+        defaultTimeout: TimeInterval = 60,
+        defaultCachePolicy: URLRequest.CachePolicy = .useProtocolCachePolicy,
+        jsonEncoder: JSONEncoder = JSONEncoder()
+    ) {
+        self.base = baseURL
+        self.defaultHeaders = defaultHeaders
+        self.defaultTimeout = defaultTimeout
+        self.defaultCachePolicy = defaultCachePolicy
+        self.jsonEncoder = jsonEncoder
+        self.basePrefix = Self.prefix(of: baseURL)
+    }
+
+    /// Builds the `URLRequest` for `request`; see the type's documentation for the rules.
+    public func build(request: any NetworkRequest) throws(NetworkError) -> URLRequest {
+        let method = request.method
+        guard HeaderValidation.isToken(method.rawValue) else {
+            throw .invalidRequest(.invalidMethod(method.rawValue))
+        }
+        let url = try makeURL(path: request.path, queryItems: request.queryItems)
+
+        let timeout = request.timeout ?? defaultTimeout
+        guard timeout.isFinite, timeout > 0 else {
+            throw .invalidRequest(.invalidTimeout(timeout))
+        }
+        var urlRequest = URLRequest(
+            url: url, cachePolicy: request.cachePolicy ?? defaultCachePolicy, timeoutInterval: timeout)
+        urlRequest.httpMethod = method.rawValue
+
+        var headers = defaultHeaders
+        let requestHeaders = request.headers
+        if !requestHeaders.isEmpty { headers = headers.merging(requestHeaders) }
+        if let body = request.body {
+            let (data, contentType) = try body.encoded(defaultEncoder: jsonEncoder)
+            urlRequest.httpBody = data
+            if headers["Content-Type"] == nil { headers["Content-Type"] = contentType }
+        }
+        for field in headers {
+            try HeaderValidation.validate(name: field.name, value: field.value)
+            urlRequest.setValue(field.value, forHTTPHeaderField: field.name)
+        }
+        return urlRequest
+    }
+
+    private func makeURL(path: String, queryItems: [URLQueryItem]) throws(NetworkError) -> URL {
+        let (pathPart, existingQuery, fragment) = Self.split(path)
+        var text: String
+        if Self.isAbsolute(pathPart) {
+            text = PercentEncoding.urlText(pathPart, allowing: PercentEncoding.isPathCharacter)
+        } else {
+            guard let basePrefix else {
+                throw .invalidRequest(.invalidBaseURL(base.absoluteString))
+            }
+            let relative = pathPart.drop { $0 == "/" }
+            text = basePrefix
+            if !relative.isEmpty || pathPart.hasPrefix("/") {
+                text += "/" + PercentEncoding.urlText(String(relative), allowing: PercentEncoding.isPathCharacter)
+            }
+        }
+        var query = existingQuery.map { PercentEncoding.urlText($0, allowing: PercentEncoding.isQueryCharacter) }
+        if !queryItems.isEmpty {
+            let encodedItems = queryItems.map { item in
+                let name = PercentEncoding.queryComponent(item.name)
+                return item.value.map { name + "=" + PercentEncoding.queryComponent($0) } ?? name
+            }.joined(separator: "&")
+            if let existing = query, !existing.isEmpty {
+                query = existing + "&" + encodedItems
+            } else {
+                query = encodedItems
+            }
+        }
+        if let query { text += "?" + query }
+        if let fragment { text += "#" + PercentEncoding.urlText(fragment, allowing: PercentEncoding.isQueryCharacter) }
+        guard let url = URL(string: text), url.host != nil || !Self.isAbsolute(pathPart) else {
+            throw .invalidRequest(.invalidPath(path))
+        }
+        return url
+    }
+
+    /// Splits URL text into the part before `?`, the query and the fragment.
+    private static func split(_ path: String) -> (path: String, query: String?, fragment: String?) {
+        var rest = Substring(path)
+        var fragment: String?
+        if let hash = rest.firstIndex(of: "#") {
+            fragment = String(rest[rest.index(after: hash)...])
+            rest = rest[..<hash]
+        }
+        var query: String?
+        if let question = rest.firstIndex(of: "?") {
+            query = String(rest[rest.index(after: question)...])
+            rest = rest[..<question]
+        }
+        return (String(rest), query, fragment)
+    }
+
+    /// Whether `path` starts with a URL scheme followed by `://`.
+    private static func isAbsolute(_ path: String) -> Bool {
+        guard let colon = path.utf8.firstIndex(of: UInt8(ascii: ":")) else { return false }
+        let scheme = path.utf8[..<colon]
+        guard let first = scheme.first, (first | 0x20) >= UInt8(ascii: "a"), (first | 0x20) <= UInt8(ascii: "z")
+        else { return false }
+        let validScheme = scheme.allSatisfy { byte in
+            let lower = byte | 0x20
+            return (lower >= UInt8(ascii: "a") && lower <= UInt8(ascii: "z"))
+                || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+                || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+        }
+        return validScheme && path.utf8[colon...].starts(with: "://".utf8)
+    }
+
+    /// The base URL as text without a trailing `/`, or `nil` if it has no scheme and host
+    /// or has a query or fragment.
+    private static func prefix(of baseURL: URL) -> String? {
+        guard let components = URLComponents(url: baseURL, resolvingAgainstBaseURL: true),
+            components.scheme != nil, components.host?.isEmpty == false,
+            components.percentEncodedQuery == nil, components.percentEncodedFragment == nil
+        else { return nil }
+        var text = baseURL.absoluteString
+        while text.hasSuffix("/") { text.removeLast() }
+        return text
+    }
+}

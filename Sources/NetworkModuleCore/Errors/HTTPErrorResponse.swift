@@ -1,0 +1,42 @@
+import Foundation
+
+/// What the server sent with a status the request does not accept: the status code, the
+/// headers and the body bytes, so that the server's own error description can be read.
+public struct HTTPErrorResponse: Equatable, Sendable {
+    /// The HTTP status code, for example `404`.
+    public let statusCode: Int
+    /// The response headers, looked up case-insensitively.
+    public let headers: HTTPHeaders
+    /// The body bytes; empty if the server sent none.
+    public let body: Data
+    /// The URL of the response, if known.
+    public let url: URL?
+
+    /// Creates an HTTP error response.
+    public init(statusCode: Int, headers: HTTPHeaders = [:], body: Data = Data(), url: URL? = nil) {
+        self.statusCode = statusCode
+        self.headers = headers
+        self.body = body
+        self.url = url
+    }
+
+    /// Decodes the body into `type`, for servers that describe their errors in JSON.
+    ///
+    /// ```swift
+    /// if case .failure(.clientError(let response)) = result {
+    ///     let apiError = try response.decodeBody(as: APIError.self)
+    /// }
+    /// ```
+    /// - Throws: ``NetworkError/noResponseData`` for an empty body,
+    ///   ``NetworkError/decodingFailed(_:)`` when the body does not decode.
+    public func decodeBody<Body: Decodable>(as type: Body.Type, decoder: JSONDecoder = JSONDecoder())
+        throws(NetworkError) -> Body
+    {
+        try ResponseDecoding.decode(type, from: body, decoder: decoder)
+    }
+
+    /// The body as UTF-8 text, or `nil` if it is not valid UTF-8.
+    public var bodyText: String? {
+        String(data: body, encoding: .utf8)
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+extension NetworkModule {
+    /// Performs `request` and returns its response.
+    ///
+    /// Cancelling the calling `Task` cancels the request, which then throws
+    /// ``NetworkError/cancelled``.
+    ///
+    /// ```swift
+    /// let response = try await module.perform(request: GetUser(id: 1))
+    /// ```
+    public func perform(request: any NetworkRequest) async throws(NetworkError) -> NetworkResponse {
+        try await bridge { completion in perform(request: request, completion: completion) }
+    }
+
+    /// Performs `urlRequest` and returns its response; cancelling the `Task` cancels it.
+    public func perform(urlRequest: URLRequest) async throws(NetworkError) -> NetworkResponse {
+        try await bridge { completion in perform(urlRequest: urlRequest, completion: completion) }
+    }
+
+    /// Performs `request` and decodes the JSON body into `responseType`; cancelling the
+    /// `Task` cancels the request.
+    ///
+    /// ```swift
+    /// let user = try await module.performAndDecode(request: GetUser(id: 1), responseType: User.self)
+    /// ```
+    public func performAndDecode<Response: Decodable & Sendable>(
+        request: any NetworkRequest, responseType: Response.Type = Response.self, decoder: JSONDecoder = JSONDecoder()
+    ) async throws(NetworkError) -> Response {
+        try await bridge { completion in
+            performAndDecode(request: request, responseType: responseType, decoder: decoder, completion: completion)
+        }
+    }
+
+    /// Performs `urlRequest` and decodes the JSON body into `responseType`; cancelling the
+    /// `Task` cancels the request.
+    public func performAndDecode<Response: Decodable & Sendable>(
+        urlRequest: URLRequest, responseType: Response.Type = Response.self, decoder: JSONDecoder = JSONDecoder()
+    ) async throws(NetworkError) -> Response {
+        try await bridge { completion in
+            performAndDecode(urlRequest: urlRequest, responseType: responseType, decoder: decoder, completion: completion)
+        }
+    }
+}
+
+/// Runs a callback-style request as an async call: the continuation is resumed exactly once
+/// (the module delivers exactly once), and cancelling the `Task` cancels the request, even
+/// when the cancellation comes before the request has started.
+private func bridge<Output: Sendable>(
+    _ start: (@escaping @Sendable (Result<Output, NetworkError>) -> Void) -> any NetworkCancellable
+) async throws(NetworkError) -> Output {
+    let handle = TaskCancellationHandle()
+    let result = await withTaskCancellationHandler {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Result<Output, NetworkError>, Never>) in
+            handle.attach(start { result in continuation.resume(returning: result) })
+        }
+    } onCancel: {
+        handle.cancel()
+    }
+    return try result.get()
+}
+
+/// Connects a `Task`'s cancellation to a request handle that may not exist yet.
+private final class TaskCancellationHandle: Sendable {
+    private struct State {
+        var request: (any NetworkCancellable)?
+        var isCancelled = false
+    }
+
+    private let state = LockedState(State())
+
+    /// Keeps `request` so a later cancel reaches it; cancels it at once if the task was
+    /// cancelled already.
+    func attach(_ request: any NetworkCancellable) {
+        let cancelNow = state.withLock { state -> Bool in
+            state.request = request
+            return state.isCancelled
+        }
+        if cancelNow { request.cancel() }
+    }
+
+    func cancel() {
+        let request = state.withLock { state -> (any NetworkCancellable)? in
+            state.isCancelled = true
+            return state.request
+        }
+        request?.cancel()
+    }
+}

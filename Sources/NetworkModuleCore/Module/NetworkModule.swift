@@ -1,0 +1,126 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Performs requests and delivers their results to completion closures.
+///
+/// ``DefaultNetworkModule`` is the implementation; code that performs requests should depend
+/// on this protocol, so tests can hand it a fake.
+///
+/// Every `perform` call returns a ``NetworkCancellable`` at once and delivers exactly one
+/// result through the module's completion executor: a response, an error, or
+/// ``NetworkError/cancelled``.
+///
+/// A custom implementation (a hand-written mock, say) must implement the two `perform`
+/// methods; the decoding methods have default implementations built on them.
+public protocol NetworkModule: Sendable {
+    /// Builds, prepares and sends `request`, then delivers the response or error.
+    @discardableResult
+    func perform(
+        request: any NetworkRequest,
+        completion: @escaping @Sendable (Result<NetworkResponse, NetworkError>) -> Void
+    ) -> any NetworkCancellable
+
+    /// Prepares and sends a ready-made `URLRequest`, then delivers the response or error.
+    /// Any 2xx status counts as success.
+    @discardableResult
+    func perform(
+        urlRequest: URLRequest,
+        completion: @escaping @Sendable (Result<NetworkResponse, NetworkError>) -> Void
+    ) -> any NetworkCancellable
+
+    /// Performs `request` and decodes the JSON body into `responseType`.
+    @discardableResult
+    func performAndDecode<Response: Decodable & Sendable>(
+        request: any NetworkRequest,
+        responseType: Response.Type,
+        decoder: JSONDecoder,
+        completion: @escaping @Sendable (Result<Response, NetworkError>) -> Void
+    ) -> any NetworkCancellable
+
+    /// Performs `urlRequest` and decodes the JSON body into `responseType`.
+    @discardableResult
+    func performAndDecode<Response: Decodable & Sendable>(
+        urlRequest: URLRequest,
+        responseType: Response.Type,
+        decoder: JSONDecoder,
+        completion: @escaping @Sendable (Result<Response, NetworkError>) -> Void
+    ) -> any NetworkCancellable
+}
+
+extension NetworkModule {
+    /// Performs `request` and decodes the JSON body into `responseType`, on top of
+    /// ``perform(request:completion:)``.
+    @discardableResult
+    public func performAndDecode<Response: Decodable & Sendable>(
+        request: any NetworkRequest,
+        responseType: Response.Type,
+        decoder: JSONDecoder,
+        completion: @escaping @Sendable (Result<Response, NetworkError>) -> Void
+    ) -> any NetworkCancellable {
+        perform(request: request) { result in
+            completion(result.decoded(as: responseType, decoder: decoder))
+        }
+    }
+
+    /// Performs `urlRequest` and decodes the JSON body into `responseType`, on top of
+    /// ``perform(urlRequest:completion:)``.
+    @discardableResult
+    public func performAndDecode<Response: Decodable & Sendable>(
+        urlRequest: URLRequest,
+        responseType: Response.Type,
+        decoder: JSONDecoder,
+        completion: @escaping @Sendable (Result<Response, NetworkError>) -> Void
+    ) -> any NetworkCancellable {
+        perform(urlRequest: urlRequest) { result in
+            completion(result.decoded(as: responseType, decoder: decoder))
+        }
+    }
+
+    /// Performs `request` and decodes the JSON body into `responseType` with a default
+    /// `JSONDecoder`.
+    ///
+    /// ```swift
+    /// module.performAndDecode(request: GetUser(id: 1), responseType: User.self) { result in
+    ///     switch result {
+    ///     case .success(let user): show(user)
+    ///     case .failure(let error): show(error)
+    ///     }
+    /// }
+    /// ```
+    @discardableResult
+    public func performAndDecode<Response: Decodable & Sendable>(
+        request: any NetworkRequest,
+        responseType: Response.Type,
+        completion: @escaping @Sendable (Result<Response, NetworkError>) -> Void
+    ) -> any NetworkCancellable {
+        performAndDecode(request: request, responseType: responseType, decoder: JSONDecoder(), completion: completion)
+    }
+
+    /// Performs `urlRequest` and decodes the JSON body into `responseType` with a default
+    /// `JSONDecoder`.
+    @discardableResult
+    public func performAndDecode<Response: Decodable & Sendable>(
+        urlRequest: URLRequest,
+        responseType: Response.Type,
+        completion: @escaping @Sendable (Result<Response, NetworkError>) -> Void
+    ) -> any NetworkCancellable {
+        performAndDecode(
+            urlRequest: urlRequest, responseType: responseType, decoder: JSONDecoder(), completion: completion)
+    }
+}
+
+extension Result where Success == NetworkResponse, Failure == NetworkError {
+    /// The response's body decoded into `type`, or the first error on the way.
+    func decoded<Body: Decodable>(as type: Body.Type, decoder: JSONDecoder) -> Result<Body, NetworkError> {
+        flatMap { response in
+            do throws(NetworkError) {
+                return .success(try response.decode(type, decoder: decoder))
+            } catch {
+                return .failure(error)
+            }
+        }
+    }
+}

@@ -1,0 +1,248 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// One `perform` call moving through the pipeline: prepare, send, interpret, observe,
+/// retry, deliver.
+///
+/// Each step checks, under the lock, that the operation is still at the step and attempt it
+/// expects before it moves on. That one check is what makes delivery exactly-once: a late
+/// session callback after a cancel, an action that calls its completion twice, or a retry
+/// timer that fires after a cancel finds the operation elsewhere and does nothing.
+///
+/// The operation holds everything it needs (session, actions, executor), so it finishes even
+/// if the caller drops the module. No lock is held while calling out to a session, an action,
+/// an executor or a completion.
+final class RequestOperation<Output: Sendable>: NetworkCancellable {
+    typealias Completion = @Sendable (Result<Output, NetworkError>) -> Void
+    typealias Transform = @Sendable (NetworkResponse) throws(NetworkError) -> Output
+
+    private enum Phase {
+        /// Actions are preparing attempt `attempt`; `nextAction` is the one that is working.
+        case preparing(nextAction: Int)
+        /// The session has the request.
+        case sending(task: (any NetworkSessionTask)?)
+        /// Actions are observing the outcome and deciding about a retry.
+        case deciding(nextAction: Int)
+        /// Waiting for the retry timer.
+        case waitingToRetry(timer: (any NetworkCancellable)?)
+        /// Delivered; nothing more happens.
+        case finished
+    }
+
+    /// The mutable state of the operation, all of it behind one lock.
+    private struct State {
+        var phase = Phase.preparing(nextAction: 0)
+        var attempt = 1
+        /// Present until the result is delivered: taking it out is what finishes the operation.
+        var completion: Completion?
+        var lastSentRequest: URLRequest?
+    }
+
+    private let networkRequest: (any NetworkRequest)?
+    private let initialRequest: URLRequest
+    private let acceptableStatusCodes: AcceptableStatusCodes
+    private let configuration: ModuleConfiguration
+    private let transform: Transform
+    private let startTime = DispatchTime.now().uptimeNanoseconds
+    private let state: LockedState<State>
+
+    init(
+        networkRequest: (any NetworkRequest)?, urlRequest: URLRequest,
+        configuration: ModuleConfiguration, transform: @escaping Transform, completion: @escaping Completion
+    ) {
+        self.networkRequest = networkRequest
+        self.initialRequest = urlRequest
+        self.acceptableStatusCodes = networkRequest?.acceptableStatusCodes ?? .successful
+        self.configuration = configuration
+        self.transform = transform
+        self.state = LockedState(State(completion: completion))
+    }
+
+    // MARK: - Steps
+
+    /// Starts the first attempt.
+    func start() {
+        prepare(initialRequest, actionIndex: 0, attempt: 1)
+    }
+
+    /// Step 2: runs action `actionIndex`'s preparation, then the next one's, then sends.
+    private func prepare(_ request: URLRequest, actionIndex: Int, attempt: Int) {
+        let actions = configuration.actions
+        guard actionIndex < actions.count else {
+            send(request, attempt: attempt)
+            return
+        }
+        let action = actions[actionIndex]
+        action.prepare(request, context: context(attempt: attempt, sentRequest: nil)) { result in
+            let isCurrent = self.state.withLock { state -> Bool in
+                guard state.attempt == attempt, case .preparing(let next) = state.phase, next == actionIndex else {
+                    return false
+                }
+                state.phase = .preparing(nextAction: actionIndex + 1)
+                return true
+            }
+            guard isCurrent else { return }
+            switch result {
+            case .success(let prepared):
+                self.prepare(prepared, actionIndex: actionIndex + 1, attempt: attempt)
+            case .failure(let error):
+                self.finish(.failure(NetworkError(actionError: error, action: action)))
+            }
+        }
+    }
+
+    /// Step 3: checks the prepared request and hands it to the session.
+    private func send(_ request: URLRequest, attempt: Int) {
+        do throws(NetworkError) {
+            guard request.url != nil else { throw .invalidRequest(.missingURL) }
+            try HeaderValidation.validate(request)
+        } catch {
+            finish(.failure(error))
+            return
+        }
+        let isCurrent = state.withLock { state -> Bool in
+            guard state.attempt == attempt, case .preparing = state.phase else { return false }
+            state.phase = .sending(task: nil)
+            state.lastSentRequest = request
+            return true
+        }
+        guard isCurrent else { return }
+
+        let sentAt = DispatchTime.now().uptimeNanoseconds
+        let task = configuration.session.dataTask(with: request) { data, response, error in
+            let duration = Double(DispatchTime.now().uptimeNanoseconds - sentAt) / 1e9
+            self.receive(data: data, response: response, error: error, request: request, attempt: attempt, duration: duration)
+        }
+        let shouldResume = state.withLock { state -> Bool in
+            guard state.attempt == attempt, case .sending(task: .none) = state.phase else { return false }
+            state.phase = .sending(task: task)
+            return true
+        }
+        // Not resumed if the request was cancelled meanwhile (it is already delivered), or
+        // if the session answered synchronously inside dataTask(with:).
+        if shouldResume { task.resume() }
+    }
+
+    /// Step 4 and 5: interprets the session's answer and lets actions observe it.
+    private func receive(
+        data: Data?, response: URLResponse?, error: (any Error)?, request: URLRequest, attempt: Int,
+        duration: TimeInterval
+    ) {
+        let isCurrent = state.withLock { state -> Bool in
+            guard state.attempt == attempt, case .sending = state.phase else { return false }
+            state.phase = .deciding(nextAction: 0)
+            return true
+        }
+        // A late callback, after a cancel or from a session that answered twice, is dropped.
+        guard isCurrent else { return }
+
+        let result = ResponseInterpreter.interpret(
+            data: data, response: response, error: error, request: request,
+            acceptableStatusCodes: acceptableStatusCodes, duration: duration)
+        let context = context(attempt: attempt, sentRequest: request)
+        for action in configuration.actions { action.didReceive(result, context: context) }
+
+        switch result {
+        case .failure(let error) where error != .cancelled:
+            decideRetry(after: error, actionIndex: 0, attempt: attempt, context: context)
+        default:
+            finish(result)
+        }
+    }
+
+    /// Step 6: asks action `actionIndex` whether to retry, then the next one, until one says so.
+    private func decideRetry(after error: NetworkError, actionIndex: Int, attempt: Int, context: ActionContext) {
+        let actions = configuration.actions
+        guard actionIndex < actions.count else {
+            finish(.failure(error))
+            return
+        }
+        actions[actionIndex].retryDecision(for: error, context: context) { decision in
+            let isCurrent = self.state.withLock { state -> Bool in
+                guard state.attempt == attempt, case .deciding(let next) = state.phase, next == actionIndex else {
+                    return false
+                }
+                switch decision {
+                case .doNotRetry: state.phase = .deciding(nextAction: actionIndex + 1)
+                case .retry: state.phase = .waitingToRetry(timer: nil)
+                case .retryAfter: state.phase = .waitingToRetry(timer: nil)
+                }
+                return true
+            }
+            guard isCurrent else { return }
+            switch decision {
+            case .doNotRetry:
+                self.decideRetry(after: error, actionIndex: actionIndex + 1, attempt: attempt, context: context)
+            case .retry:
+                self.retry(after: attempt)
+            case .retryAfter(let delay):
+                self.scheduleRetry(after: attempt, delay: delay)
+            }
+        }
+    }
+
+    private func scheduleRetry(after attempt: Int, delay: TimeInterval) {
+        let timer = configuration.delayScheduler.schedule(after: delay) { self.retry(after: attempt) }
+        let isWaiting = state.withLock { state -> Bool in
+            guard state.attempt == attempt, case .waitingToRetry(timer: .none) = state.phase else { return false }
+            state.phase = .waitingToRetry(timer: timer)
+            return true
+        }
+        // Cancelled before the timer could be stored: stop it (cancel already delivered).
+        if !isWaiting { timer.cancel() }
+    }
+
+    /// Starts the attempt after `attempt`, from the original request.
+    private func retry(after attempt: Int) {
+        let isCurrent = state.withLock { state -> Bool in
+            guard state.attempt == attempt, case .waitingToRetry = state.phase else { return false }
+            state.attempt = attempt + 1
+            state.phase = .preparing(nextAction: 0)
+            return true
+        }
+        guard isCurrent else { return }
+        prepare(initialRequest, actionIndex: 0, attempt: attempt + 1)
+    }
+
+    /// Step 7: finishes the operation once, lets actions see the result, and delivers it.
+    private func finish(_ result: Result<NetworkResponse, NetworkError>) {
+        let finished = state.withLock { state -> (Completion, Phase, Int, URLRequest?)? in
+            guard let completion = state.completion else { return nil }
+            state.completion = nil
+            let phase = state.phase
+            state.phase = .finished
+            return (completion, phase, state.attempt, state.lastSentRequest)
+        }
+        guard let (completion, phase, attempt, sentRequest) = finished else { return }
+        switch phase {
+        case .sending(let task?): task.cancel()
+        case .waitingToRetry(let timer?): timer.cancel()
+        default: break
+        }
+        let context = context(attempt: attempt, sentRequest: sentRequest)
+        for action in configuration.actions { action.didFinish(result, context: context) }
+        let output = result.flatMap { response -> Result<Output, NetworkError> in
+            do throws(NetworkError) {
+                return .success(try transform(response))
+            } catch {
+                return .failure(error)
+            }
+        }
+        configuration.completionExecutor.execute { completion(output) }
+    }
+
+    /// Cancels the request: it completes with `.cancelled` unless it already completed.
+    func cancel() {
+        finish(.failure(.cancelled))
+    }
+
+    private func context(attempt: Int, sentRequest: URLRequest?) -> ActionContext {
+        ActionContext(
+            networkRequest: networkRequest, attempt: attempt, baseURL: configuration.baseURL,
+            sentRequest: sentRequest,
+            elapsed: Double(DispatchTime.now().uptimeNanoseconds - startTime) / 1e9)
+    }
+}

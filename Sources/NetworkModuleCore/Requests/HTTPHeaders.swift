@@ -1,0 +1,149 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// An ordered list of HTTP header fields whose names are compared case-insensitively.
+///
+/// HTTP field names are case-insensitive (RFC 9110, section 5.1), and servers and
+/// `URLSession` implementations differ in the casing they deliver. Look-ups here ignore
+/// case on every platform: `headers["content-type"]` finds `Content-Type`.
+///
+/// Setting a value replaces any field with the same name, whatever its casing, so a
+/// request's `content-type` overrides a module-wide `Content-Type` instead of duplicating it.
+///
+/// ```swift
+/// var headers: HTTPHeaders = ["Accept": "application/json"]
+/// headers["X-Request-ID"] = UUID().uuidString
+/// ```
+public struct HTTPHeaders: Sendable, Hashable, ExpressibleByDictionaryLiteral, Sequence,
+    CustomStringConvertible
+{
+    /// One header field: a name as it was given and its value.
+    public struct Field: Sendable, Hashable {
+        /// The field name, with the casing it was given.
+        public var name: String
+        /// The field value.
+        public var value: String
+
+        /// Creates a field.
+        public init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    private var fields: [Field]
+
+    /// Creates an empty list of headers.
+    public init() {
+        fields = []
+    }
+
+    /// Creates headers from name-value pairs; a later pair replaces an earlier one with the
+    /// same name (ignoring case).
+    public init(_ pairs: [(String, String)]) {
+        fields = []
+        fields.reserveCapacity(pairs.count)
+        for (name, value) in pairs { self[name] = value }
+    }
+
+    /// Creates headers from a dictionary literal: `["Accept": "application/json"]`.
+    public init(dictionaryLiteral elements: (String, String)...) {
+        self.init(elements)
+    }
+
+    /// Creates headers from a dictionary, such as `URLRequest.allHTTPHeaderFields` or
+    /// `HTTPURLResponse.allHeaderFields`. Names and values that are not strings are skipped.
+    public init(_ dictionary: [AnyHashable: Any]) {
+        fields = []
+        fields.reserveCapacity(dictionary.count)
+        for (key, value) in dictionary {
+            guard let name = key.base as? String, let value = value as? String else { continue }
+            fields.append(Field(name: name, value: value))
+        }
+        fields.sort { $0.name.lowercased() < $1.name.lowercased() }
+    }
+
+    /// The value of the field named `name`, ignoring case; `nil` if there is none.
+    /// Setting `nil` removes the field.
+    public subscript(name: String) -> String? {
+        get {
+            fields.first { $0.name.caseInsensitiveEquals(name) }?.value
+        }
+        set {
+            if let index = fields.firstIndex(where: { $0.name.caseInsensitiveEquals(name) }) {
+                if let newValue {
+                    fields[index] = Field(name: name, value: newValue)
+                } else {
+                    fields.remove(at: index)
+                }
+            } else if let newValue {
+                fields.append(Field(name: name, value: newValue))
+            }
+        }
+    }
+
+    /// The number of fields.
+    public var count: Int { fields.count }
+
+    /// Whether there are no fields.
+    public var isEmpty: Bool { fields.isEmpty }
+
+    /// The fields as a dictionary keyed by name as given.
+    public var dictionary: [String: String] {
+        Dictionary(fields.map { ($0.name, $0.value) }, uniquingKeysWith: { _, last in last })
+    }
+
+    /// Returns these headers with every field of `other` set on top of them.
+    public func merging(_ other: HTTPHeaders) -> HTTPHeaders {
+        var merged = self
+        for field in other.fields { merged[field.name] = field.value }
+        return merged
+    }
+
+    /// Iterates over the fields in order.
+    public func makeIterator() -> IndexingIterator<[Field]> {
+        fields.makeIterator()
+    }
+
+    /// `Name: value` lines, in order.
+    public var description: String {
+        fields.map { "\($0.name): \($0.value)" }.joined(separator: "\n")
+    }
+
+    /// Two header lists are equal when they hold the same names (ignoring case) with the
+    /// same values, in any order.
+    public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        return lhs.fields.allSatisfy { rhs[$0.name] == $0.value }
+    }
+
+    /// Hashes the names (lowercased) and values, independently of order.
+    public func hash(into hasher: inout Hasher) {
+        var combined = 0
+        for field in fields {
+            var fieldHasher = Hasher()
+            fieldHasher.combine(field.name.lowercased())
+            fieldHasher.combine(field.value)
+            combined ^= fieldHasher.finalize()
+        }
+        hasher.combine(combined)
+    }
+}
+
+extension String {
+    /// ASCII case-insensitive comparison, which is what HTTP field names need.
+    func caseInsensitiveEquals(_ other: String) -> Bool {
+        let lhs = utf8
+        let rhs = other.utf8
+        guard lhs.count == rhs.count else { return false }
+        return zip(lhs, rhs).allSatisfy { asciiLowercased($0) == asciiLowercased($1) }
+    }
+}
+
+@inline(__always)
+private func asciiLowercased(_ byte: UInt8) -> UInt8 {
+    (byte >= 0x41 && byte <= 0x5A) ? byte | 0x20 : byte
+}

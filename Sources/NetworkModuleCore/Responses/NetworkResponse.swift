@@ -1,0 +1,60 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A successful HTTP response: the body, the status and headers, the request that was
+/// actually sent, and how long it took.
+public struct NetworkResponse: Sendable {
+    /// The body; empty (never `nil`) when the server sent none.
+    public let data: Data
+    /// The HTTP response.
+    public let httpResponse: HTTPURLResponse
+    /// The request as it was sent, after every action prepared it.
+    public let request: URLRequest
+    /// Seconds from handing the request to the session until its response arrived.
+    public let duration: TimeInterval
+
+    /// Creates a response.
+    public init(data: Data, httpResponse: HTTPURLResponse, request: URLRequest, duration: TimeInterval = 0) {
+        self.data = data
+        self.httpResponse = httpResponse
+        self.request = request
+        self.duration = duration
+    }
+
+    /// The HTTP status code.
+    public var statusCode: Int { httpResponse.statusCode }
+
+    /// The response headers, looked up case-insensitively on every platform.
+    public var headers: HTTPHeaders { HTTPHeaders(httpResponse.allHeaderFields) }
+
+    /// Decodes the body as JSON into `type`.
+    ///
+    /// - Throws: ``NetworkError/noResponseData`` for an empty body,
+    ///   ``NetworkError/decodingFailed(_:)`` saying which key, type or path failed.
+    public func decode<Body: Decodable>(_ type: Body.Type, decoder: JSONDecoder = JSONDecoder())
+        throws(NetworkError) -> Body
+    {
+        try ResponseDecoding.decode(type, from: data, decoder: decoder)
+    }
+
+    /// Decodes the body as JSON into `type`, or returns `nil` for an empty body
+    /// (for example a `204 No Content`).
+    ///
+    /// - Throws: ``NetworkError/decodingFailed(_:)`` when a body is present but does not decode.
+    public func decodeIfPresent<Body: Decodable>(_ type: Body.Type, decoder: JSONDecoder = JSONDecoder())
+        throws(NetworkError) -> Body?
+    {
+        data.isEmpty ? nil : try ResponseDecoding.decode(type, from: data, decoder: decoder)
+    }
+
+    /// The body as UTF-8 text.
+    ///
+    /// - Throws: ``NetworkError/decodingFailed(_:)`` with
+    ///   ``DecodingFailure/Kind/invalidTextEncoding`` when the body is not valid UTF-8.
+    public func text() throws(NetworkError) -> String {
+        try ResponseDecoding.text(from: data)
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The one seam between the framework and the transport.
+///
+/// `URLSession` conforms. Tests use a fake (see `NetworkModuleTesting`), and session
+/// decorators wrap one session in another. An implementation must call `completionHandler`
+/// exactly once per task that is resumed, from any thread; after `cancel()` it may call it
+/// with a cancellation error or not at all, as the framework has already completed the
+/// request as cancelled.
+public protocol NetworkSession: Sendable {
+    /// Creates a task that sends `request` when resumed and reports the outcome to
+    /// `completionHandler`.
+    func dataTask(
+        with request: URLRequest,
+        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    ) -> any NetworkSessionTask
+}
+
+/// A task created by a ``NetworkSession``: enough to start and stop it, so that fakes need
+/// no `URLSessionDataTask` subclass.
+public protocol NetworkSessionTask: Sendable {
+    /// Starts the task.
+    func resume()
+    /// Cancels the task.
+    func cancel()
+}
+
+extension URLSessionDataTask: NetworkSessionTask {}
+
+extension URLSession: NetworkSession {
+    /// Creates a `URLSessionDataTask` for `request`.
+    public func dataTask(
+        with request: URLRequest,
+        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    ) -> any NetworkSessionTask {
+        let task: URLSessionDataTask = dataTask(with: request, completionHandler: completionHandler)
+        return task
+    }
+}

@@ -1,0 +1,26 @@
+import Foundation
+
+/// A value guarded by a lock: the one way this package shares mutable state between threads.
+///
+/// Every read and write goes through ``withLock(_:)``, so a read-modify-write is atomic.
+/// Never call out to user code (completions, actions, sessions) while inside `withLock`:
+/// take what you need out of the state, leave the closure, then call out.
+///
+/// `package` so that `NetworkModuleTesting` can share it without making it public API.
+package final class LockedState<State>: @unchecked Sendable {
+    // @unchecked Sendable is safe: `state` is only touched inside `withLock`, under `lock`.
+    private let lock = NSLock()
+    private var state: State
+
+    package init(_ initialState: State) {
+        self.state = initialState
+    }
+
+    /// Runs `body` with exclusive access to the state and returns what it returns.
+    @discardableResult
+    package func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&state)
+    }
+}
