@@ -41,7 +41,14 @@ public final class FakeNetworkSession: NetworkSession {
     private struct Stub {
         let matcher: RequestMatcher
         let responses: [StubbedResponse]
+        let responder: (@Sendable (URLRequest) -> StubbedResponse)?
         var served = 0
+
+        /// The next response of the sequence; the last one repeats.
+        mutating func nextResponse() -> StubbedResponse {
+            defer { served += 1 }
+            return responses[min(served, responses.count - 1)]
+        }
     }
 
     private struct State {
@@ -85,7 +92,17 @@ public final class FakeNetworkSession: NetworkSession {
     /// Answers requests that match `matcher` with `responses`, in turn; the last one repeats.
     public func stub(_ matcher: RequestMatcher, sequence responses: [StubbedResponse]) {
         guard !responses.isEmpty else { return }
-        state.withLock { $0.stubs.append(Stub(matcher: matcher, responses: responses)) }
+        state.withLock { $0.stubs.append(Stub(matcher: matcher, responses: responses, responder: nil)) }
+    }
+
+    /// Answers requests that match `matcher` with a response computed from the request,
+    /// for a fake backend that echoes or routes:
+    /// ```swift
+    /// session.stub(.pathPrefix("/echo")) { request in .text(request.url?.query ?? "") }
+    /// ```
+    /// `respond` runs without any lock held, on the thread that resumes the task.
+    public func stub(_ matcher: RequestMatcher, respond: @escaping @Sendable (URLRequest) -> StubbedResponse) {
+        state.withLock { $0.stubs.append(Stub(matcher: matcher, responses: [], responder: respond)) }
     }
 
     /// Removes every stub (recorded requests are kept).
@@ -146,17 +163,26 @@ public final class FakeNetworkSession: NetworkSession {
 
     /// Records `task`'s request and schedules its answer.
     func resume(_ task: FakeSessionTask) {
-        let response = state.withLock { state -> StubbedResponse? in
+        enum Choice {
+            case fixed(StubbedResponse)
+            case computed(@Sendable (URLRequest) -> StubbedResponse)
+            case unmatched
+        }
+        let choice = state.withLock { state -> Choice in
             state.recordedRequests.append(task.request)
             guard let index = state.stubs.lastIndex(where: { $0.matcher.matches(task.request) }) else {
                 state.unmatchedRequests.append(task.request)
-                return nil
+                return .unmatched
             }
-            let stub = state.stubs[index]
-            state.stubs[index].served += 1
-            return stub.responses[min(stub.served, stub.responses.count - 1)]
+            if let responder = state.stubs[index].responder { return .computed(responder) }
+            return .fixed(state.stubs[index].nextResponse())
         }
-        let answer = response ?? unmatchedResponse(for: task.request)
+        let answer: StubbedResponse
+        switch choice {
+        case .fixed(let response): answer = response
+        case .computed(let respond): answer = respond(task.request)  // the caller's code: outside the lock
+        case .unmatched: answer = unmatchedResponse(for: task.request)
+        }
         task.setAnswer(answer.answer(for: task.request))
         switch delivery {
         case .manual:

@@ -104,7 +104,7 @@ public struct DefaultRequestBuilder: RequestBuilder {
         let (pathPart, existingQuery, fragment) = Self.split(path)
         var text: String
         if Self.isAbsolute(pathPart) {
-            text = PercentEncoding.urlText(pathPart, allowing: PercentEncoding.isPathCharacter)
+            text = Self.encodedAbsoluteURL(pathPart)
         } else {
             guard let basePrefix else {
                 throw .invalidRequest(.invalidBaseURL(base.absoluteString))
@@ -149,6 +149,20 @@ public struct DefaultRequestBuilder: RequestBuilder {
             rest = rest[..<question]
         }
         return (String(rest), query, fragment)
+    }
+
+    /// An absolute URL (without query or fragment) with the characters its path may not hold
+    /// encoded. The authority keeps the brackets of an IP-literal host (`http://[::1]:8080`),
+    /// which encoded would no longer make a URL.
+    private static func encodedAbsoluteURL(_ url: String) -> String {
+        guard let schemeEnd = url.range(of: "://") else {
+            return PercentEncoding.urlText(url, allowing: PercentEncoding.isPathCharacter)
+        }
+        let pathStart = url[schemeEnd.upperBound...].firstIndex(of: "/") ?? url.endIndex
+        let origin = PercentEncoding.urlText(String(url[..<pathStart])) { byte in
+            PercentEncoding.isPathCharacter(byte) || byte == UInt8(ascii: "[") || byte == UInt8(ascii: "]")
+        }
+        return origin + PercentEncoding.urlText(String(url[pathStart...]), allowing: PercentEncoding.isPathCharacter)
     }
 
     /// Whether `path` starts with a URL scheme followed by `://`.

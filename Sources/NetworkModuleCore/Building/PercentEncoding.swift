@@ -43,10 +43,11 @@ enum PercentEncoding {
         return String(decoding: output, as: UTF8.self)
     }
 
-    /// Characters allowed in a path: unreserved, sub-delims, `:`, `@` and `/`.
+    /// Characters allowed in a path: unreserved, sub-delims, `:`, `@` and `/`. Not `%`:
+    /// ``urlText(_:allowing:)`` keeps a `%` only as the start of a valid escape.
     static func isPathCharacter(_ byte: UInt8) -> Bool {
         isUnreserved(byte) || isSubDelimiter(byte) || byte == UInt8(ascii: ":")
-            || byte == UInt8(ascii: "@") || byte == UInt8(ascii: "/") || byte == UInt8(ascii: "%")
+            || byte == UInt8(ascii: "@") || byte == UInt8(ascii: "/")
     }
 
     /// Characters allowed in a query or fragment: those of a path, and `?`.
