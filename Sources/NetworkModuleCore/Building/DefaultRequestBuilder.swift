@@ -13,7 +13,7 @@ import Foundation
 /// - Query items follow any query already in the path, in the caller's order, with names and
 ///   values percent-encoded per RFC 3986 (`+`, `&`, `=`, `#`, space, non-ASCII: all encoded).
 /// - Headers are the default headers overridden by the request's, case-insensitively; the
-///   body's `Content-Type` is added unless a header sets one.
+///   body's `Content-Type` replaces a default one, unless the request's headers set one.
 /// - Invalid input fails with ``NetworkError/invalidRequest(_:)`` saying why: a method that is
 ///   not a token, a header name or value with CR, LF or another control character, a body
 ///   that cannot be encoded, a timeout that is not a positive number.
@@ -91,7 +91,9 @@ public struct DefaultRequestBuilder: RequestBuilder {
         if let body = request.body {
             let (data, contentType) = try body.encoded(defaultEncoder: jsonEncoder)
             urlRequest.httpBody = data
-            if headers["Content-Type"] == nil { headers["Content-Type"] = contentType }
+            // The body's type wins over a default `Content-Type` (a module-wide JSON type
+            // would drop a multipart boundary); only the request's own headers override it.
+            if requestHeaders["Content-Type"] == nil { headers["Content-Type"] = contentType }
         }
         for field in headers {
             try HeaderValidation.validate(name: field.name, value: field.value)

@@ -62,8 +62,9 @@ public struct MultipartFormData: Sendable, Equatable {
         var body = Data()
         body.reserveCapacity(parts.reduce(0) { $0 + $1.data.count + 200 })
         for part in parts {
+            // Bytes, not Characters: "\r\n" is one Character, equal to neither "\r" nor "\n".
             if let contentType = part.contentType,
-                contentType.contains(where: { $0 == "\r" || $0 == "\n" })
+                contentType.utf8.contains(where: { $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\n") })
             {
                 throw .invalidRequest(.bodyEncodingFailed(
                     "the content type of multipart part \"\(part.name)\" contains a line break"))
@@ -79,6 +80,13 @@ public struct MultipartFormData: Sendable, Equatable {
         }
         body.append(contentsOf: "--\(boundary)--\r\n".utf8)
         return (body, boundary)
+    }
+
+    /// `boundary` as the value of the `Content-Type` parameter: as it is when it is a token,
+    /// quoted when it holds a character a token may not (space, `(`, `)`, `,`, `/`, `:`, `=`,
+    /// `?`), as RFC 2046, section 5.1.1, requires.
+    static func parameterValue(boundary: String) -> String {
+        boundary.contains(where: { "()/,:=? ".contains($0) }) ? "\"\(boundary)\"" : boundary
     }
 
     private func occursInParts(_ boundary: Data) -> Bool {

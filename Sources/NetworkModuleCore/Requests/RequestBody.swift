@@ -68,7 +68,7 @@ public struct RequestBody: Sendable {
             return (Data(encoded.utf8), "application/x-www-form-urlencoded")
         case .multipart(let form):
             let (data, boundary) = try form.encoded()
-            return (data, "multipart/form-data; boundary=\(boundary)")
+            return (data, "multipart/form-data; boundary=\(MultipartFormData.parameterValue(boundary: boundary))")
         }
     }
 }

@@ -1,0 +1,96 @@
+import Foundation
+import NetworkModuleCore
+import Testing
+
+@Suite("HTTPErrorResponse")
+struct HTTPErrorResponseTests {
+    struct APIError: Decodable, Equatable {
+        var code: String
+        var message: String
+    }
+
+    func response(body: String) -> HTTPErrorResponse {
+        HTTPErrorResponse(statusCode: 422, headers: ["Content-Type": "application/json"], body: Data(body.utf8))
+    }
+
+    @Test("when created with only a status, should have no headers, an empty body and no URL")
+    func defaults() {
+        let response = HTTPErrorResponse(statusCode: 503)
+        #expect(response.statusCode == 503)
+        #expect(response.headers.isEmpty)
+        #expect(response.body.isEmpty)
+        #expect(response.url == nil)
+    }
+
+    @Test("when created with headers, should look them up case-insensitively")
+    func headers() {
+        let response = HTTPErrorResponse(statusCode: 429, headers: ["Retry-After": "120"])
+        #expect(response.headers["retry-after"] == "120")
+    }
+
+    @Test("when the body is the server's error JSON, should decode it")
+    func decodeBody() throws {
+        let response = response(body: #"{"code":"invalid_email","message":"Email is invalid"}"#)
+        #expect(try response.decodeBody(as: APIError.self) == APIError(code: "invalid_email", message: "Email is invalid"))
+    }
+
+    @Test("when decodeBody is given a decoder, should use it")
+    func decodeBodyWithDecoder() throws {
+        struct SnakeError: Decodable, Equatable { var errorCode: Int }
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        #expect(try response(body: #"{"error_code":7}"#).decodeBody(as: SnakeError.self, decoder: decoder) == SnakeError(errorCode: 7))
+    }
+
+    @Test("when the body is empty, should throw noResponseData")
+    func emptyBody() {
+        #expect(throws: NetworkError.noResponseData) {
+            try HTTPErrorResponse(statusCode: 500).decodeBody(as: APIError.self)
+        }
+    }
+
+    @Test("when the body is not JSON, should throw decodingFailed naming the type with kind dataCorrupted")
+    func badJSON() throws {
+        let error = #expect(throws: NetworkError.self) {
+            try response(body: "<html>oops</html>").decodeBody(as: APIError.self)
+        }
+        guard case .decodingFailed(let failure) = error else {
+            Issue.record("expected decodingFailed, got \(String(describing: error))")
+            return
+        }
+        #expect(failure.typeName == "APIError")
+        #expect(failure.kind == .dataCorrupted)
+        #expect(failure.codingPath == "")
+    }
+
+    @Test("when the body is JSON without a required key, should throw decodingFailed with keyNotFound")
+    func missingKey() throws {
+        let error = #expect(throws: NetworkError.self) {
+            try response(body: #"{"code":"x"}"#).decodeBody(as: APIError.self)
+        }
+        guard case .decodingFailed(let failure) = error else {
+            Issue.record("expected decodingFailed, got \(String(describing: error))")
+            return
+        }
+        #expect(failure.kind == .keyNotFound("message"))
+        #expect(failure.description == #"APIError: key "message" not found"#)
+    }
+
+    @Test("when the body is UTF-8, should give it as text; otherwise nil")
+    func bodyText() {
+        #expect(response(body: "Zoë says no").bodyText == "Zoë says no")
+        #expect(HTTPErrorResponse(statusCode: 500).bodyText == "")
+        #expect(HTTPErrorResponse(statusCode: 500, body: Data([0xFF, 0xFE])).bodyText == nil)
+    }
+
+    @Test("when two responses have equal fields, should be equal; any difference should not")
+    func equality() throws {
+        let url = try #require(URL(string: "https://api.example.com/a"))
+        let response = HTTPErrorResponse(statusCode: 404, headers: ["A": "1"], body: Data("b".utf8), url: url)
+        #expect(response == HTTPErrorResponse(statusCode: 404, headers: ["a": "1"], body: Data("b".utf8), url: url))
+        #expect(response != HTTPErrorResponse(statusCode: 410, headers: ["A": "1"], body: Data("b".utf8), url: url))
+        #expect(response != HTTPErrorResponse(statusCode: 404, headers: ["A": "2"], body: Data("b".utf8), url: url))
+        #expect(response != HTTPErrorResponse(statusCode: 404, headers: ["A": "1"], body: Data("c".utf8), url: url))
+        #expect(response != HTTPErrorResponse(statusCode: 404, headers: ["A": "1"], body: Data("b".utf8), url: nil))
+    }
+}

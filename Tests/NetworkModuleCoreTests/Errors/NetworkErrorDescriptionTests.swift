@@ -1,0 +1,94 @@
+import Foundation
+import NetworkModuleCore
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+@Suite("NetworkError descriptions")
+struct NetworkErrorDescriptionTests {
+    static let urlText = "https://api.example.com/v2/users/1"
+
+    static func response(_ status: Int) -> HTTPErrorResponse {
+        HTTPErrorResponse(
+            statusCode: status, headers: ["X-Secret-Header": "hdr-secret"], body: Data("body-secret".utf8),
+            url: URL(string: urlText))
+    }
+
+    static let httpErrors: [NetworkError] = [
+        .unauthorized(response(401)), .forbidden(response(403)), .notFound(response(404)),
+        .clientError(response(422)), .serverError(response(503)), .unacceptableStatusCode(response(304)),
+    ]
+
+    static let otherErrors: [NetworkError] = [
+        .invalidRequest(.invalidBaseURL("api.example.com")), .invalidRequest(.invalidPath("a b")),
+        .invalidRequest(.invalidMethod("GE T")), .invalidRequest(.invalidHeaderName("Bad Name")),
+        .invalidRequest(.invalidHeaderValue(name: "Authorization")), .invalidRequest(.bodyEncodingFailed("boom")),
+        .invalidRequest(.invalidTimeout(-1)), .invalidRequest(.missingURL),
+        .notConnectedToInternet, .timedOut, .cannotFindHost, .cannotConnectToHost, .networkConnectionLost,
+        .secureConnectionFailed(.serverCertificateUntrusted), .transportError(.badServerResponse), .cancelled,
+        .invalidResponse, .noResponseData,
+        .decodingFailed(DecodingFailure(typeName: "User", kind: .keyNotFound("id"), codingPath: "", debugDescription: "d")),
+        .actionFailed(ActionFailure(actionName: "TokenAction", message: "no token")),
+    ]
+
+    @Test("when any error is described, should give a non-empty text that errorDescription and localizedDescription repeat", arguments: httpErrors + otherErrors)
+    func nonEmpty(error: NetworkError) {
+        #expect(!error.description.isEmpty)
+        #expect(error.errorDescription == error.description)
+        #expect((error as any Error).localizedDescription == error.description)
+    }
+
+    @Test("when an HTTP status error is described, should mention the status and the URL but no header value or body", arguments: httpErrors)
+    func httpErrorDescription(error: NetworkError) throws {
+        let status = try #require(error.statusCode)
+        #expect(error.description.hasPrefix("HTTP \(status) from \(Self.urlText)"))
+        #expect(!error.description.contains("hdr-secret"))
+        #expect(!error.description.contains("body-secret"))
+    }
+
+    @Test("when an HTTP status error has no URL, should mention the status alone")
+    func httpErrorWithoutURL() {
+        #expect(
+            NetworkError.serverError(HTTPErrorResponse(statusCode: 500)).description
+                == "HTTP 500: the server failed; trying again later may succeed.")
+    }
+
+    @Test(
+        "when described, should give the exact text for each kind of error",
+        arguments: [
+            (NetworkError.notFound(response(404)), "HTTP 404 from \(urlText): check the base URL and the request's path."),
+            (.unacceptableStatusCode(response(304)), "HTTP 304 from \(urlText), which the request's acceptableStatusCodes do not include."),
+            (.invalidRequest(.invalidMethod("GE T")), #"The request could not be built, so nothing was sent: the method "GE T" is not a valid HTTP method token."#),
+            (.invalidRequest(.invalidHeaderValue(name: "Authorization")), #"The request could not be built, so nothing was sent: the value of header "Authorization" contains a line break or another control character."#),
+            (.invalidRequest(.invalidTimeout(-1)), "The request could not be built, so nothing was sent: the timeout -1.0 is not a positive number of seconds."),
+            (.secureConnectionFailed(.serverCertificateUntrusted), "The TLS connection failed (URLError code -1202). Check the server's certificate, or the certificate pinning configured for it."),
+            (.transportError(.badServerResponse), "The request failed in transport (URLError code -1011)."),
+            (.cancelled, "The request was cancelled."),
+            (.decodingFailed(DecodingFailure(typeName: "User", kind: .keyNotFound("id"), codingPath: "", debugDescription: "d")), #"The response could not be decoded: User: key "id" not found. Check the type against the server's JSON."#),
+            (.actionFailed(ActionFailure(actionName: "TokenAction", message: "no token")), "The action TokenAction failed the request: no token"),
+        ])
+    func exactText(error: NetworkError, expected: String) {
+        #expect(error.description == expected)
+    }
+
+    @Test(
+        "when a header value is rejected by the builder, should never echo it in any description",
+        arguments: ["Bearer s3cr3t-T0ken\r\nX-Admin: 1", "s3cr3t-T0ken\0", "s3cr3t-T0ken\u{7F}"])
+    func rejectedValueNotEchoed(value: String) throws {
+        struct Request: NetworkRequest {
+            var value: String
+            var path: String { "me" }
+            var headers: HTTPHeaders { ["Authorization": value] }
+        }
+        let builder = DefaultRequestBuilder(baseURL: try #require(URL(string: "https://api.example.com")))
+        let error = #expect(throws: NetworkError.self) { try builder.build(request: Request(value: value)) }
+        let thrown = try #require(error)
+        #expect(thrown == .invalidRequest(.invalidHeaderValue(name: "Authorization")))
+        for text in [thrown.description, thrown.errorDescription ?? "", String(describing: thrown), String(reflecting: thrown)] {
+            #expect(!text.contains("s3cr3t"))
+            #expect(!text.contains("X-Admin"))
+        }
+    }
+}
