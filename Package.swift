@@ -21,6 +21,12 @@ let package = Package(
             name: "NetworkModuleCoreTests",
             dependencies: ["NetworkModuleCore", "NetworkModuleTesting"]
         ),
+        // Against real servers on loopback (httpbin and scripts/fault_server.py), started by
+        // scripts/test.sh; skipped without them, except in CI where they must run.
+        .testTarget(
+            name: "NetworkModuleIntegrationTests",
+            dependencies: ["NetworkModuleCore"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

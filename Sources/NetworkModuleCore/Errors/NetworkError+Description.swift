@@ -44,6 +44,9 @@ extension NetworkError: LocalizedError, CustomStringConvertible {
             return "The request failed in transport (URLError code \(code.rawValue))."
         case .cancelled:
             return "The request was cancelled."
+        case .responseTooLarge(let limit):
+            return "The response body was larger than the limit of \(limit) bytes, so it was not read. Raise "
+                + "the transport's maximumResponseSize if such responses are expected."
         case .invalidResponse:
             return "The session returned no response, or a response that is not HTTP."
         case .noResponseData:

@@ -48,6 +48,10 @@ public enum NetworkError: Error, Equatable, Sendable {
     /// The request was cancelled by its caller.
     case cancelled
 
+    /// The response body was larger than the session's limit, in bytes, and was not read to
+    /// the end (see ``URLSessionTransport/maximumResponseSize``).
+    case responseTooLarge(limit: Int)
+
     /// The session answered with no response, or with one that is not an HTTP response.
     case invalidResponse
     /// A body was to be decoded, but the server sent none.

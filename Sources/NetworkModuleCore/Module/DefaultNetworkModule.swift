@@ -44,14 +44,16 @@ public final class DefaultNetworkModule: NetworkModule {
     ///
     /// - Parameters:
     ///   - requestBuilder: turns request descriptions into `URLRequest`s.
-    ///   - session: the transport; `URLSession.shared` by default, a fake in tests.
+    ///   - session: the transport; ``URLSessionTransport/shared`` by default (a `URLSession`
+    ///     of the framework's own, which keeps credentials on their origin across redirects
+    ///     and bounds response sizes), any `URLSession`, or a fake in tests.
     ///   - actions: run around every request, in this order.
     ///   - completionExecutor: where completions run; the main queue by default,
     ///     `.immediate` in tests.
     ///   - delayScheduler: waits before retries; a dispatch timer by default.
     public init(
         requestBuilder: some RequestBuilder,
-        session: some NetworkSession = URLSession.shared,
+        session: some NetworkSession = URLSessionTransport.shared,
         actions: [any NetworkModuleAction] = [],
         completionExecutor: some CompletionExecutor = .main,
         delayScheduler: some DelayScheduler = .dispatch

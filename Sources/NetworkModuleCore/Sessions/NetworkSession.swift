@@ -28,16 +28,3 @@ public protocol NetworkSessionTask: Sendable {
     /// Cancels the task.
     func cancel()
 }
-
-extension URLSessionDataTask: NetworkSessionTask {}
-
-extension URLSession: NetworkSession {
-    /// Creates a `URLSessionDataTask` for `request`.
-    public func dataTask(
-        with request: URLRequest,
-        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
-    ) -> any NetworkSessionTask {
-        let task: URLSessionDataTask = dataTask(with: request, completionHandler: completionHandler)
-        return task
-    }
-}

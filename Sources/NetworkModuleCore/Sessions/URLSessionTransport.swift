@@ -1,0 +1,219 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A ``NetworkSession`` on a `URLSession` of its own, whose delegate makes the transport
+/// behave the same, and safely, on every platform. The default session of
+/// ``DefaultNetworkModule``.
+///
+/// What it adds over handing the module a plain `URLSession`:
+/// - **Credentials stay with their origin on redirects.** When a redirect leads to another
+///   origin (scheme, host or port), `Authorization`, `Cookie` and the other
+///   ``credentialHeaderNames`` are removed from the redirected request. (Linux's
+///   `URLSession` forwards them.)
+/// - **A bound on response size.** A body larger than ``maximumResponseSize`` is not read to
+///   the end: the request fails with ``NetworkError/responseTooLarge(limit:)``.
+/// - **The request's timeout is honoured on Linux**, as a deadline for the whole response.
+/// - **No hang on a 401 challenge on Linux.** Linux's `URLSession` waits forever when a
+///   server answers 401 with `WWW-Authenticate` and no credential is stored; here the 401
+///   is delivered, as on Apple platforms.
+/// - libcurl's error codes are mapped to the ones Apple's `URLSession` reports.
+///
+/// ```swift
+/// let transport = URLSessionTransport(configuration: .ephemeral, maximumResponseSize: 20 * 1024 * 1024)
+/// let module = DefaultNetworkModule(requestBuilder: builder, session: transport)
+/// ```
+///
+/// The transport owns its `URLSession` and invalidates it when the transport is released.
+public final class URLSessionTransport: NetworkSession {
+    /// A transport on the default configuration, shared by modules that name no session.
+    public static let shared = URLSessionTransport()
+
+    /// The header names removed from a request redirected to another origin, in addition to
+    /// `Authorization`, `Proxy-Authorization` and `Cookie`.
+    public let credentialHeaderNames: Set<String>
+
+    /// The largest body read, in bytes; `nil` for no limit.
+    public let maximumResponseSize: Int?
+
+    /// The `URLSession` requests are sent on. Its delegate belongs to the transport.
+    public let urlSession: URLSession
+
+    private let delegate: TransportDelegate
+
+    /// Creates a transport.
+    ///
+    /// - Parameters:
+    ///   - configuration: the configuration of the underlying `URLSession`.
+    ///   - maximumResponseSize: the largest body read, in bytes (100 MiB by default); `nil`
+    ///     for no limit. Bodies are held in memory, so keep this bounded.
+    ///   - credentialHeaderNames: more header names that carry credentials (for example an
+    ///     API key header), removed like `Authorization` on a redirect to another origin.
+    public init(
+        configuration: URLSessionConfiguration = .default,
+        maximumResponseSize: Int? = 100 * 1024 * 1024,
+        credentialHeaderNames: Set<String> = []
+    ) {
+        let names = Set(["authorization", "proxy-authorization", "cookie"] + credentialHeaderNames.map { $0.lowercased() })
+        self.credentialHeaderNames = credentialHeaderNames
+        self.maximumResponseSize = maximumResponseSize
+        self.delegate = TransportDelegate(maximumResponseSize: maximumResponseSize, credentialHeaderNames: names)
+        self.urlSession = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+    }
+
+    deinit {
+        urlSession.finishTasksAndInvalidate()
+    }
+
+    /// Creates a task that sends `request` when resumed.
+    public func dataTask(
+        with request: URLRequest,
+        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    ) -> any NetworkSessionTask {
+        let task = urlSession.dataTask(with: request)
+        return TransportTask(
+            task: task, timeout: LinuxURLSessionQuirks.apply ? request.timeoutInterval : nil, delegate: delegate,
+            completionHandler: completionHandler)
+    }
+}
+
+/// One task of a ``URLSessionTransport``.
+private final class TransportTask: NetworkSessionTask {
+    let task: URLSessionDataTask
+    let timeout: TimeInterval?
+    let delegate: TransportDelegate
+    let completionHandler: @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+
+    init(
+        task: URLSessionDataTask, timeout: TimeInterval?, delegate: TransportDelegate,
+        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    ) {
+        self.task = task
+        self.timeout = timeout
+        self.delegate = delegate
+        self.completionHandler = completionHandler
+    }
+
+    func resume() {
+        delegate.register(task, timeout: timeout, completionHandler: completionHandler)
+        task.resume()
+    }
+
+    func cancel() {
+        task.cancel()
+    }
+}
+
+/// The delegate of a transport's `URLSession`: collects each task's body and reports its
+/// outcome once.
+private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    // @unchecked Sendable is safe: the only mutable state, `tasks`, is a LockedState.
+
+    private struct Record {
+        let completionHandler: @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+        var body = Data()
+        var deadline: ResponseDeadline?
+        var declinedChallenge = false
+        var exceededLimit = false
+    }
+
+    private let maximumResponseSize: Int?
+    private let credentialHeaderNames: Set<String>
+    /// The tasks in flight, by task identifier.
+    private let tasks = LockedState([Int: Record]())
+
+    init(maximumResponseSize: Int?, credentialHeaderNames: Set<String>) {
+        self.maximumResponseSize = maximumResponseSize
+        self.credentialHeaderNames = credentialHeaderNames
+    }
+
+    func register(
+        _ task: URLSessionDataTask, timeout: TimeInterval?,
+        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    ) {
+        let identifier = task.taskIdentifier
+        let deadline = timeout.map { seconds in
+            ResponseDeadline(seconds: seconds) { [weak self] in
+                self?.finish(identifier, data: nil, response: nil, error: URLError(.timedOut))
+                task.cancel()
+            }
+        }
+        tasks.withLock { $0[identifier] = Record(completionHandler: completionHandler, deadline: deadline) }
+    }
+
+    /// Reports the outcome of task `identifier` once; later calls for it do nothing.
+    private func finish(_ identifier: Int, data: Data?, response: URLResponse?, error: (any Error)?) {
+        guard let record = tasks.withLock({ $0.removeValue(forKey: identifier) }) else { return }
+        record.deadline?.cancel()
+        record.completionHandler(data, response, error)
+    }
+
+    // MARK: URLSessionDataDelegate
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        let overLimit = tasks.withLock { tasks -> Bool in
+            guard var record = tasks[dataTask.taskIdentifier], !record.exceededLimit else { return false }
+            if let limit = maximumResponseSize, record.body.count + data.count > limit {
+                record.exceededLimit = true
+                record.body = Data()
+                tasks[dataTask.taskIdentifier] = record
+                return true
+            }
+            tasks[dataTask.taskIdentifier]?.body.append(data)
+            return false
+        }
+        if overLimit, let limit = maximumResponseSize {
+            finish(dataTask.taskIdentifier, data: nil, response: nil, error: NetworkError.responseTooLarge(limit: limit))
+            dataTask.cancel()
+        }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        let record = tasks.withLock { $0[task.taskIdentifier] }
+        guard let record else { return }
+        if record.declinedChallenge, let response = task.response as? HTTPURLResponse {
+            // The challenge was declined so that the 401 already received is delivered as it
+            // is, as on Apple platforms, instead of a cancellation.
+            finish(task.taskIdentifier, data: record.body, response: response, error: nil)
+        } else if let error {
+            finish(task.taskIdentifier, data: nil, response: task.response, error: LinuxURLSessionQuirks.normalized(error))
+        } else {
+            finish(task.taskIdentifier, data: record.body, response: task.response, error: nil)
+        }
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        var redirected = request
+        let from = task.originalRequest?.url.flatMap(Origin.init)
+        let to = request.url.flatMap(Origin.init)
+        if from == nil || from != to {
+            for name in redirected.allHTTPHeaderFields?.keys.map({ $0 }) ?? []
+            where credentialHeaderNames.contains(name.lowercased()) {
+                redirected.setValue(nil, forHTTPHeaderField: name)
+            }
+        }
+        completionHandler(redirected)
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        #if canImport(FoundationNetworking)
+            // Linux raises challenges only for HTTP authentication (no server trust here), and
+            // its default handling with no credential never completes the task. Declining
+            // ends it, and didCompleteWithError then delivers the 401 that already arrived.
+            if challenge.proposedCredential == nil {
+                tasks.withLock { $0[task.taskIdentifier]?.declinedChallenge = true }
+                completionHandler(.cancelAuthenticationChallenge, nil)
+                return
+            }
+        #endif
+        completionHandler(.performDefaultHandling, nil)
+    }
+}

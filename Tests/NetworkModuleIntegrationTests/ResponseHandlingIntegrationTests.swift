@@ -1,0 +1,221 @@
+import Foundation
+import NetworkModuleCore
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// What comes back: status codes, redirects, encodings, large and streamed bodies, cookies
+/// and authentication, against httpbin.
+@Suite("Integration: responses", .integration)
+struct ResponseHandlingIntegrationTests {
+    @Test(
+        "when the server answers a status, should map it to the matching result",
+        arguments: [
+            (200, "success"), (201, "success"), (204, "success"), (304, "unacceptableStatusCode"),
+            (400, "clientError"), (401, "unauthorized"), (403, "forbidden"), (404, "notFound"),
+            (409, "clientError"), (418, "clientError"), (429, "clientError"), (500, "serverError"),
+            (502, "serverError"), (503, "serverError"),
+        ])
+    func statusCodes(status: Int, expected: String) async throws {
+        let module = IntegrationServers.module(baseURL: try IntegrationServers.httpbin())
+
+        let result = await module.outcome(of: Endpoint(path: "/status/\(status)"))
+
+        switch result {
+        case .success(let response):
+            #expect(expected == "success")
+            #expect(response.statusCode == status)
+        case .failure(let error):
+            #expect(error.caseName == expected, "status \(status) gave \(error)")
+            #expect(error.statusCode == status)
+            #expect(error.httpErrorResponse?.url?.path == "/status/\(status)")
+        }
+    }
+
+    @Test("when the server sends an error body, should keep it byte for byte")
+    func errorBodyIsPreserved() async throws {
+        let module = IntegrationServers.module(baseURL: try IntegrationServers.httpbin())
+
+        let error = await module.outcome(of: Endpoint(path: "/status/418")).error
+
+        let body = try #require(error?.httpErrorResponse?.bodyText)
+        #expect(body.contains("teapot"))
+        #expect(error?.httpErrorResponse?.headers["x-more-info"] == "http://tools.ietf.org/html/rfc2324")
+    }
+
+    @Test("when a request accepts other status codes, should treat them as success")
+    func customAcceptableStatusCodes() async throws {
+        let module = IntegrationServers.module(baseURL: try IntegrationServers.httpbin())
+
+        let accepted = await module.outcome(of: Endpoint(path: "/status/404", acceptableStatusCodes: [200, 404]))
+        let rejected = await module.outcome(of: Endpoint(path: "/status/201", acceptableStatusCodes: [200]))
+
+        #expect((try? accepted.get())?.statusCode == 404)
+        #expect(rejected.error?.caseName == "unacceptableStatusCode")
+    }
+
+    @Test("when redirected three times, should follow to the final response")
+    func redirects() async throws {
+        let module = IntegrationServers.module(baseURL: try IntegrationServers.httpbin())
+
+        let response = try await module.perform(request: Endpoint(path: "/redirect/3"))
+        let echo = try response.decode(HTTPBinEcho.self)
+
+        #expect(response.statusCode == 200)
+        #expect(echo.url?.hasSuffix("/get") == true)
+        #expect(response.httpResponse.url?.path == "/get")
+    }
+
+    @Test("when redirected with /redirect-to, should follow to the target")
+    func redirectTo() async throws {
+        let base = try IntegrationServers.httpbin()
+        let module = IntegrationServers.module(baseURL: base)
+        let target = base.appendingPathComponent("anything/landed").absoluteString
+
+        let echo = try await module.performAndDecode(
+            request: Endpoint(
+                path: "/redirect-to",
+                queryItems: [URLQueryItem(name: "url", value: target), URLQueryItem(name: "status_code", value: "307")]),
+            responseType: HTTPBinEcho.self)
+
+        #expect(echo.url == target)
+    }
+
+    @Test("when the body is gzip or deflate encoded, should deliver it decoded", arguments: ["gzip", "deflate"])
+    func compressedBodies(encoding: String) async throws {
+        struct Compressed: Decodable, Sendable {
+            let gzipped: Bool?
+            let deflated: Bool?
+        }
+        let module = IntegrationServers.module(baseURL: try IntegrationServers.httpbin())
+
+        let body = try await module.performAndDecode(request: Endpoint(path: "/\(encoding)"), responseType: Compressed.self)
+
+        #expect((encoding == "gzip" ? body.gzipped : body.deflated) == true)
+    }
+
+    @Test("when downloading random bytes, should get the exact count, the same bytes for the same seed")
+    func randomBytes() async throws {
+        let module = IntegrationServers.module(baseURL: try IntegrationServers.httpbin())
+        let request = Endpoint(path: "/bytes/102400", queryItems: [URLQueryItem(name: "seed", value: "42")])
+
+        let first = try await module.perform(request: request)
+        let second = try await module.perform(request: request)
+
+        #expect(first.data.count == 102_400)
+        #expect(first.data == second.data)
+    }
+
+    @Test("when downloading 10 MB, should get every byte exactly")
+    func tenMegabytes() async throws {
+        let module = IntegrationServers.module(baseURL: try IntegrationServers.faultServer())
+        let size = 10 * 1024 * 1024
+
+        let response = try await module.perform(
+            request: Endpoint(path: "/large", queryItems: [URLQueryItem(name: "bytes", value: "\(size)")]))
+
+        #expect(response.data.count == size)
+        let mismatch = response.data.enumerated().first { $0.element != UInt8($0.offset % 251) }
+        #expect(mismatch == nil, "first wrong byte at \(mismatch?.offset ?? -1)")
+    }
+
+    @Test("when the server streams JSON lines, should deliver them all")
+    func streamedLines() async throws {
+        let module = IntegrationServers.module(baseURL: try IntegrationServers.httpbin())
+
+        let text = try await module.perform(request: Endpoint(path: "/stream/20")).text()
+
+        let lines = text.split(separator: "\n")
+        #expect(lines.count == 20)
+        #expect(lines.allSatisfy { $0.hasPrefix("{") && $0.contains("\"id\"") })
+    }
+
+    @Test("when the server is slower than the request timeout, should fail with .timedOut soon after the timeout")
+    func requestTimeout() async throws {
+        let module = IntegrationServers.module(baseURL: try IntegrationServers.httpbin())
+        let start = Date()
+
+        let error = await module.outcome(of: Endpoint(path: "/delay/5", timeout: 1)).error
+
+        let elapsed = Date().timeIntervalSince(start)
+        #expect(error == .timedOut)
+        #expect(elapsed >= 0.9 && elapsed < 3, "timed out after \(elapsed) s for a 1 s timeout")
+    }
+
+    @Test("when a cookie is set, should send it back on the next request of the same session")
+    func cookies() async throws {
+        struct Cookies: Decodable, Sendable { let cookies: [String: String] }
+        let module = IntegrationServers.module(baseURL: try IntegrationServers.httpbin())
+
+        _ = try await module.perform(
+            request: Endpoint(path: "/cookies/set", queryItems: [URLQueryItem(name: "flavour", value: "oat")]))
+        let cookies = try await module.performAndDecode(request: Endpoint(path: "/cookies"), responseType: Cookies.self)
+
+        #expect(cookies.cookies["flavour"] == "oat")
+    }
+
+    @Test("when using basic auth, should succeed with the right credentials and get 401 with wrong ones")
+    func basicAuth() async throws {
+        struct Authenticated: Decodable, Sendable {
+            let authenticated: Bool
+            let user: String
+        }
+        let module = IntegrationServers.module(baseURL: try IntegrationServers.httpbin())
+        func request(_ user: String, _ password: String) -> Endpoint {
+            let credentials = Data("\(user):\(password)".utf8).base64EncodedString()
+            return Endpoint(path: "/basic-auth/ada/s3cret", headers: ["Authorization": "Basic \(credentials)"])
+        }
+
+        let good = try await module.performAndDecode(request: request("ada", "s3cret"), responseType: Authenticated.self)
+        let bad = await module.outcome(of: request("ada", "wrong")).error
+
+        #expect(good.authenticated && good.user == "ada")
+        #expect(bad?.caseName == "unauthorized")
+    }
+
+    @Test("when using a bearer token, should succeed with one and get 401 without")
+    func bearer() async throws {
+        struct Token: Decodable, Sendable {
+            let authenticated: Bool
+            let token: String
+        }
+        let module = IntegrationServers.module(baseURL: try IntegrationServers.httpbin())
+
+        let good = try await module.performAndDecode(
+            request: Endpoint(path: "/bearer", headers: ["Authorization": "Bearer abc123"]), responseType: Token.self)
+        let bad = await module.outcome(of: Endpoint(path: "/bearer")).error
+
+        #expect(good.token == "abc123")
+        #expect(bad?.caseName == "unauthorized")
+    }
+}
+
+extension NetworkError {
+    /// The case's name, for parameterized expectations.
+    var caseName: String {
+        switch self {
+        case .invalidRequest: "invalidRequest"
+        case .unauthorized: "unauthorized"
+        case .forbidden: "forbidden"
+        case .notFound: "notFound"
+        case .clientError: "clientError"
+        case .serverError: "serverError"
+        case .unacceptableStatusCode: "unacceptableStatusCode"
+        case .notConnectedToInternet: "notConnectedToInternet"
+        case .timedOut: "timedOut"
+        case .cannotFindHost: "cannotFindHost"
+        case .cannotConnectToHost: "cannotConnectToHost"
+        case .networkConnectionLost: "networkConnectionLost"
+        case .secureConnectionFailed: "secureConnectionFailed"
+        case .transportError: "transportError"
+        case .cancelled: "cancelled"
+        case .responseTooLarge: "responseTooLarge"
+        case .invalidResponse: "invalidResponse"
+        case .noResponseData: "noResponseData"
+        case .decodingFailed: "decodingFailed"
+        case .actionFailed: "actionFailed"
+        }
+    }
+}

@@ -1,0 +1,511 @@
+#!/usr/bin/env python3
+"""Fault-injecting HTTP/1.1 server for the integration tests.
+
+It produces the broken or unusual responses that httpbin cannot: hanging
+requests, truncated bodies, garbage status lines, endless or very slow
+bodies, odd header casing, invalid JSON / UTF-8, and an echo of the request
+headers exactly as they reached the wire. Standard library only.
+
+Usage:
+    python3 scripts/fault_server.py --port 0 --port-file FILE [--pid-file FILE]
+
+Binds 127.0.0.1 only. Once listening, the bound port is written (atomically)
+to --port-file. Every connection is served by its own daemon thread; SIGTERM
+or SIGINT shuts the server down cleanly. Normally started and stopped by
+scripts/servers.sh.
+
+Routes (by path; the query string is ignored unless a route lists parameters):
+    /hang                   read the request, never answer
+    /close-mid-body         200, Content-Length 1000, 100 bytes, close
+    /malformed-status       "HTPP/1.1 abc" status line, close
+    /short-body             Content-Length 500, 10 bytes, close
+    /large?bytes=N          200, exactly N bytes (default 10 MiB), byte i = i % 251
+    /endless                200, no Content-Length, bytes (i % 251) until the client
+                            disconnects (safety cap: max_bytes, default 1 GiB);
+                            ?chunked=1 uses chunked transfer encoding instead
+    /odd-header-casing      200 {"ok":true}, "x-LoWeR-uPpEr", "CONTENT-TYPE", x-duplicate twice
+    /slow?bytes=N&delay_ms=M        200, N bytes (default 20), M ms (default 50) apart
+    /slow-headers?delay_ms=M        wait M ms (default 1000), then 200 {"ok":true}
+    /empty-200              200, Content-Length 0
+    /not-json               200 application/json, body '{"a":'
+    /non-utf8               200 text/plain; charset=utf-8, body ff fe fd
+    /redirect-to?url=U&status=302   redirect to U (status default 302)
+    /echo                   200 JSON: method, raw target, headers as [name, value] pairs in
+                            order, body_length and body_crc32 (zlib.crc32) of the body
+    /echo-headers           200 JSON of the request headers as received (original
+                            casing; a repeated name maps to a list of values)
+    /health                 200 "ok"
+    anything else           404 {"error":"unknown fault route"}
+
+Every response carries "Connection: close" and the connection is closed after it.
+"""
+
+import argparse
+import http
+import json
+import os
+import signal
+import socket
+import socketserver
+import sys
+import threading
+import time
+import zlib
+from urllib.parse import parse_qs, urlsplit
+
+MAX_HEADER_BYTES = 64 * 1024
+CHUNK = 64 * 1024
+DEFAULT_LARGE_BYTES = 10 * 1024 * 1024
+DEFAULT_ENDLESS_CAP = 1024 * 1024 * 1024
+# Writes that block longer than this (client stopped reading) end the connection.
+SEND_TIMEOUT_S = 300.0
+
+# PATTERN[k:k+n] for k < 251 and n <= CHUNK gives the bytes (i % 251) of an
+# aligned stream starting at an offset o with o % 251 == k.
+PATTERN = bytes(i % 251 for i in range(CHUNK + 251))
+
+STOPPING = threading.Event()
+
+
+def log(msg):
+    sys.stderr.write("[fault_server %s] %s\n" % (time.strftime("%H:%M:%S"), msg))
+    sys.stderr.flush()
+
+
+class BadRequest(Exception):
+    pass
+
+
+class Request:
+    def __init__(self, method, target, version, headers):
+        self.method = method
+        self.target = target
+        self.version = version
+        self.headers = headers  # list of (name, value), original casing and order
+        parts = urlsplit(target)
+        self.path = parts.path or "/"
+        self.query = parse_qs(parts.query, keep_blank_values=True)
+
+    def header(self, name):
+        lname = name.lower()
+        for k, v in self.headers:
+            if k.lower() == lname:
+                return v
+        return None
+
+    def q(self, name, default=None):
+        values = self.query.get(name)
+        return values[0] if values else default
+
+    def q_int(self, name, default, minimum=0):
+        raw = self.q(name)
+        if raw is None or raw == "":
+            return default
+        try:
+            value = int(raw)
+        except ValueError:
+            raise BadRequest("query parameter %s must be an integer" % name)
+        if value < minimum:
+            raise BadRequest("query parameter %s must be >= %d" % (name, minimum))
+        return value
+
+
+class Conn:
+    """A client socket with a small read buffer."""
+
+    def __init__(self, sock):
+        self.sock = sock
+        self.buf = b""
+
+    def _recv(self):
+        data = self.sock.recv(CHUNK)
+        if not data:
+            raise EOFError
+        return data
+
+    def read_head(self):
+        while b"\r\n\r\n" not in self.buf:
+            if len(self.buf) > MAX_HEADER_BYTES:
+                raise BadRequest("request head too large")
+            self.buf += self._recv()
+        head, self.buf = self.buf.split(b"\r\n\r\n", 1)
+        return head
+
+    def read_line(self):
+        while b"\r\n" not in self.buf:
+            if len(self.buf) > MAX_HEADER_BYTES:
+                raise BadRequest("line too long")
+            self.buf += self._recv()
+        line, self.buf = self.buf.split(b"\r\n", 1)
+        return line
+
+    def discard(self, n, sink=None):
+        """Consume n bytes, handing each piece to sink (if given) before dropping it."""
+        while n > 0:
+            if not self.buf:
+                self.buf = self._recv()
+            take = min(n, len(self.buf))
+            if sink is not None:
+                sink(self.buf[:take])
+            self.buf = self.buf[take:]
+            n -= take
+
+    def send(self, data):
+        self.sock.sendall(data)
+
+
+def parse_request(conn):
+    head = conn.read_head()
+    lines = head.split(b"\r\n")
+    try:
+        method, target, version = lines[0].decode("latin-1").split(" ", 2)
+    except ValueError:
+        raise BadRequest("bad request line")
+    headers = []
+    for raw in lines[1:]:
+        if not raw:
+            continue
+        if raw[:1] in (b" ", b"\t") and headers:  # obsolete line folding
+            name, value = headers[-1]
+            headers[-1] = (name, value + " " + raw.strip().decode("latin-1"))
+            continue
+        name, sep, value = raw.decode("latin-1").partition(":")
+        if not sep:
+            raise BadRequest("bad header line")
+        headers.append((name, value.strip()))
+    return Request(method, target, version, headers)
+
+
+def read_body(conn, req, sink=None):
+    """Consume the request body (handing it to sink, if given, piece by piece) so closing
+    doesn't reset the connection."""
+    if (req.header("Expect") or "").lower() == "100-continue":
+        conn.send(b"HTTP/1.1 100 Continue\r\n\r\n")
+    te = (req.header("Transfer-Encoding") or "").lower()
+    if "chunked" in te:
+        while True:
+            size_line = conn.read_line().split(b";", 1)[0].strip()
+            try:
+                size = int(size_line, 16)
+            except ValueError:
+                raise BadRequest("bad chunk size")
+            if size == 0:
+                while conn.read_line():  # trailers up to the empty line
+                    pass
+                return
+            conn.discard(size, sink)
+            conn.discard(2)
+    length = req.header("Content-Length")
+    if length:
+        try:
+            conn.discard(int(length), sink)
+        except ValueError:
+            raise BadRequest("bad Content-Length")
+
+
+def status_line(status):
+    try:
+        reason = http.HTTPStatus(status).phrase
+    except ValueError:
+        reason = "Status"
+    return "HTTP/1.1 %d %s\r\n" % (status, reason)
+
+
+def head_bytes(status, headers):
+    out = status_line(status)
+    for name, value in headers:
+        out += "%s: %s\r\n" % (name, value)
+    out += "\r\n"
+    return out.encode("latin-1")
+
+
+def respond(conn, req, status, body=b"", content_type=None, extra=()):
+    headers = []
+    if content_type:
+        headers.append(("Content-Type", content_type))
+    headers.append(("Content-Length", str(len(body))))
+    headers.extend(extra)
+    headers.append(("Connection", "close"))
+    data = head_bytes(status, headers)
+    if req is None or req.method != "HEAD":
+        data += body
+    conn.send(data)
+
+
+def respond_json(conn, req, status, obj, extra=()):
+    body = json.dumps(obj, separators=(",", ":")).encode("utf-8")
+    respond(conn, req, status, body, "application/json", extra)
+
+
+def stream_pattern(conn, total, chunked=False, final_chunk=True):
+    """Send bytes (i % 251) for i in [0, total), in CHUNK-sized pieces."""
+    sent = 0
+    while sent < total:
+        if STOPPING.is_set():
+            return
+        n = min(CHUNK, total - sent)
+        k = sent % 251
+        piece = PATTERN[k:k + n]
+        if chunked:
+            conn.send(b"%x\r\n" % n + piece + b"\r\n")
+        else:
+            conn.send(piece)
+        sent += n
+    if chunked and final_chunk:
+        conn.send(b"0\r\n\r\n")
+
+
+# --- routes -----------------------------------------------------------------
+
+def route_hang(conn, req):
+    # Never answer; drain whatever the client sends until it closes or we stop.
+    conn.sock.settimeout(1.0)
+    while not STOPPING.is_set():
+        try:
+            if not conn.sock.recv(CHUNK):
+                return
+        except socket.timeout:
+            continue
+
+
+def route_close_mid_body(conn, req):
+    conn.send(head_bytes(200, [("Content-Type", "application/octet-stream"),
+                               ("Content-Length", "1000"), ("Connection", "close")]))
+    conn.send(PATTERN[:100])
+
+
+def route_malformed_status(conn, req):
+    conn.send(b"HTPP/1.1 abc\r\n\r\n")
+
+
+def route_short_body(conn, req):
+    conn.send(head_bytes(200, [("Content-Type", "application/octet-stream"),
+                               ("Content-Length", "500"), ("Connection", "close")]))
+    conn.send(b"0123456789")
+
+
+def route_large(conn, req):
+    n = req.q_int("bytes", DEFAULT_LARGE_BYTES)
+    conn.send(head_bytes(200, [("Content-Type", "application/octet-stream"),
+                               ("Content-Length", str(n)), ("Connection", "close")]))
+    if req.method != "HEAD":
+        stream_pattern(conn, n)
+
+
+def route_endless(conn, req):
+    cap = req.q_int("max_bytes", DEFAULT_ENDLESS_CAP)
+    chunked = req.q("chunked", "0") not in ("0", "", "false")
+    headers = [("Content-Type", "application/octet-stream")]
+    if chunked:
+        headers.append(("Transfer-Encoding", "chunked"))
+    headers.append(("Connection", "close"))
+    conn.send(head_bytes(200, headers))
+    if req.method != "HEAD":
+        # Only a client without a size limit ever reaches the safety cap; in
+        # chunked mode the stream then ends without its final chunk.
+        stream_pattern(conn, cap, chunked=chunked, final_chunk=False)
+
+
+def route_odd_header_casing(conn, req):
+    body = b'{"ok":true}'
+    data = (b"HTTP/1.1 200 OK\r\n"
+            b"x-LoWeR-uPpEr: mixed\r\n"
+            b"CONTENT-TYPE: application/json\r\n"
+            b"x-duplicate: a\r\n"
+            b"x-duplicate: b\r\n"
+            b"content-length: " + str(len(body)).encode() + b"\r\n"
+            b"Connection: close\r\n"
+            b"\r\n")
+    conn.send(data + (body if req.method != "HEAD" else b""))
+
+
+def route_slow(conn, req):
+    n = req.q_int("bytes", 20)
+    delay = req.q_int("delay_ms", 50) / 1000.0
+    conn.send(head_bytes(200, [("Content-Type", "application/octet-stream"),
+                               ("Content-Length", str(n)), ("Connection", "close")]))
+    if req.method == "HEAD":
+        return
+    for i in range(n):
+        if i and STOPPING.wait(delay):
+            return
+        conn.send(PATTERN[i % 251:i % 251 + 1])
+
+
+def route_slow_headers(conn, req):
+    if STOPPING.wait(req.q_int("delay_ms", 1000) / 1000.0):
+        return
+    respond_json(conn, req, 200, {"ok": True})
+
+
+def route_empty_200(conn, req):
+    respond(conn, req, 200, b"")
+
+
+def route_not_json(conn, req):
+    respond(conn, req, 200, b'{"a":', "application/json")
+
+
+def route_non_utf8(conn, req):
+    respond(conn, req, 200, b"\xff\xfe\xfd", "text/plain; charset=utf-8")
+
+
+def route_redirect_to(conn, req):
+    url = req.q("url")
+    if not url or "\r" in url or "\n" in url:
+        raise BadRequest("missing or invalid url parameter")
+    status = req.q_int("status", 302)
+    if not 300 <= status <= 399:
+        raise BadRequest("status must be 3xx")
+    respond(conn, req, status, b"", extra=[("Location", url)])
+
+
+def route_echo_headers(conn, req):
+    out = {}
+    for name, value in req.headers:
+        if name not in out:
+            out[name] = value
+        elif isinstance(out[name], list):
+            out[name].append(value)
+        else:
+            out[name] = [out[name], value]
+    respond_json(conn, req, 200, out)
+
+
+class BodyDigest:
+    """Length and CRC-32 of a request body, computed as it streams in."""
+
+    def __init__(self):
+        self.length = 0
+        self.crc32 = 0
+
+    def __call__(self, piece):
+        self.length += len(piece)
+        self.crc32 = zlib.crc32(piece, self.crc32)
+
+
+def route_echo(conn, req, digest):
+    # The request exactly as it reached the wire: method and target as sent (no decoding),
+    # headers in order with their casing, and the body's length and CRC-32.
+    respond_json(conn, req, 200, {
+        "method": req.method,
+        "target": req.target,
+        "headers": [[name, value] for name, value in req.headers],
+        "body_length": digest.length,
+        "body_crc32": digest.crc32,
+    })
+
+
+def route_health(conn, req):
+    respond(conn, req, 200, b"ok", "text/plain; charset=utf-8")
+
+
+ROUTES = {
+    "/hang": route_hang,
+    "/close-mid-body": route_close_mid_body,
+    "/malformed-status": route_malformed_status,
+    "/short-body": route_short_body,
+    "/large": route_large,
+    "/endless": route_endless,
+    "/odd-header-casing": route_odd_header_casing,
+    "/slow": route_slow,
+    "/slow-headers": route_slow_headers,
+    "/empty-200": route_empty_200,
+    "/not-json": route_not_json,
+    "/non-utf8": route_non_utf8,
+    "/redirect-to": route_redirect_to,
+    "/echo-headers": route_echo_headers,
+    "/health": route_health,
+}
+
+
+# --- server -----------------------------------------------------------------
+
+class Handler(socketserver.BaseRequestHandler):
+    def handle(self):
+        sock = self.request
+        sock.settimeout(SEND_TIMEOUT_S)
+        conn = Conn(sock)
+        req = None
+        try:
+            req = parse_request(conn)
+            log("%s %s" % (req.method, req.target))
+            handler = ROUTES.get(req.path)
+            if handler is route_hang:
+                handler(conn, req)
+                return
+            if req.path == "/echo":
+                digest = BodyDigest()
+                read_body(conn, req, digest)
+                route_echo(conn, req, digest)
+                return
+            read_body(conn, req)
+            if handler is None:
+                respond_json(conn, req, 404, {"error": "unknown fault route"})
+            else:
+                handler(conn, req)
+        except BadRequest as e:
+            log("bad request: %s" % e)
+            try:
+                respond_json(conn, req, 400, {"error": str(e)})
+            except OSError:
+                pass
+        except (EOFError, OSError) as e:
+            # Client went away (expected for /endless, /hang, timeouts in tests).
+            if not isinstance(e, EOFError):
+                log("connection ended: %s: %s" % (type(e).__name__, e))
+
+class Server(socketserver.ThreadingMixIn, socketserver.TCPServer):
+    # TCPServer.shutdown_request half-closes (SHUT_WR) before closing, so
+    # clients see a clean EOF after each response.
+    daemon_threads = True
+    block_on_close = False
+    allow_reuse_address = True
+    request_queue_size = 128
+
+
+def write_atomically(path, text):
+    tmp = "%s.tmp.%d" % (path, os.getpid())
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--port", type=int, default=0, help="port to bind on 127.0.0.1 (0 = any free port)")
+    ap.add_argument("--port-file", help="write the bound port here once listening")
+    ap.add_argument("--pid-file", help="write this process id here once listening")
+    args = ap.parse_args()
+
+    server = Server(("127.0.0.1", args.port), Handler)
+    port = server.server_address[1]
+
+    stop_requested = threading.Event()
+
+    def on_signal(signum, _frame):
+        stop_requested.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2},
+                              name="serve_forever", daemon=True)
+    thread.start()
+    if args.pid_file:
+        write_atomically(args.pid_file, "%d\n" % os.getpid())
+    if args.port_file:
+        write_atomically(args.port_file, "%d\n" % port)
+    log("listening on http://127.0.0.1:%d (pid %d)" % (port, os.getpid()))
+
+    while not stop_requested.wait(1.0):
+        pass
+    log("shutting down")
+    STOPPING.set()
+    server.shutdown()
+    server.server_close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The whole test suite, set up from nothing: the README's test command and what CI runs.
+#
+#   scripts/test.sh
+#
+# 1. Builds everything with warnings as errors (zero warnings is a project rule).
+# 2. Starts httpbin and the fault server on loopback (scripts/servers.sh installs httpbin
+#    into a cached venv under .build on first use) and stops them on exit, pass or fail.
+# 3. Runs every test target with CI=true, so the integration tests must run, never skip.
+# 4. Runs the demo tour offline and against httpbin.
+# 5. Runs the unit and sample tests again under the thread sanitizer.
+#
+# Set SKIP_SANITIZERS=1 to leave out step 5 locally (it rebuilds everything in .build-tsan).
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+step() { printf '\n==> %s\n' "$*"; }
+
+step "Build (warnings are errors)"
+swift build --build-tests -Xswiftc -warnings-as-errors
+
+step "Start the test servers"
+# shellcheck source=scripts/servers.sh
+source scripts/servers.sh
+trap stop EXIT
+start
+echo "httpbin: $NETWORK_MODULE_HTTPBIN_URL"
+echo "fault server: $NETWORK_MODULE_FAULT_SERVER_URL"
+
+step "Unit, sample and integration tests"
+CI=true swift test -Xswiftc -warnings-as-errors
+
+step "Demo tour, offline and against httpbin"
+swift run -Xswiftc -warnings-as-errors network-module-demo
+swift run -Xswiftc -warnings-as-errors network-module-demo --base-url "$NETWORK_MODULE_HTTPBIN_URL"
+
+if [[ "${SKIP_SANITIZERS:-0}" != "1" ]]; then
+    step "Unit and sample tests under the thread sanitizer"
+    swift test --sanitize=thread --scratch-path .build-tsan --skip NetworkModuleIntegrationTests
+fi
+
+step "All tests passed"
