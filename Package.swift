@@ -27,6 +27,11 @@ let package = Package(
             name: "NetworkModuleIntegrationTests",
             dependencies: ["NetworkModuleCore"]
         ),
+        // The code samples of README.md and docs/, compiled and run; see DocumentationSamplesTests.
+        .testTarget(
+            name: "NetworkModuleSamplesTests",
+            dependencies: ["NetworkModuleCore", "NetworkModuleTesting"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,473 @@
+import Foundation
+import NetworkModuleCore
+import NetworkModuleTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The samples of docs/requests-and-bodies.md.
+@Suite("Requests and bodies samples")
+struct RequestsAndBodiesSamples {
+    struct GetUser: NetworkRequest {
+        let id: Int
+        var path: String { "/users/\(id)" }
+    }
+
+    /// A request to any path, for the joining table.
+    struct PathOnly: NetworkRequest {
+        let path: String
+    }
+
+    let builder = DefaultRequestBuilder(baseURL: sampleBaseURL)
+
+    // MARK: - Paths
+
+    @Test("when a request is built, should show the URL it will be sent to")
+    func building() throws {
+        let printed = try Transcript.recording {
+            // sample: requests-build
+            let builder = DefaultRequestBuilder(baseURL: URL(string: "https://api.example.com/v2")!)
+            let urlRequest = try builder.build(request: GetUser(id: 1))
+            print(urlRequest.httpMethod ?? "", urlRequest.url?.absoluteString ?? "")
+            // end-sample
+        }
+
+        #expect(printed == ["GET https://api.example.com/v2/users/1"])
+    }
+
+    @Test(
+        "when base URL and path are joined, should follow every row of the guide's table",
+        arguments: [
+            ("https://api.example.com", "users", "https://api.example.com/users"),
+            ("https://api.example.com/", "/users", "https://api.example.com/users"),
+            ("https://api.example.com/v2", "users/1", "https://api.example.com/v2/users/1"),
+            ("https://api.example.com/v2/", "/users/1", "https://api.example.com/v2/users/1"),
+            ("https://api.example.com/v2", "//users", "https://api.example.com/v2/users"),
+            ("https://api.example.com/v2", "users/", "https://api.example.com/v2/users/"),
+            ("https://api.example.com/v2", "", "https://api.example.com/v2"),
+            ("https://api.example.com/v2", "/", "https://api.example.com/v2/"),
+            ("https://api.example.com/v2", "/search?sort=asc", "https://api.example.com/v2/search?sort=asc"),
+            ("https://api.example.com/v2", "/café/a b", "https://api.example.com/v2/caf%C3%A9/a%20b"),
+            ("https://api.example.com/v2", "/files/100%25", "https://api.example.com/v2/files/100%25"),
+            ("https://api.example.com/v2", "https://cdn.example.com/a.png", "https://cdn.example.com/a.png"),
+        ])
+    func joiningTable(base: String, path: String, expected: String) throws {
+        let builder = DefaultRequestBuilder(baseURL: try #require(URL(string: base)))
+
+        let urlRequest = try builder.build(request: PathOnly(path: path))
+
+        #expect(urlRequest.url?.absoluteString == expected)
+    }
+
+    @Test("when the base URL has no scheme or has a query, should fail when a request is built")
+    func invalidBaseURL() throws {
+        for base in ["api.example.com", "https://api.example.com/v2?key=1"] {
+            let builder = DefaultRequestBuilder(baseURL: try #require(URL(string: base)))
+            #expect(throws: NetworkError.invalidRequest(.invalidBaseURL(base))) {
+                try builder.build(request: PathOnly(path: "users"))
+            }
+        }
+    }
+
+    // sample: requests-path-segment
+    struct GetFile: NetworkRequest {
+        let name: String  // from the user: may hold "/", "?", "#" or "%"
+
+        var path: String {
+            let segment = CharacterSet.urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))
+            return "/files/" + (name.addingPercentEncoding(withAllowedCharacters: segment) ?? name)
+        }
+    }
+    // end-sample
+
+    @Test("when a path segment comes from the user, should escape it so it stays one segment")
+    func pathSegment() throws {
+        struct Unescaped: NetworkRequest {
+            let name: String
+            var path: String { "/files/\(name)" }
+        }
+
+        let escaped = try builder.build(request: GetFile(name: "why?/100%.txt"))
+        let unescaped = try builder.build(request: Unescaped(name: "why?/100%.txt"))
+
+        #expect(escaped.url?.absoluteString == "https://api.example.com/v2/files/why%3F%2F100%25.txt")
+        #expect(escaped.url?.query == nil)
+        #expect(unescaped.url?.path == "/v2/files/why", "unescaped, the ? starts a query")
+        #expect(unescaped.url?.query == "/100%25.txt")
+    }
+
+    // MARK: - Query
+
+    // sample: requests-query
+    struct SearchUsers: NetworkRequest {
+        let term: String
+        var path: String { "/users" }
+        var queryItems: [URLQueryItem] {
+            [
+                URLQueryItem(name: "q", value: term),
+                URLQueryItem(name: "sort", value: "name"),
+                URLQueryItem(name: "active", value: nil),
+            ]
+        }
+    }
+    // end-sample
+
+    @Test("when query items hold reserved characters, should encode them per RFC 3986 in order")
+    func query() throws {
+        let printed = try Transcript.recording {
+            // sample: requests-query-built
+            let urlRequest = try builder.build(request: SearchUsers(term: "C++ & Swift = fun #1"))
+            print(urlRequest.url?.absoluteString ?? "")
+            // end-sample
+        }
+
+        #expect(printed == ["https://api.example.com/v2/users?q=C%2B%2B%20%26%20Swift%20%3D%20fun%20%231&sort=name&active"])
+    }
+
+    @Test("when the path carries a query, should append the query items after it, and keep its text as written")
+    func pathQuery() throws {
+        struct Mixed: NetworkRequest {
+            var path: String { "/users?sort=name&q=a+b" }
+            var queryItems: [URLQueryItem] { [URLQueryItem(name: "page", value: "2")] }
+        }
+
+        let urlRequest = try builder.build(request: Mixed())
+
+        #expect(urlRequest.url?.absoluteString == "https://api.example.com/v2/users?sort=name&q=a+b&page=2")
+    }
+
+    // MARK: - Headers and methods
+
+    // sample: requests-headers
+    struct DownloadReport: NetworkRequest {
+        var path: String { "/reports/latest" }
+        var headers: HTTPHeaders { ["accept": "text/csv", "X-Request-ID": "7f3c"] }
+    }
+    // end-sample
+
+    @Test("when a request sets a default header's name in other case, should replace the default")
+    func headers() throws {
+        let printed = try Transcript.recording {
+            // sample: requests-headers-built
+            let builder = DefaultRequestBuilder(
+                baseURL: URL(string: "https://api.example.com/v2")!,
+                defaultHeaders: ["Accept": "application/json", "User-Agent": "MyApp/1.0"]
+            )
+            let urlRequest = try builder.build(request: DownloadReport())
+            print(urlRequest.value(forHTTPHeaderField: "Accept") ?? "")
+            print(urlRequest.value(forHTTPHeaderField: "User-Agent") ?? "")
+            print(urlRequest.value(forHTTPHeaderField: "X-Request-ID") ?? "")
+            // end-sample
+        }
+
+        #expect(printed == ["text/csv", "MyApp/1.0", "7f3c"])
+    }
+
+    // sample: requests-header-injection
+    struct TaggedRequest: NetworkRequest {
+        let tag: String
+        var path: String { "/items" }
+        var headers: HTTPHeaders { ["X-Tag": tag] }
+    }
+    // end-sample
+
+    @Test("when a header value holds CR/LF, should fail to build and name the header, not the value")
+    func headerInjection() {
+        let printed = Transcript.recording {
+            // sample: requests-header-injection-built
+            do {
+                _ = try builder.build(request: TaggedRequest(tag: "blue\r\nX-Admin: true"))
+            } catch {
+                print(error)
+            }
+            // end-sample
+        }
+
+        #expect(
+            printed == [
+                #"The request could not be built, so nothing was sent: the value of header "X-Tag" contains a line break or another control character."#
+            ])
+    }
+
+    // sample: requests-method
+    struct PurgeCache: NetworkRequest {
+        var path: String { "/cache/users" }
+        var method: HTTPMethod { "PURGE" }
+    }
+    // end-sample
+
+    @Test("when a request uses a custom method, should send it as written; an invalid token should fail")
+    func methods() throws {
+        struct Bad: NetworkRequest {
+            var path: String { "/x" }
+            var method: HTTPMethod { "GET X" }
+        }
+
+        #expect(try builder.build(request: PurgeCache()).httpMethod == "PURGE")
+        #expect(throws: NetworkError.invalidRequest(.invalidMethod("GET X"))) { try builder.build(request: Bad()) }
+        #expect(HTTPMethod.put.isIdempotent)
+        #expect(!HTTPMethod.post.isIdempotent)
+    }
+
+    // MARK: - Bodies
+
+    // sample: requests-json-body
+    struct Profile: Encodable, Sendable {
+        let displayName: String
+        let birthday: Date
+    }
+
+    struct UpdateProfile: NetworkRequest {
+        static let encoder: JSONEncoder = {
+            let encoder = JSONEncoder()
+            encoder.keyEncodingStrategy = .convertToSnakeCase
+            encoder.dateEncodingStrategy = .iso8601
+            encoder.outputFormatting = .sortedKeys
+            return encoder
+        }()
+
+        let profile: Profile
+        var path: String { "/me/profile" }
+        var method: HTTPMethod { .put }
+        var body: RequestBody? { .json(profile, encoder: Self.encoder) }
+    }
+    // end-sample
+
+    @Test("when a JSON body names its encoder, should encode with it and set the JSON content type")
+    func jsonBody() throws {
+        let printed = try Transcript.recording {
+            // sample: requests-json-body-built
+            let profile = Profile(displayName: "Ada", birthday: Date(timeIntervalSince1970: 0))
+            let urlRequest = try builder.build(request: UpdateProfile(profile: profile))
+            print(urlRequest.value(forHTTPHeaderField: "Content-Type") ?? "")
+            print(String(decoding: urlRequest.httpBody ?? Data(), as: UTF8.self))
+            // end-sample
+        }
+
+        #expect(printed == ["application/json", #"{"birthday":"1970-01-01T00:00:00Z","display_name":"Ada"}"#])
+    }
+
+    @Test("when the builder has an encoder, should use it for JSON bodies that name none")
+    func builderEncoder() throws {
+        struct Keyed: Encodable, Sendable { let displayName: String }
+        struct CreateKeyed: NetworkRequest {
+            var path: String { "/profiles" }
+            var method: HTTPMethod { .post }
+            var body: RequestBody? { .json(Keyed(displayName: "Ada")) }
+        }
+
+        // sample: requests-builder-encoder
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        let builder = DefaultRequestBuilder(baseURL: URL(string: "https://api.example.com/v2")!, jsonEncoder: encoder)
+        // end-sample
+
+        let urlRequest = try builder.build(request: CreateKeyed())
+        #expect(String(decoding: urlRequest.httpBody ?? Data(), as: UTF8.self) == #"{"display_name":"Ada"}"#)
+    }
+
+    // sample: requests-data-body
+    struct UploadAvatar: NetworkRequest {
+        let png: Data
+        var path: String { "/me/avatar" }
+        var method: HTTPMethod { .put }
+        var body: RequestBody? { .data(png, contentType: "image/png") }
+    }
+    // end-sample
+
+    @Test("when the body is raw data, should send the bytes as they are with the given content type")
+    func dataBody() throws {
+        let png = Data([0x89, 0x50, 0x4E, 0x47])
+
+        let urlRequest = try builder.build(request: UploadAvatar(png: png))
+
+        #expect(urlRequest.httpBody == png)
+        #expect(urlRequest.value(forHTTPHeaderField: "Content-Type") == "image/png")
+    }
+
+    // sample: requests-form-body
+    struct SignIn: NetworkRequest {
+        let email: String
+        let password: String
+        var path: String { "/oauth/token" }
+        var method: HTTPMethod { .post }
+        var body: RequestBody? {
+            .formURLEncoded(["grant_type": "password", "username": email, "password": password])
+        }
+    }
+    // end-sample
+
+    @Test("when the body is a form, should encode the fields in order, with a space as +")
+    func formBody() throws {
+        let printed = try Transcript.recording {
+            // sample: requests-form-body-built
+            let urlRequest = try builder.build(request: SignIn(email: "ada@example.com", password: "pa ss&word"))
+            print(urlRequest.value(forHTTPHeaderField: "Content-Type") ?? "")
+            print(String(decoding: urlRequest.httpBody ?? Data(), as: UTF8.self))
+            // end-sample
+        }
+
+        #expect(
+            printed == [
+                "application/x-www-form-urlencoded",
+                "grant_type=password&username=ada%40example.com&password=pa+ss%26word",
+            ])
+    }
+
+    // sample: requests-multipart-body
+    struct UploadPhoto: NetworkRequest {
+        let title: String
+        let jpeg: Data
+        var path: String { "/photos" }
+        var method: HTTPMethod { .post }
+        var body: RequestBody? {
+            var form = MultipartFormData()
+            form.addField(name: "title", value: title)
+            form.addFile(name: "photo", filename: "beach.jpg", contentType: "image/jpeg", data: jpeg)
+            return .multipart(form)
+        }
+    }
+    // end-sample
+
+    @Test("when the body is multipart, should set the boundary in the content type and frame each part")
+    func multipartBody() throws {
+        let urlRequest = try builder.build(request: UploadPhoto(title: "Holiday", jpeg: Data("JPEG".utf8)))
+
+        let contentType = try #require(urlRequest.value(forHTTPHeaderField: "Content-Type"))
+        #expect(contentType.hasPrefix("multipart/form-data; boundary="))
+        let boundary = String(contentType.dropFirst("multipart/form-data; boundary=".count))
+        let body = String(decoding: urlRequest.httpBody ?? Data(), as: UTF8.self)
+        #expect(
+            body == "--\(boundary)\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\nHoliday\r\n"
+                + "--\(boundary)\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"beach.jpg\"\r\n"
+                + "Content-Type: image/jpeg\r\n\r\nJPEG\r\n--\(boundary)--\r\n")
+    }
+
+    // sample: requests-content-type
+    struct CreateArticle: NetworkRequest {
+        let article: [String: String]
+        var path: String { "/articles" }
+        var method: HTTPMethod { .post }
+        var headers: HTTPHeaders { ["Content-Type": "application/vnd.api+json"] }
+        var body: RequestBody? { .json(article) }
+    }
+    // end-sample
+
+    @Test("when the request sets Content-Type, should keep it; a default Content-Type should yield to the body's")
+    func contentTypeRules() throws {
+        struct Form: NetworkRequest {
+            var path: String { "/forms" }
+            var method: HTTPMethod { .post }
+            var body: RequestBody? { .formURLEncoded(["a": "1"]) }
+        }
+        let jsonByDefault = DefaultRequestBuilder(
+            baseURL: sampleBaseURL, defaultHeaders: ["Content-Type": "application/json"])
+
+        let article = try jsonByDefault.build(request: CreateArticle(article: ["title": "Hi"]))
+        let form = try jsonByDefault.build(request: Form())
+
+        #expect(article.value(forHTTPHeaderField: "Content-Type") == "application/vnd.api+json")
+        #expect(form.value(forHTTPHeaderField: "Content-Type") == "application/x-www-form-urlencoded")
+    }
+
+    @Test("when a body cannot be encoded, should fail to build instead of sending an empty body")
+    func encodingFailure() {
+        struct Measurement: NetworkRequest {
+            var path: String { "/measurements" }
+            var method: HTTPMethod { .post }
+            var body: RequestBody? { .json(["value": Double.nan]) }
+        }
+
+        do {
+            _ = try builder.build(request: Measurement())
+            Issue.record("expected a body encoding failure")
+        } catch {
+            guard case .invalidRequest(.bodyEncodingFailed) = error else {
+                Issue.record("expected .bodyEncodingFailed, got \(error)")
+                return
+            }
+        }
+    }
+
+    // MARK: - Timeout, cache policy, status codes
+
+    // sample: requests-timeout-cache
+    struct ExportArchive: NetworkRequest {
+        var path: String { "/exports/archive" }
+        var timeout: TimeInterval? { 300 }
+        var cachePolicy: URLRequest.CachePolicy? { .reloadIgnoringLocalCacheData }
+    }
+    // end-sample
+
+    @Test("when a request sets a timeout and cache policy, should override the builder's defaults; a bad timeout should fail")
+    func timeoutAndCachePolicy() throws {
+        struct NoTimeout: NetworkRequest {
+            var path: String { "/x" }
+            var timeout: TimeInterval? { 0 }
+        }
+
+        let archive = try builder.build(request: ExportArchive())
+        let plain = try builder.build(request: GetUser(id: 1))
+
+        #expect(archive.timeoutInterval == 300)
+        #expect(archive.cachePolicy == .reloadIgnoringLocalCacheData)
+        #expect(plain.timeoutInterval == 60)
+        #expect(plain.cachePolicy == .useProtocolCachePolicy)
+        #expect(throws: NetworkError.invalidRequest(.invalidTimeout(0))) { try builder.build(request: NoTimeout()) }
+    }
+
+    // sample: requests-acceptable-status
+    struct UserExists: NetworkRequest {
+        let id: Int
+        var path: String { "/users/\(id)" }
+        var method: HTTPMethod { .head }
+        var acceptableStatusCodes: AcceptableStatusCodes { [200, 404] }
+    }
+    // end-sample
+
+    @Test("when 404 is acceptable, should deliver it as a response, not an error")
+    func acceptableStatusCodes() async throws {
+        let session = FakeNetworkSession()
+        session.stub(.path("/v2/users/1"), with: .status(200))
+        session.stub(.path("/v2/users/9"), with: .status(404))
+        let module = makeSampleModule(session: session)
+
+        let printed = try await Transcript.recording {
+            // sample: requests-acceptable-status-performed
+            let response = try await module.perform(request: UserExists(id: 9))
+            print(response.statusCode == 200 ? "exists" : "no such user")
+            // end-sample
+        }
+
+        #expect(printed == ["no such user"])
+        #expect(try await module.perform(request: UserExists(id: 1)).statusCode == 200)
+        #expect(AcceptableStatusCodes(200..<300, 304..<305).contains(304))
+    }
+
+    @Test("when a raw URLRequest is performed, should skip the builder, run the actions, and accept any 2xx")
+    func rawURLRequest() async throws {
+        struct Stamp: NetworkModuleAction {
+            func performBeforeExecutingNetworkRequest(request: (any NetworkRequest)?, urlRequest: inout URLRequest) {
+                urlRequest.setValue("yes", forHTTPHeaderField: "X-Stamped")
+            }
+        }
+        let session = FakeNetworkSession()
+        session.stub(.path("/v1/ping"), with: .status(202))
+        let module = DefaultNetworkModule(
+            requestBuilder: DefaultRequestBuilder(baseURL: sampleBaseURL, defaultHeaders: ["Accept": "application/json"]),
+            session: session, actions: [Stamp()], completionExecutor: .immediate)
+
+        // sample: requests-raw-urlrequest
+        var urlRequest = URLRequest(url: URL(string: "https://uploads.example.com/v1/ping")!)
+        urlRequest.httpMethod = "POST"
+        let response = try await module.perform(urlRequest: urlRequest)
+        // end-sample
+
+        #expect(response.statusCode == 202)
+        let sent = try #require(session.recordedRequests.first)
+        #expect(sent.value(forHTTPHeaderField: "Accept") == nil, "default headers belong to the builder")
+        #expect(sent.value(forHTTPHeaderField: "X-Stamped") == "yes", "actions still run")
+    }
+}
