@@ -3,7 +3,7 @@
     import FoundationNetworking
 
     /// A `URLSessionDataTask` adapted to behave on Linux as it does on Apple platforms: the
-    /// request's timeout is enforced (``ResponseDeadline``) and libcurl's error codes are
+    /// request's timeout is enforced (``ResponseDeadlines``) and libcurl's error codes are
     /// mapped to Apple's (``LinuxURLSessionQuirks``).
     final class LinuxDataTask: NetworkSessionTask {
         private typealias CompletionHandler = @Sendable (Data?, URLResponse?, (any Error)?) -> Void
@@ -11,7 +11,7 @@
         private struct State {
             /// Present until the outcome is reported: taking it out reports it, once.
             var completionHandler: CompletionHandler?
-            var deadline: ResponseDeadline?
+            var deadline: Deadline?
         }
 
         private let state: LockedState<State>
@@ -33,7 +33,7 @@
         func resume() {
             let task = task
             let state = state
-            let deadline = ResponseDeadline(seconds: timeout) {
+            let deadline = ResponseDeadlines.shared.schedule(after: timeout) {
                 Self.report(to: state, nil, nil, URLError(.timedOut))
                 task.cancel()
             }
@@ -52,7 +52,7 @@
         private static func report(
             to state: LockedState<State>, _ data: Data?, _ response: URLResponse?, _ error: (any Error)?
         ) {
-            let taken = state.withLock { state -> (CompletionHandler, ResponseDeadline?)? in
+            let taken = state.withLock { state -> (CompletionHandler, Deadline?)? in
                 guard let handler = state.completionHandler else { return nil }
                 defer {
                     state.completionHandler = nil

@@ -31,30 +31,3 @@ enum LinuxURLSessionQuirks {
         return error
     }
 }
-
-/// A deadline for one response: Linux's `URLSession` ignores `URLRequest.timeoutInterval`
-/// (only the configuration's `timeoutIntervalForRequest` applies), so the framework enforces
-/// the request's timeout itself, as a deadline for the whole response.
-///
-/// It also bounds a task that Linux's `URLSession` would leave waiting forever (a 401 with
-/// `WWW-Authenticate` on a session without a delegate): such a task ends as timed out.
-final class ResponseDeadline: Sendable {
-    private let timer: LockedState<(any DispatchSourceTimer)?>
-
-    /// Starts a deadline of `seconds` that calls `onExpiry` unless cancelled first.
-    init(seconds: TimeInterval, onExpiry: @escaping @Sendable () -> Void) {
-        let source = DispatchSource.makeTimerSource(queue: .global())
-        source.setEventHandler(handler: onExpiry)
-        source.schedule(deadline: .now() + seconds)
-        timer = LockedState(source)
-        source.resume()
-    }
-
-    /// Stops the deadline; harmless after it expired or was cancelled.
-    func cancel() {
-        timer.withLock { timer in
-            timer?.cancel()
-            timer = nil
-        }
-    }
-}

@@ -114,7 +114,7 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
     private struct Record {
         let completionHandler: @Sendable (Data?, URLResponse?, (any Error)?) -> Void
         var body = Data()
-        var deadline: ResponseDeadline?
+        var deadline: Deadline?
         var declinedChallenge = false
         var exceededLimit = false
     }
@@ -135,7 +135,7 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
     ) {
         let identifier = task.taskIdentifier
         let deadline = timeout.map { seconds in
-            ResponseDeadline(seconds: seconds) { [weak self] in
+            ResponseDeadlines.shared.schedule(after: seconds) { [weak self] in
                 self?.finish(identifier, data: nil, response: nil, error: URLError(.timedOut))
                 task.cancel()
             }
@@ -153,19 +153,22 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
     // MARK: URLSessionDataDelegate
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        let identifier = dataTask.taskIdentifier
         let overLimit = tasks.withLock { tasks -> Bool in
-            guard var record = tasks[dataTask.taskIdentifier], !record.exceededLimit else { return false }
-            if let limit = maximumResponseSize, record.body.count + data.count > limit {
-                record.exceededLimit = true
-                record.body = Data()
-                tasks[dataTask.taskIdentifier] = record
+            // Mutated in place, never copied out: a copy would make every append copy the body.
+            guard let received = tasks[identifier]?.body.count, tasks[identifier]?.exceededLimit == false else {
+                return false
+            }
+            if let limit = maximumResponseSize, received + data.count > limit {
+                tasks[identifier]?.exceededLimit = true
+                tasks[identifier]?.body = Data()
                 return true
             }
-            tasks[dataTask.taskIdentifier]?.body.append(data)
+            tasks[identifier]?.body.append(data)
             return false
         }
         if overLimit, let limit = maximumResponseSize {
-            finish(dataTask.taskIdentifier, data: nil, response: nil, error: NetworkError.responseTooLarge(limit: limit))
+            finish(identifier, data: nil, response: nil, error: NetworkError.responseTooLarge(limit: limit))
             dataTask.cancel()
         }
     }
