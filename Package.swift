@@ -25,7 +25,12 @@ let package = Package(
         // scripts/test.sh; skipped without them, except in CI where they must run.
         .testTarget(
             name: "NetworkModuleIntegrationTests",
-            dependencies: ["NetworkModuleCore"]
+            dependencies: ["NetworkModuleCore", "NetworkModuleTesting"]
+        ),
+        // The testing kit's own tests: every matcher, sequence, delay, error, recording and replay case.
+        .testTarget(
+            name: "NetworkModuleTestingTests",
+            dependencies: ["NetworkModuleCore", "NetworkModuleTesting"]
         ),
         // The code samples of README.md and docs/, compiled and run; see DocumentationSamplesTests.
         .testTarget(

@@ -17,14 +17,17 @@ import NetworkModuleCore
 ///
 /// - The most recently added stub that matches a request answers it. A stub with several
 ///   responses answers them in turn and repeats the last one.
-/// - A request that no stub matches gets a `501` whose body lists the request and the
-///   registered stubs, the message goes to standard error and to `onUnmatchedRequest`
-///   (hook your test framework's failure function there), and the request is kept in
-///   ``unmatchedRequests``.
+/// - A request that no stub matches fails loudly: it gets a `501 Not Implemented` whose body
+///   names the request and lists the registered stubs, the same message goes to standard
+///   error and to `onUnmatchedRequest` (hook your test framework's failure function there),
+///   and the request is kept in ``unmatchedRequests``. The code under test sees
+///   `NetworkError.serverError` with that body, so even a test without the hook fails with
+///   the message in view.
 /// - With ``Delivery-swift.enum/immediate`` an answer without delay is delivered inside
 ///   `resume()`, so with the immediate executor a request completes inside `perform`.
-///   With ``Delivery-swift.enum/manual`` answers wait until the test releases them, to
-///   test cancellation and ordering deterministically.
+///   With ``Delivery-swift.enum/manual`` answers wait until the test releases them (oldest
+///   first, newest first, or a chosen request), to test cancellation and ordering
+///   deterministically.
 /// - Cancelling a task that has not answered delivers `URLError.cancelled`, as `URLSession`
 ///   does.
 ///
@@ -38,21 +41,8 @@ public final class FakeNetworkSession: NetworkSession {
         case manual
     }
 
-    private struct Stub {
-        let matcher: RequestMatcher
-        let responses: [StubbedResponse]
-        let responder: (@Sendable (URLRequest) -> StubbedResponse)?
-        var served = 0
-
-        /// The next response of the sequence; the last one repeats.
-        mutating func nextResponse() -> StubbedResponse {
-            defer { served += 1 }
-            return responses[min(served, responses.count - 1)]
-        }
-    }
-
     private struct State {
-        var stubs: [Stub] = []
+        var stubs = StubTable<URLRequest>()
         var recordedRequests: [URLRequest] = []
         var unmatchedRequests: [URLRequest] = []
         var held: [FakeSessionTask] = []
@@ -92,7 +82,7 @@ public final class FakeNetworkSession: NetworkSession {
     /// Answers requests that match `matcher` with `responses`, in turn; the last one repeats.
     public func stub(_ matcher: RequestMatcher, sequence responses: [StubbedResponse]) {
         guard !responses.isEmpty else { return }
-        state.withLock { $0.stubs.append(Stub(matcher: matcher, responses: responses, responder: nil)) }
+        state.withLock { $0.stubs.add(matcher.description, matches: matcher.matches, responses: responses) }
     }
 
     /// Answers requests that match `matcher` with a response computed from the request,
@@ -102,7 +92,7 @@ public final class FakeNetworkSession: NetworkSession {
     /// ```
     /// `respond` runs without any lock held, on the thread that resumes the task.
     public func stub(_ matcher: RequestMatcher, respond: @escaping @Sendable (URLRequest) -> StubbedResponse) {
-        state.withLock { $0.stubs.append(Stub(matcher: matcher, responses: [], responder: respond)) }
+        state.withLock { $0.stubs.add(matcher.description, matches: matcher.matches, responses: [], responder: respond) }
     }
 
     /// Removes every stub (recorded requests are kept).
@@ -134,19 +124,50 @@ public final class FakeNetworkSession: NetworkSession {
         state.withLock { $0.held.count }
     }
 
+    /// The requests whose answers are held, oldest first.
+    public var heldRequests: [URLRequest] {
+        state.withLock { $0.held.map(\.request) }
+    }
+
     /// Delivers the oldest held answer; returns `false` if none was held.
     @discardableResult
     public func releaseNext() -> Bool {
+        release(choosing: { held in held.indices.first })
+    }
+
+    /// Delivers the newest held answer; returns `false` if none was held. Calling it
+    /// repeatedly answers requests in the reverse of the order they were sent.
+    @discardableResult
+    public func releaseLast() -> Bool {
+        release(choosing: { held in held.indices.last })
+    }
+
+    /// Delivers the oldest held answer whose request matches `matcher`; returns `false` if
+    /// no held request matches.
+    ///
+    /// ```swift
+    /// session.release(.path("/users/2"))   // answer the second request before the first
+    /// ```
+    @discardableResult
+    public func release(_ matcher: RequestMatcher) -> Bool {
+        // The matcher is the test's code: it runs on a snapshot, outside the lock.
+        let chosen = state.withLock { $0.held }.first { matcher.matches($0.request) }
+        return release(choosing: { held in held.firstIndex { $0 === chosen } })
+    }
+
+    /// Delivers every held answer, oldest first, including answers to requests sent by the
+    /// code the released completions run.
+    public func releaseAll() {
+        while releaseNext() {}
+    }
+
+    /// Takes the held task `choose` picks out of the lock, then delivers its answer.
+    private func release(choosing choose: ([FakeSessionTask]) -> Int?) -> Bool {
         let task = state.withLock { state -> FakeSessionTask? in
-            state.held.isEmpty ? nil : state.held.removeFirst()
+            choose(state.held).map { state.held.remove(at: $0) }
         }
         task?.deliverAnswer()
         return task != nil
-    }
-
-    /// Delivers every held answer, oldest first.
-    public func releaseAll() {
-        while releaseNext() {}
     }
 
     // MARK: NetworkSession
@@ -156,34 +177,38 @@ public final class FakeNetworkSession: NetworkSession {
         with request: URLRequest,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
-        FakeSessionTask(session: self, request: request, completionHandler: completionHandler)
+        FakeSessionTask(session: self, request: request, presetAnswer: nil, completionHandler: completionHandler)
+    }
+
+    /// A task that answers `request` with `answer` instead of looking for a stub, with
+    /// everything else (recording, delay, manual delivery, cancellation) as usual: how
+    /// ``FakeNetworkModule`` sends the answer it chose for a request description.
+    func dataTask(
+        with request: URLRequest, answer: StubbedResponse,
+        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    ) -> any NetworkSessionTask {
+        FakeSessionTask(session: self, request: request, presetAnswer: answer, completionHandler: completionHandler)
     }
 
     // MARK: Internals used by the tasks
 
     /// Records `task`'s request and schedules its answer.
     func resume(_ task: FakeSessionTask) {
-        enum Choice {
-            case fixed(StubbedResponse)
-            case computed(@Sendable (URLRequest) -> StubbedResponse)
-            case unmatched
+        let request = task.request
+        let candidates = state.withLock { state in
+            state.recordedRequests.append(request)
+            return task.presetAnswer == nil ? state.stubs.candidates : []
         }
-        let choice = state.withLock { state -> Choice in
-            state.recordedRequests.append(task.request)
-            guard let index = state.stubs.lastIndex(where: { $0.matcher.matches(task.request) }) else {
-                state.unmatchedRequests.append(task.request)
-                return .unmatched
-            }
-            if let responder = state.stubs[index].responder { return .computed(responder) }
-            return .fixed(state.stubs[index].nextResponse())
-        }
+        // Matchers and responders are the test's code: they run outside the lock.
+        let picked = StubTable.pick(for: request, among: candidates)
         let answer: StubbedResponse
-        switch choice {
-        case .fixed(let response): answer = response
-        case .computed(let respond): answer = respond(task.request)  // the caller's code: outside the lock
-        case .unmatched: answer = unmatchedResponse(for: task.request)
+        switch (task.presetAnswer, picked.flatMap { stub in state.withLock { $0.stubs.answer(forStub: stub.id) } }) {
+        case (let preset?, _): answer = preset
+        case (nil, .fixed(let response)?): answer = response
+        case (nil, .computed(let respond)?): answer = respond(request)
+        case (nil, nil): answer = unmatchedResponse(for: request)
         }
-        task.setAnswer(answer.answer(for: task.request))
+        task.setAnswer(answer.answer(for: request))
         switch delivery {
         case .manual:
             state.withLock { $0.held.append(task) }
@@ -204,85 +229,11 @@ public final class FakeNetworkSession: NetworkSession {
     }
 
     private func unmatchedResponse(for request: URLRequest) -> StubbedResponse {
-        let stubs = state.withLock { $0.stubs.map(\.matcher.description) }
-        let message = """
-            FakeNetworkSession: no stub matches \(request.httpMethod ?? "GET") \(request.url?.absoluteString ?? "(no URL)").
-            Registered stubs (newest last): \(stubs.isEmpty ? "none" : stubs.joined(separator: "; "))
-            """
-        FileHandle.standardError.write(Data((message + "\n").utf8))
-        onUnmatchedRequest?(message)
-        return .text(message, status: 501)
-    }
-}
-
-/// A task of a ``FakeNetworkSession``: answers once, or reports `URLError.cancelled` if it is
-/// cancelled first.
-final class FakeSessionTask: NetworkSessionTask {
-    private struct State {
-        var completionHandler: (@Sendable (Data?, URLResponse?, (any Error)?) -> Void)?
-        var answer: (Data?, URLResponse?, (any Error)?)?
-        var timer: (any NetworkCancellable)?
-        var isResumed = false
-    }
-
-    let request: URLRequest
-    /// Strong: a held task keeps its session alive until it answers or is cancelled.
-    private let session: FakeNetworkSession
-    private let state: LockedState<State>
-
-    init(
-        session: FakeNetworkSession, request: URLRequest,
-        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
-    ) {
-        self.session = session
-        self.request = request
-        self.state = LockedState(State(completionHandler: completionHandler))
-    }
-
-    func resume() {
-        let first = state.withLock { state -> Bool in
-            defer { state.isResumed = true }
-            return !state.isResumed && state.completionHandler != nil
+        let message = state.withLock { state in
+            state.unmatchedRequests.append(request)
+            return state.stubs.unmatchedMessage(
+                source: "FakeNetworkSession", request: LoudMiss.describe(method: request.httpMethod, url: request.url))
         }
-        if first { session.resume(self) }
-    }
-
-    func cancel() {
-        let handler = state.withLock { state -> (@Sendable (Data?, URLResponse?, (any Error)?) -> Void)? in
-            defer {
-                state.completionHandler = nil
-                state.timer?.cancel()
-                state.timer = nil
-            }
-            return state.completionHandler
-        }
-        guard let handler else { return }
-        session.didCancel(self)
-        handler(nil, nil, URLError(.cancelled))
-    }
-
-    func setAnswer(_ answer: (Data?, URLResponse?, (any Error)?)) {
-        state.withLock { $0.answer = answer }
-    }
-
-    func setTimer(_ timer: any NetworkCancellable) {
-        let alreadyDone = state.withLock { state -> Bool in
-            guard state.completionHandler != nil else { return true }
-            state.timer = timer
-            return false
-        }
-        if alreadyDone { timer.cancel() }
-    }
-
-    /// Delivers the answer, unless it was delivered or cancelled already.
-    func deliverAnswer() {
-        let delivery = state.withLock { state -> ((@Sendable (Data?, URLResponse?, (any Error)?) -> Void), (Data?, URLResponse?, (any Error)?))? in
-            guard let handler = state.completionHandler, let answer = state.answer else { return nil }
-            state.completionHandler = nil
-            state.timer = nil
-            return (handler, answer)
-        }
-        guard let (handler, answer) = delivery else { return }
-        handler(answer.0, answer.1, answer.2)
+        return LoudMiss.report(message, to: onUnmatchedRequest)
     }
 }

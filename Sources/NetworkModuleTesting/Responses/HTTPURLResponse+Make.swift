@@ -49,4 +49,15 @@ extension NetworkResponse {
     public static func make(json: String, statusCode: Int = 200, url: URL? = nil) throws -> NetworkResponse {
         try make(statusCode: statusCode, headers: ["Content-Type": "application/json"], body: Data(json.utf8), url: url)
     }
+
+    /// A response whose body is `value` encoded as JSON:
+    /// `try NetworkResponse.make(json: User(id: 1, name: "Ada"))`.
+    ///
+    /// - Throws: the encoder's error, or ``ResponseCreationError``.
+    public static func make(
+        json value: some Encodable, statusCode: Int = 200, encoder: JSONEncoder = JSONEncoder(), url: URL? = nil
+    ) throws -> NetworkResponse {
+        try make(
+            statusCode: statusCode, headers: ["Content-Type": "application/json"], body: encoder.encode(value), url: url)
+    }
 }

@@ -13,6 +13,7 @@ import NetworkModuleCore
 /// .status(204)
 /// .text("Service Unavailable", status: 503, headers: ["Retry-After": "2"])
 /// .error(.timedOut)
+/// .failure(.invalidResponse)
 /// .json(page, status: 200).delayed(by: 0.5)
 /// ```
 public struct StubbedResponse: Sendable {
@@ -69,6 +70,13 @@ public struct StubbedResponse: Sendable {
     /// A transport error, as `URLSession` reports it.
     public static func error(_ code: URLError.Code) -> StubbedResponse {
         StubbedResponse(content: .error(code))
+    }
+
+    /// A failure with exactly this error: the module passes a ``NetworkError`` that a
+    /// session reports through unchanged. For ``FakeNetworkModule`` stubs, to fail a call
+    /// with a case no server answer produces, such as `.invalidResponse`.
+    public static func failure(_ error: NetworkError) -> StubbedResponse {
+        raw(data: nil, response: nil, error: error)
     }
 
     /// Exactly what the session's completion handler receives, for answers a well-behaved

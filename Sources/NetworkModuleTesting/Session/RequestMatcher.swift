@@ -11,6 +11,8 @@ import NetworkModuleCore
 /// ```swift
 /// session.stub(.method(.post) && .path("/users"), with: .json(User(id: 1, name: "Ada"), status: 201))
 /// ```
+///
+/// For anything else, write a closure: `RequestMatcher("has a trace ID") { $0.value(forHTTPHeaderField: "X-Trace") != nil }`.
 public struct RequestMatcher: Sendable, CustomStringConvertible {
     /// How the matcher reads in failure messages, for example `POST && path == "/users"`.
     public let description: String
@@ -72,6 +74,34 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
             guard let actual = request.value(forHTTPHeaderField: name) else { return false }
             return value == nil || actual == value
         }
+    }
+
+    /// Requests whose body (`httpBody`) is exactly `data`.
+    public static func body(_ data: Data) -> RequestMatcher {
+        RequestMatcher("body == \(data.count) bytes") { $0.httpBody ?? Data() == data }
+    }
+
+    /// Requests whose body is JSON equal to `json`: the same values, whatever the key order
+    /// and spacing (`1` equals `1.0`). Invalid JSON in `json` matches nothing.
+    public static func jsonBody(_ json: String) -> RequestMatcher {
+        let expected = JSONValue(parsing: Data(json.utf8))
+        return RequestMatcher("JSON body == \(json)") { request in
+            guard let expected, let body = request.httpBody else { return false }
+            return JSONValue(parsing: body) == expected
+        }
+    }
+
+    /// Requests whose body is JSON equal to `value` encoded with `encoder`, whatever the key
+    /// order. A value that cannot be encoded matches nothing.
+    public static func jsonBody(_ value: some Encodable & Sendable, encoder: JSONEncoder = JSONEncoder()) -> RequestMatcher {
+        let encoded = (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) }
+        return jsonBody(encoded ?? "(\(type(of: value)) could not be encoded)")
+    }
+
+    /// Requests whose body satisfies `predicate` (which gets an empty `Data` for a request
+    /// without a body); `description` names it in failure messages.
+    public static func body(_ description: String, where predicate: @escaping @Sendable (Data) -> Bool) -> RequestMatcher {
+        RequestMatcher("body \(description)") { predicate($0.httpBody ?? Data()) }
     }
 
     /// Requests that match both.

@@ -1,0 +1,87 @@
+import Foundation
+import NetworkModuleCore
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Turns one exchange into a HAR entry, with secrets masked.
+struct HAREntryWriter {
+    let redaction: Redaction
+
+    func entry(
+        request: URLRequest, data: Data?, response: URLResponse?, error: (any Error)?, startedAt: Date,
+        milliseconds: Double
+    ) -> HARArchive.Entry {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        var entry = HARArchive.Entry(
+            startedDateTime: formatter.string(from: startedAt),
+            time: milliseconds,
+            request: harRequest(request),
+            response: harResponse(response as? HTTPURLResponse, data: data),
+            cache: HARArchive.Cache(),
+            timings: HARArchive.Timings(
+                blocked: -1, dns: -1, connect: -1, ssl: -1, send: 0, wait: milliseconds, receive: 0))
+        if let error {
+            entry.error = "\(error)"
+            entry.urlErrorCode = Self.urlErrorCode(of: error)
+        } else if !(response is HTTPURLResponse) {
+            entry.error = "no HTTP response"
+        }
+        return entry
+    }
+
+    private func harRequest(_ request: URLRequest) -> HARArchive.Request {
+        let url = request.url.map(redaction.redacted)
+        let queryItems = url.flatMap { URLComponents(url: $0, resolvingAgainstBaseURL: true)?.queryItems } ?? []
+        let headers = nameValues(HTTPHeaders(request.allHTTPHeaderFields ?? [:]))
+        let body = request.httpBody ?? Data()
+        return HARArchive.Request(
+            method: request.httpMethod ?? "GET",
+            url: url?.absoluteString ?? "",
+            httpVersion: "HTTP/1.1",
+            headers: headers,
+            queryString: queryItems.map { HARArchive.NameValue(name: $0.name, value: $0.value ?? "") },
+            postData: body.isEmpty ? nil : postData(body, contentType: request.value(forHTTPHeaderField: "Content-Type")),
+            headersSize: -1,
+            bodySize: body.count,
+            cookies: [])
+    }
+
+    private func postData(_ body: Data, contentType: String?) -> HARArchive.PostData {
+        let (text, encoding) = HARBody.text(of: body)
+        return HARArchive.PostData(mimeType: contentType ?? "application/octet-stream", text: text, encoding: encoding)
+    }
+
+    private func harResponse(_ response: HTTPURLResponse?, data: Data?) -> HARArchive.Response {
+        let body = data ?? Data()
+        let headers = HTTPHeaders(response?.allHeaderFields ?? [:])
+        let (text, encoding) = HARBody.text(of: body)
+        return HARArchive.Response(
+            status: response?.statusCode ?? 0,
+            statusText: response.map { HTTPURLResponse.localizedString(forStatusCode: $0.statusCode) } ?? "",
+            httpVersion: "HTTP/1.1",
+            headers: nameValues(headers),
+            content: HARArchive.Content(
+                size: body.count, mimeType: headers["Content-Type"] ?? "", text: text, encoding: encoding),
+            redirectURL: headers["Location"] ?? "",
+            headersSize: -1,
+            bodySize: response == nil ? -1 : body.count,
+            cookies: [])
+    }
+
+    /// `headers` masked and sorted by name, so archives of the same traffic are the same.
+    private func nameValues(_ headers: HTTPHeaders) -> [HARArchive.NameValue] {
+        redaction.redacted(headers)
+            .map { HARArchive.NameValue(name: $0.name, value: $0.value) }
+            .sorted { ($0.name.lowercased(), $0.value) < ($1.name.lowercased(), $1.value) }
+    }
+
+    private static func urlErrorCode(of error: any Error) -> Int {
+        if let urlError = error as? URLError { return urlError.code.rawValue }
+        if let code = (error as? NetworkError)?.urlErrorCode { return code.rawValue }
+        let nsError = error as NSError
+        return nsError.domain == NSURLErrorDomain ? nsError.code : URLError.Code.unknown.rawValue
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import NetworkModuleCore
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A ``NetworkSession`` that sends every request through another session and writes the
+/// traffic down as a HAR 1.2 archive, the format browsers' developer tools open, so a team
+/// can record once against a real backend and replay in CI with ``HARReplaySession``.
+///
+/// ```swift
+/// let recorder = HARRecordingSession(wrapping: URLSessionTransport.shared,
+///                                    redaction: .default.adding(headers: ["X-API-Key"]))
+/// let module = DefaultNetworkModule(requestBuilder: builder, session: recorder)
+/// // … run the scenario …
+/// try recorder.write(to: URL(fileURLWithPath: "Fixtures/checkout.har"))
+/// ```
+///
+/// - Secrets are masked with `redaction`, as the logging action masks them: header values
+///   (`Authorization`, cookies and the names you add) and query item values, in the URL and
+///   in `queryString` alike. Bodies are written as they are: record with test accounts.
+/// - Bodies that are not UTF-8 text are written in base64 (`content.encoding` for
+///   responses, `postData._encoding` for requests). A body given as a stream is not read
+///   (a stream can be read once only) and is left out.
+/// - A request that fails without a response is written with status `0` and the error in
+///   `_error` and `_urlErrorCode`, so replay fails it the same way. Cancelled requests are
+///   not written.
+/// - Entries are in the order the requests were made; a request still in flight when the
+///   archive is written is left out.
+///
+/// Thread-safe.
+public final class HARRecordingSession: NetworkSession {
+    private struct Recorded {
+        let order: Int
+        let entry: HARArchive.Entry
+    }
+
+    private struct State {
+        var nextOrder = 0
+        var recorded: [Recorded] = []
+    }
+
+    /// The session that sends the requests.
+    public let wrappedSession: any NetworkSession
+    /// Which header and query values are masked in the archive.
+    public let redaction: Redaction
+
+    private let state = LockedState(State())
+
+    /// Creates a recorder in front of `session`.
+    ///
+    /// - Parameters:
+    ///   - session: sends the requests; its answers are passed on unchanged.
+    ///   - redaction: masks secrets in what is written; `Redaction.default` masks
+    ///     `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie`.
+    public init(wrapping session: some NetworkSession, redaction: Redaction = .default) {
+        self.wrappedSession = session
+        self.redaction = redaction
+    }
+
+    /// How many exchanges are recorded so far.
+    public var entryCount: Int {
+        state.withLock { $0.recorded.count }
+    }
+
+    /// The archive so far, as HAR 1.2 JSON (pretty-printed, keys sorted).
+    ///
+    /// - Throws: an `EncodingError` if the archive cannot be encoded.
+    public func harData() throws -> Data {
+        let entries = state.withLock { $0.recorded }.sorted { $0.order < $1.order }.map(\.entry)
+        let archive = HARArchive(
+            log: HARArchive.Log(
+                version: "1.2", creator: HARArchive.Creator(name: "NetworkModuleTesting", version: "1.0"),
+                entries: entries))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(archive)
+    }
+
+    /// Writes the archive so far to `fileURL`, replacing the file if there is one.
+    ///
+    /// - Throws: the error of encoding or of writing the file.
+    public func write(to fileURL: URL) throws {
+        try harData().write(to: fileURL, options: .atomic)
+    }
+
+    /// Sends `request` through the wrapped session, records the exchange when it completes,
+    /// then passes the answer on unchanged.
+    public func dataTask(
+        with request: URLRequest,
+        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    ) -> any NetworkSessionTask {
+        let order = state.withLock { state in
+            defer { state.nextOrder += 1 }
+            return state.nextOrder
+        }
+        let startedAt = Date()
+        let started = DispatchTime.now().uptimeNanoseconds
+        return wrappedSession.dataTask(with: request) { [redaction, state] data, response, error in
+            let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
+            if !Self.isCancellation(error) {
+                let entry = HAREntryWriter(redaction: redaction).entry(
+                    request: request, data: data, response: response, error: error, startedAt: startedAt,
+                    milliseconds: milliseconds)
+                state.withLock { $0.recorded.append(Recorded(order: order, entry: entry)) }
+            }
+            completionHandler(data, response, error)
+        }
+    }
+
+    private static func isCancellation(_ error: (any Error)?) -> Bool {
+        guard let error else { return false }
+        return (error as? URLError)?.code == .cancelled || (error as? NetworkError) == .cancelled
+            || ((error as NSError).domain == NSURLErrorDomain && (error as NSError).code == NSURLErrorCancelled)
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import NetworkModuleCore
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A ``NetworkSession`` that answers from a HAR archive instead of the network: what
+/// ``HARRecordingSession`` wrote, or what a browser's developer tools saved.
+///
+/// ```swift
+/// let replay = try HARReplaySession(contentsOf: Bundle.module.url(forResource: "checkout", withExtension: "har")!)
+/// let module = DefaultNetworkModule(requestBuilder: builder, session: replay, completionExecutor: .immediate)
+/// ```
+///
+/// - A request is answered by the recorded entries with the same method and URL (and the
+///   same body, with ``Matching-swift.enum/methodURLAndBody``), in the order they were
+///   recorded; when they run out, the last one repeats. The URL is compared after masking
+///   it with `redaction`, as it was masked when recorded, so pass the recorder's redaction.
+/// - A recorded transport failure (status `0` with `_urlErrorCode`) fails again with the
+///   same `URLError` code.
+/// - A request with no recorded entry fails loudly, as an unmatched ``FakeNetworkSession``
+///   request does: a `501` whose body names the request and the closest recorded entries,
+///   the same message on standard error and to `onMiss`; the request is kept in
+///   ``missedRequests``.
+/// - Answers are delivered inside `resume()` (or when released, with `delivery: .manual`),
+///   with no delay: with the `.immediate` executor a replayed request completes inside
+///   `perform`.
+///
+/// Thread-safe.
+public final class HARReplaySession: NetworkSession {
+    /// Which parts of a request must equal the recorded one.
+    public enum Matching: Sendable {
+        /// The method and the URL.
+        case methodAndURL
+        /// The method, the URL and the body. JSON bodies are compared by value, whatever the
+        /// key order; other bodies byte for byte.
+        case methodURLAndBody
+    }
+
+    private let session: FakeNetworkSession
+    private let book: ReplayBook
+
+    /// Creates a replay session from the HAR file at `fileURL`.
+    ///
+    /// - Parameters:
+    ///   - matching: what must equal the recorded request; method and URL by default.
+    ///   - redaction: masks the URL of each request before it is compared; use the one the
+    ///     archive was recorded with.
+    ///   - delivery: `.manual` holds answers until the test releases them.
+    ///   - onMiss: called with a message for each request that has no recorded entry.
+    /// - Throws: ``HARReadError`` if the file cannot be read or is not a HAR archive.
+    public convenience init(
+        contentsOf fileURL: URL, matching: Matching = .methodAndURL, redaction: Redaction = .default,
+        delivery: FakeNetworkSession.Delivery = .immediate, onMiss: (@Sendable (String) -> Void)? = nil
+    ) throws {
+        let data: Data
+        do {
+            data = try Data(contentsOf: fileURL)
+        } catch {
+            throw HARReadError(description: "cannot read \(fileURL.path): \(error)")
+        }
+        try self.init(harData: data, matching: matching, redaction: redaction, delivery: delivery, onMiss: onMiss)
+    }
+
+    /// Creates a replay session from HAR JSON, with the same options as
+    /// ``init(contentsOf:matching:redaction:delivery:onMiss:)``.
+    ///
+    /// - Throws: ``HARReadError`` if `harData` is not a HAR archive, or an entry's body is
+    ///   invalid base64.
+    public init(
+        harData: Data, matching: Matching = .methodAndURL, redaction: Redaction = .default,
+        delivery: FakeNetworkSession.Delivery = .immediate, onMiss: (@Sendable (String) -> Void)? = nil
+    ) throws {
+        let archive: HARArchive
+        do {
+            archive = try JSONDecoder().decode(HARArchive.self, from: harData)
+        } catch {
+            throw HARReadError(description: "not a HAR archive: \(error)")
+        }
+        book = try ReplayBook(archive: archive, matching: matching, redaction: redaction, onMiss: onMiss)
+        session = FakeNetworkSession(delivery: delivery)
+        session.stub(RequestMatcher("an entry of the HAR archive") { _ in true }) { [book] request in
+            book.answer(for: request)
+        }
+    }
+
+    /// How many entries the archive holds.
+    public var entryCount: Int {
+        book.entryCount
+    }
+
+    /// The requests that had no recorded entry, in order.
+    public var missedRequests: [URLRequest] {
+        book.missedRequests
+    }
+
+    /// Every request the session was asked to send, in order.
+    public var recordedRequests: [URLRequest] {
+        session.recordedRequests
+    }
+
+    /// How many answers are held, with `delivery: .manual`.
+    public var heldCount: Int {
+        session.heldCount
+    }
+
+    /// Delivers the oldest held answer, with `delivery: .manual`; returns `false` if none was held.
+    @discardableResult
+    public func releaseNext() -> Bool {
+        session.releaseNext()
+    }
+
+    /// Delivers every held answer, oldest first.
+    public func releaseAll() {
+        session.releaseAll()
+    }
+
+    /// Creates a task that answers `request` from the archive when resumed.
+    public func dataTask(
+        with request: URLRequest,
+        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    ) -> any NetworkSessionTask {
+        session.dataTask(with: request, completionHandler: completionHandler)
+    }
+}
+
+/// Why a HAR archive could not be loaded.
+public struct HARReadError: Error, CustomStringConvertible, Equatable {
+    /// What was wrong.
+    public let description: String
+}
