@@ -1,0 +1,93 @@
+import Foundation
+import NetworkModuleCore
+import NetworkModuleTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Traffic recorded against httpbin with `HARRecordingSession`, then replayed offline with
+/// `HARReplaySession`: the round trip a team makes to run CI without the backend.
+@Suite("Integration: record and replay", .integration)
+struct RecordReplayIntegrationTests {
+    /// What a caller can observe of one result, durations aside.
+    private struct Outcome: Equatable {
+        let status: Int?
+        let headers: [String: String]
+        let body: Data
+        let error: NetworkError?
+
+        init(_ result: Result<NetworkResponse, NetworkError>) {
+            switch result {
+            case .success(let response):
+                status = response.statusCode
+                headers = Dictionary(response.headers.map { ($0.name.lowercased(), $0.value) }, uniquingKeysWith: { $1 })
+                body = response.data
+                error = nil
+            case .failure(let failure):
+                status = failure.statusCode
+                headers = [:]
+                body = failure.httpErrorResponse?.body ?? Data()
+                error = failure
+            }
+        }
+    }
+
+    private static let scenario: [Endpoint] = [
+        Endpoint(path: "/get", queryItems: [URLQueryItem(name: "name", value: "Ada"), URLQueryItem(name: "token", value: "abc123")]),
+        Endpoint(path: "/post", method: .post, body: .json(["note": "Hello", "tag": "é"])),
+        Endpoint(path: "/status/404"),
+        Endpoint(path: "/bytes/256", queryItems: [URLQueryItem(name: "seed", value: "7")]),
+        Endpoint(path: "/gzip"),
+        Endpoint(path: "/status/201"),
+    ]
+
+    @Test("when traffic recorded against httpbin is replayed offline, should give identical results")
+    func roundTrip() async throws {
+        let redaction = Redaction.default.adding(queryItems: ["token"])
+        let recorder = HARRecordingSession(wrapping: IntegrationServers.makeSession(), redaction: redaction)
+        let baseURL = try IntegrationServers.httpbin()
+        let live = IntegrationServers.module(
+            baseURL: baseURL, session: recorder, defaultHeaders: ["Authorization": "Bearer live-secret"])
+        var recorded: [Outcome] = []
+        for request in Self.scenario { recorded.append(Outcome(await live.outcome(of: request))) }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("record-replay-\(UUID().uuidString).har")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try recorder.write(to: file)
+
+        let replay = try HARReplaySession(contentsOf: file, redaction: redaction)
+        let offline = IntegrationServers.module(
+            baseURL: baseURL, session: replay, defaultHeaders: ["Authorization": "Bearer other-secret"], executor: .immediate)
+        var replayed: [Outcome] = []
+        for request in Self.scenario { replayed.append(Outcome(await offline.outcome(of: request))) }
+
+        #expect(recorded.map(\.status) == [200, 200, 404, 200, 200, 201])
+        #expect(recorded.count == replayed.count)
+        for (index, (fromServer, fromFile)) in zip(recorded, replayed).enumerated() {
+            #expect(fromServer == fromFile, "request \(index): \(Self.scenario[index].path)")
+        }
+        #expect(replay.missedRequests.isEmpty)
+        #expect(replay.entryCount == Self.scenario.count)
+    }
+
+    @Test("when traffic is recorded, should mask the credentials and secret query values in the file")
+    func secretsAreMasked() async throws {
+        let recorder = HARRecordingSession(
+            wrapping: IntegrationServers.makeSession(), redaction: .default.adding(queryItems: ["token"]))
+        let live = IntegrationServers.module(
+            baseURL: try IntegrationServers.httpbin(), session: recorder,
+            defaultHeaders: ["Authorization": "Bearer live-secret"])
+
+        _ = await live.outcome(of: Endpoint(path: "/status/204", queryItems: [URLQueryItem(name: "token", value: "abc123")]))
+
+        let archive = try #require(try JSONSerialization.jsonObject(with: recorder.harData()) as? [String: Any])
+        let entry = try #require(((archive["log"] as? [String: Any])?["entries"] as? [[String: Any]])?.first)
+        let request = try #require(entry["request"] as? [String: Any])
+        let headers = (request["headers"] as? [[String: String]]) ?? []
+        #expect((request["url"] as? String)?.hasSuffix("/status/204?token=REDACTED") == true)
+        #expect(headers.first { $0["name"]?.lowercased() == "authorization" }?["value"] == "REDACTED")
+        #expect(!String(decoding: try recorder.harData(), as: UTF8.self).contains("live-secret"))
+        #expect((entry["response"] as? [String: Any])?["status"] as? Int == 204)
+    }
+}
