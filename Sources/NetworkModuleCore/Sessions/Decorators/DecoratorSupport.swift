@@ -1,0 +1,34 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The completion handler of ``NetworkSession/dataTask(with:completionHandler:)``, as the
+/// session decorators store and call it.
+typealias SessionCompletionHandler = @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+
+extension URLError {
+    /// What a decorator reports to a caller whose task it cancelled, as `URLSession` does.
+    static func cancelled(_ request: URLRequest) -> URLError {
+        URLError(.cancelled, userInfo: request.url.map { [NSURLErrorFailingURLErrorKey: $0] } ?? [:])
+    }
+}
+
+extension LockedState {
+    /// How every decorator hands a request to the session it wraps: creates the task with
+    /// no lock held, lets `adopt` (run inside the lock) keep it if the decorator's task still
+    /// wants it, and resumes it if so.
+    ///
+    /// `adopt` returns `false` when the decorator's task was cancelled meanwhile, or when
+    /// the wrapped session answered inside `dataTask(with:)`: the new task is then left
+    /// alone (it was never resumed).
+    func send(
+        _ request: URLRequest, on session: any NetworkSession,
+        adopt: (inout State, any NetworkSessionTask) -> Bool,
+        completionHandler: @escaping SessionCompletionHandler
+    ) {
+        let task = session.dataTask(with: request, completionHandler: completionHandler)
+        if withLock({ adopt(&$0, task) }) { task.resume() }
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A ``NetworkSession`` that sends identical requests in flight at the same time only once:
+/// the callers share one call of the wrapped session, and each gets its own completion with
+/// the same data, response or error.
+///
+/// ```swift
+/// let session = URLSessionTransport.shared.deduplicated()
+/// ```
+///
+/// Two requests are identical when they have the same method, URL, body bytes, and headers
+/// (names ignoring case, values exactly), apart from the headers named in
+/// ``Configuration/ignoredHeaderNames`` (by default
+/// ``Configuration/defaultIgnoredHeaderNames``: `X-Request-ID`, `X-Correlation-ID`,
+/// `traceparent` and `tracestate`, which differ on every request without changing what it
+/// asks for). `Authorization` counts: requests made with different credentials never share
+/// a call. Only requests whose method is in ``Configuration/methods`` (`GET` and `HEAD` by
+/// default) are shared; others, and requests with a streamed body, go to the wrapped
+/// session as they are.
+///
+/// - A request joins a call only while that call is in flight; once it has answered, the
+///   next identical request makes a new call.
+/// - Cancelling one caller completes it with `URLError.cancelled` at once and leaves the
+///   call running for the others; when every caller has cancelled, the call is cancelled.
+/// - Every resumed or cancelled task calls its completion handler exactly once.
+///
+/// Thread-safe. ``statistics`` counts calls and joined requests.
+public final class DeduplicatedSession: NetworkSession {
+    /// Which requests are shared.
+    public struct Configuration: Sendable {
+        /// The methods whose requests are shared. Share only methods that are safe to
+        /// answer once for several callers: `GET` and `HEAD` by default.
+        public var methods: Set<HTTPMethod>
+        /// Headers that do not make requests different (compared ignoring case).
+        public var ignoredHeaderNames: Set<String>
+
+        /// Headers that differ on every request without changing what it asks for:
+        /// `X-Request-ID`, `X-Correlation-ID`, `traceparent` and `tracestate`. Add yours with
+        /// `defaultIgnoredHeaderNames.union([...])`.
+        public static let defaultIgnoredHeaderNames: Set<String> = [
+            "X-Request-ID", "X-Correlation-ID", "traceparent", "tracestate",
+        ]
+
+        /// Creates a configuration.
+        public init(
+            methods: Set<HTTPMethod> = [.get, .head],
+            ignoredHeaderNames: Set<String> = Configuration.defaultIgnoredHeaderNames
+        ) {
+            self.methods = methods
+            self.ignoredHeaderNames = ignoredHeaderNames
+        }
+    }
+
+    /// A snapshot of the session's counters.
+    public struct Statistics: Sendable, Equatable {
+        /// Calls made to the wrapped session for requests that could be shared.
+        public var calls: Int
+        /// Requests that joined a call already in flight instead of making their own.
+        public var joined: Int
+        /// Shared calls in flight now.
+        public var callsInFlight: Int
+
+        /// Creates a snapshot, for comparing with ``DeduplicatedSession/statistics`` in tests.
+        public init(calls: Int, joined: Int, callsInFlight: Int) {
+            self.calls = calls
+            self.joined = joined
+            self.callsInFlight = callsInFlight
+        }
+    }
+
+    struct State {
+        var calls: [RequestKey: DeduplicatedCall] = [:]
+        var callCount = 0
+        var joinedCount = 0
+    }
+
+    /// The configuration the session was created with.
+    public let configuration: Configuration
+
+    let wrapped: any NetworkSession
+    let state = LockedState(State())
+    private let methods: Set<String>
+    private let ignoredHeaderNames: Set<String>
+
+    /// Creates a de-duplicating session around `session`.
+    public init(wrapping session: some NetworkSession, configuration: Configuration = Configuration()) {
+        self.wrapped = session
+        self.configuration = configuration
+        self.methods = Set(configuration.methods.map(\.rawValue))
+        self.ignoredHeaderNames = Set(configuration.ignoredHeaderNames.map { $0.lowercased() })
+    }
+
+    /// The counters, now.
+    public var statistics: Statistics {
+        state.withLock { Statistics(calls: $0.callCount, joined: $0.joinedCount, callsInFlight: $0.calls.count) }
+    }
+
+    /// Creates a task that shares a call with identical requests in flight, or, for a
+    /// request that is never shared, the wrapped session's own task.
+    public func dataTask(
+        with request: URLRequest,
+        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    ) -> any NetworkSessionTask {
+        guard methods.contains(request.httpMethod ?? "GET"),
+            let key = RequestKey(request, ignoringHeaderNames: ignoredHeaderNames)
+        else {
+            return wrapped.dataTask(with: request, completionHandler: completionHandler)
+        }
+        return DeduplicatedSessionTask(session: self, key: key, request: request, completionHandler: completionHandler)
+    }
+}
+
+extension NetworkSession {
+    /// This session, with identical requests in flight at the same time sent once and
+    /// shared. See ``DeduplicatedSession``.
+    public func deduplicated(
+        _ configuration: DeduplicatedSession.Configuration = DeduplicatedSession.Configuration()
+    ) -> DeduplicatedSession {
+        DeduplicatedSession(wrapping: self, configuration: configuration)
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A ``NetworkSession`` that lets at most ``maxConcurrent`` requests of the session it wraps
+/// be in flight at once; the others wait their turn, first come first served.
+///
+/// ```swift
+/// let session = URLSessionTransport.shared.throttled(maxConcurrent: 4)
+/// ```
+///
+/// - A resumed task starts at once if fewer than ``maxConcurrent`` tasks are in flight, and
+///   otherwise joins the back of the queue. Waiting costs no thread and no polling: the
+///   next waiter is started by the task that finishes.
+/// - Cancelling a waiting task removes it from the queue and completes it with
+///   `URLError.cancelled` at once. Cancelling a task in flight cancels it in the wrapped
+///   session, completes it with `URLError.cancelled` at once, and gives its place to the
+///   next waiter. Cancelling a task that was never resumed completes it as cancelled too.
+/// - Every resumed or cancelled task calls its completion handler exactly once, on the
+///   thread where the wrapped session answered, or on the thread that cancelled it.
+///
+/// Thread-safe. ``statistics`` shows how many tasks are in flight and waiting.
+public final class ThrottledSession: NetworkSession {
+    /// A snapshot of the session's state.
+    public struct Statistics: Sendable, Equatable {
+        /// Tasks sent to the wrapped session that have not finished.
+        public var inFlight: Int
+        /// Tasks resumed and waiting for a place, in the queue.
+        public var waiting: Int
+
+        /// Creates a snapshot, for comparing with ``ThrottledSession/statistics`` in tests.
+        public init(inFlight: Int, waiting: Int) {
+            self.inFlight = inFlight
+            self.waiting = waiting
+        }
+    }
+
+    /// The queue and the count of tasks in flight. The tasks' own phases are guarded by the
+    /// same lock (see ``ThrottledSessionTask``), so that one lock orders everything.
+    struct State {
+        var inFlight = 0
+        /// Waiting tasks in order, from `head` on; the slots before `head` are spent.
+        var waiting: [ThrottledSessionTask] = []
+        var head = 0
+
+        var waitingCount: Int { waiting.count - head }
+
+        /// Takes the oldest waiting task, if any.
+        mutating func dequeue() -> ThrottledSessionTask? {
+            guard head < waiting.count else { return nil }
+            let next = waiting[head]
+            head += 1
+            if head == waiting.count {
+                waiting.removeAll(keepingCapacity: true)
+                head = 0
+            } else if head >= 64 && head * 2 >= waiting.count {
+                waiting.removeFirst(head)
+                head = 0
+            }
+            return next
+        }
+
+        /// Removes `task` from the queue; `false` if it was not waiting.
+        mutating func remove(_ task: ThrottledSessionTask) -> Bool {
+            guard let index = waiting[head...].firstIndex(where: { $0 === task }) else { return false }
+            waiting.remove(at: index)
+            return true
+        }
+    }
+
+    /// The largest number of tasks in flight at once (at least 1).
+    public let maxConcurrent: Int
+
+    let wrapped: any NetworkSession
+    let state = LockedState(State())
+
+    /// Creates a throttled session around `session`.
+    ///
+    /// - Parameter maxConcurrent: the largest number of requests in flight at once; a value
+    ///   below 1 is taken as 1.
+    public init(wrapping session: some NetworkSession, maxConcurrent: Int) {
+        self.wrapped = session
+        self.maxConcurrent = max(1, maxConcurrent)
+    }
+
+    /// How many tasks are in flight and how many are waiting, now.
+    public var statistics: Statistics {
+        state.withLock { Statistics(inFlight: $0.inFlight, waiting: $0.waitingCount) }
+    }
+
+    /// Creates a task that is sent to the wrapped session when a place is free.
+    public func dataTask(
+        with request: URLRequest,
+        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    ) -> any NetworkSessionTask {
+        ThrottledSessionTask(session: self, request: request, completionHandler: completionHandler)
+    }
+
+    /// Called with the lock held by a task that gives up its place: frees it and hands it to
+    /// the oldest waiter, which the caller must start once the lock is released.
+    func releasePlace(_ state: inout State) -> ThrottledSessionTask? {
+        guard let next = state.dequeue() else {
+            state.inFlight -= 1
+            return nil
+        }
+        next.phase = .starting
+        return next
+    }
+}
+
+extension NetworkSession {
+    /// This session, with at most `maxConcurrent` requests in flight at once; the others
+    /// wait in order. See ``ThrottledSession``.
+    public func throttled(maxConcurrent: Int) -> ThrottledSession {
+        ThrottledSession(wrapping: self, maxConcurrent: maxConcurrent)
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// One task of a ``ThrottledSession``: waits for a place, then runs a task of the wrapped
+/// session, and reports exactly once.
+final class ThrottledSessionTask: NetworkSessionTask, @unchecked Sendable {
+    // @unchecked Sendable is safe: `phase` and `completionHandler` are only read and written
+    // inside `session.state.withLock`, so the session's one lock guards them.
+
+    enum Phase {
+        /// Not resumed yet.
+        case created
+        /// In the session's queue.
+        case waiting
+        /// Holds a place; its task of the wrapped session is being created.
+        case starting
+        /// Holds a place; its task of the wrapped session runs.
+        case running(any NetworkSessionTask)
+        /// Reported (or cancelled); holds no place.
+        case finished
+    }
+
+    let request: URLRequest
+    private let session: ThrottledSession
+    /// Guarded by `session.state`.
+    var phase = Phase.created
+    /// Guarded by `session.state`; taken out to report, once.
+    private var completionHandler: SessionCompletionHandler?
+
+    init(session: ThrottledSession, request: URLRequest, completionHandler: @escaping SessionCompletionHandler) {
+        self.session = session
+        self.request = request
+        self.completionHandler = completionHandler
+    }
+
+    func resume() {
+        let maxConcurrent = session.maxConcurrent
+        let startsNow = session.state.withLock { state -> Bool in
+            guard case .created = phase else { return false }
+            if state.inFlight < maxConcurrent {
+                state.inFlight += 1
+                phase = .starting
+                return true
+            }
+            phase = .waiting
+            state.waiting.append(self)
+            return false
+        }
+        if startsNow { start() }
+    }
+
+    func cancel() {
+        let (handler, inner, next) = session.state.withLock {
+            state -> (SessionCompletionHandler?, (any NetworkSessionTask)?, ThrottledSessionTask?) in
+            let handler = completionHandler
+            completionHandler = nil
+            switch phase {
+            case .finished:
+                return (nil, nil, nil)
+            case .created:
+                phase = .finished
+                return (handler, nil, nil)
+            case .waiting:
+                phase = .finished
+                _ = state.remove(self)
+                return (handler, nil, nil)
+            case .starting:
+                phase = .finished
+                return (handler, nil, session.releasePlace(&state))
+            case .running(let inner):
+                phase = .finished
+                return (handler, inner, session.releasePlace(&state))
+            }
+        }
+        inner?.cancel()
+        next?.start()
+        handler?(nil, nil, URLError.cancelled(request))
+    }
+
+    /// Sends the request on the wrapped session; called once the task holds a place.
+    func start() {
+        session.state.send(request, on: session.wrapped) { _, inner in
+            guard case .starting = phase else { return false }  // cancelled: the place is given up
+            phase = .running(inner)
+            return true
+        } completionHandler: { [self] data, response, error in
+            finish(data, response, error)
+        }
+    }
+
+    /// Reports the wrapped session's answer and hands the place to the next waiter; a late
+    /// answer, after a cancel, is dropped.
+    private func finish(_ data: Data?, _ response: URLResponse?, _ error: (any Error)?) {
+        let taken = session.state.withLock { state -> (SessionCompletionHandler?, ThrottledSessionTask?)? in
+            switch phase {
+            case .starting, .running:
+                phase = .finished
+                let handler = completionHandler
+                completionHandler = nil
+                return (handler, session.releasePlace(&state))
+            case .created, .waiting, .finished:
+                return nil
+            }
+        }
+        guard let (handler, next) = taken else { return }
+        next?.start()
+        handler?(data, response, error)
+    }
+}

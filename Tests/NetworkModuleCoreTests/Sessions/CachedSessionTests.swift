@@ -1,0 +1,384 @@
+import Foundation
+import NetworkModuleCore
+import NetworkModuleTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+@Suite("CachedSession")
+struct CachedSessionTests {
+    let clock = ManualDelayScheduler()
+
+    func cached(
+        _ fake: FakeNetworkSession, maximumBytes: Int = 1_000, maximumEntries: Int = 10, timeToLive: TimeInterval = 60
+    ) -> CachedSession {
+        fake.cached(.init(maximumBytes: maximumBytes, maximumEntries: maximumEntries, timeToLive: timeToLive, now: { [clock] in Date(timeIntervalSinceReferenceDate: clock.now) }))
+    }
+
+    /// A fake whose answers to `path` say which call of that path they are: `/a#1`, `/a#2`.
+    func countingFake(headers: HTTPHeaders = [:], status: Int = 200) -> FakeNetworkSession {
+        let fake = FakeNetworkSession()
+        let counts = LockedBox([String: Int]())
+        fake.stub(.any) { request in
+            let path = request.url?.path ?? ""
+            let count = counts.mutate { counts -> Int in
+                counts[path, default: 0] += 1
+                return counts[path, default: 0]
+            }
+            return .text("\(path)#\(count)", status: status, headers: headers)
+        }
+        return fake
+    }
+
+    // MARK: Freshness
+
+    @Test("when a GET is repeated within the time to live, should answer from the cache without a call")
+    func hitWithinTimeToLive() {
+        let fake = countingFake()
+        let session = cached(fake)
+        let first = session.start(sessionRequest("/a")).outcomes
+        clock.advance(by: 59)
+
+        let second = session.start(sessionRequest("/a")).outcomes
+
+        #expect(fake.recordedRequests.count == 1)
+        #expect(first.single?.body == "/v2/a#1")
+        #expect(second.single?.body == "/v2/a#1")
+        #expect(second.single?.status == 200)
+        #expect(second.single?.headers["Content-Type"] == "text/plain; charset=utf-8")
+        #expect(session.statistics == .init(hits: 1, misses: 1, revalidations: 0, evictions: 0, bytes: 7, entries: 1))
+    }
+
+    @Test("when the time to live has passed and there are no validators, should fetch again")
+    func expiredWithoutValidators() {
+        let fake = countingFake()
+        let session = cached(fake)
+        session.start(sessionRequest("/a"))
+        clock.advance(by: 60)
+
+        let second = session.start(sessionRequest("/a")).outcomes
+
+        #expect(second.single?.body == "/v2/a#2")
+        #expect(fake.recordedRequests.count == 2)
+        #expect(fake.recordedRequests[1].value(forHTTPHeaderField: "If-None-Match") == nil)
+        #expect(session.statistics.misses == 2)
+        #expect(session.statistics.entries == 1)
+    }
+
+    @Test("when the response has max-age, should keep it fresh for max-age less Age instead of the time to live")
+    func maxAgeWins() {
+        let fake = countingFake(headers: ["Cache-Control": "public, max-age=30", "Age": "10"])
+        let session = cached(fake, timeToLive: 600)
+        session.start(sessionRequest("/a"))
+
+        clock.advance(by: 19)
+        let fresh = session.start(sessionRequest("/a")).outcomes
+        clock.advance(by: 1)
+        let stale = session.start(sessionRequest("/a")).outcomes
+
+        #expect(fresh.single?.body == "/v2/a#1")
+        #expect(stale.single?.body == "/v2/a#2")
+    }
+
+    @Test("when the response says no-store, should not keep it", arguments: ["no-store", "private, no-store"])
+    func responseNoStore(cacheControl: String) {
+        let fake = countingFake(headers: ["Cache-Control": cacheControl])
+        let session = cached(fake)
+
+        session.start(sessionRequest("/a"))
+        session.start(sessionRequest("/a"))
+
+        #expect(fake.recordedRequests.count == 2)
+        #expect(session.statistics.entries == 0)
+    }
+
+    @Test("when the status is not 200, should not keep the response")
+    func nonSuccessNotStored() {
+        let fake = countingFake(status: 404)
+        let session = cached(fake)
+
+        session.start(sessionRequest("/a"))
+        let second = session.start(sessionRequest("/a")).outcomes
+
+        #expect(second.single?.status == 404)
+        #expect(fake.recordedRequests.count == 2)
+        #expect(session.statistics.entries == 0)
+    }
+
+    // MARK: Revalidation
+
+    @Test("when a stored response with an ETag is stale, should send If-None-Match and answer a 304 with the stored 200")
+    func revalidatesWithEntityTag() {
+        let fake = FakeNetworkSession()
+        fake.stub(.any, with: .text("hello", headers: ["ETag": "\"v1\""]), .status(304, headers: ["ETag": "\"v1\""]))
+        let session = cached(fake)
+        session.start(sessionRequest("/a"))
+        clock.advance(by: 61)
+
+        let revalidated = session.start(sessionRequest("/a")).outcomes
+
+        #expect(fake.recordedRequests.count == 2)
+        #expect(fake.recordedRequests[1].value(forHTTPHeaderField: "If-None-Match") == "\"v1\"")
+        #expect(revalidated.single?.status == 200)
+        #expect(revalidated.single?.body == "hello")
+        #expect(revalidated.single?.headers["ETag"] == "\"v1\"")
+        #expect(session.statistics == .init(hits: 0, misses: 1, revalidations: 1, evictions: 0, bytes: 5, entries: 1))
+    }
+
+    @Test("when a 304 has refreshed a response, should serve it from the cache for another time to live")
+    func revalidationRefreshesFreshness() {
+        let fake = FakeNetworkSession()
+        fake.stub(.any, with: .text("hello", headers: ["ETag": "\"v1\""]), .status(304))
+        let session = cached(fake)
+        session.start(sessionRequest("/a"))
+        clock.advance(by: 61)
+        session.start(sessionRequest("/a"))
+        clock.advance(by: 59)
+
+        let third = session.start(sessionRequest("/a")).outcomes
+
+        #expect(third.single?.body == "hello")
+        #expect(fake.recordedRequests.count == 2)
+        #expect(session.statistics.hits == 1)
+    }
+
+    @Test("when a stored response has Last-Modified, should revalidate with If-Modified-Since")
+    func revalidatesWithLastModified() {
+        let lastModified = "Wed, 21 Oct 2015 07:28:00 GMT"
+        let fake = FakeNetworkSession()
+        fake.stub(.any, with: .text("hello", headers: ["Last-Modified": lastModified]), .status(304))
+        let session = cached(fake)
+        session.start(sessionRequest("/a"))
+        clock.advance(by: 61)
+
+        let revalidated = session.start(sessionRequest("/a")).outcomes
+
+        #expect(fake.recordedRequests[1].value(forHTTPHeaderField: "If-Modified-Since") == lastModified)
+        #expect(revalidated.single?.body == "hello")
+        #expect(session.statistics.revalidations == 1)
+    }
+
+    @Test("when the response says no-cache, should revalidate it on every request")
+    func responseNoCacheRevalidatesEveryTime() {
+        let fake = FakeNetworkSession()
+        fake.stub(.any, with: .text("hello", headers: ["ETag": "\"v1\"", "Cache-Control": "no-cache"]), .status(304))
+        let session = cached(fake)
+        session.start(sessionRequest("/a"))
+
+        let second = session.start(sessionRequest("/a")).outcomes
+        let third = session.start(sessionRequest("/a")).outcomes
+
+        #expect(fake.recordedRequests.count == 3)
+        #expect([second.single?.body, third.single?.body] == ["hello", "hello"])
+        #expect(session.statistics.revalidations == 2)
+        #expect(session.statistics.hits == 0)
+    }
+
+    @Test("when the revalidation answers 200, should replace the stored response")
+    func revalidationWithNewContent() {
+        let fake = FakeNetworkSession()
+        fake.stub(.any, with: .text("old", headers: ["ETag": "\"v1\""]), .text("new", headers: ["ETag": "\"v2\""]), .status(304))
+        let session = cached(fake)
+        session.start(sessionRequest("/a"))
+        clock.advance(by: 61)
+        let changed = session.start(sessionRequest("/a")).outcomes
+        clock.advance(by: 61)
+
+        let again = session.start(sessionRequest("/a")).outcomes
+
+        #expect(changed.single?.body == "new")
+        #expect(fake.recordedRequests[2].value(forHTTPHeaderField: "If-None-Match") == "\"v2\"")
+        #expect(again.single?.body == "new")
+        #expect(session.statistics.bytes == 3)
+    }
+
+    @Test("when the revalidation fails, should report the failure and keep the stored response")
+    func revalidationFailure() {
+        let fake = FakeNetworkSession()
+        fake.stub(.any, with: .text("hello", headers: ["ETag": "\"v1\""]), .error(.notConnectedToInternet), .status(304))
+        let session = cached(fake)
+        session.start(sessionRequest("/a"))
+        clock.advance(by: 61)
+
+        let failed = session.start(sessionRequest("/a")).outcomes
+        let retried = session.start(sessionRequest("/a")).outcomes
+
+        #expect(failed.single?.errorCode == .notConnectedToInternet)
+        #expect(retried.single?.body == "hello")
+        #expect(session.statistics.revalidations == 2)
+    }
+
+    // MARK: Bounds
+
+    @Test("when the entry bound is reached, should evict the least recently used response")
+    func evictsLeastRecentlyUsedEntry() {
+        let fake = countingFake()
+        let session = cached(fake, maximumEntries: 2)
+        session.start(sessionRequest("/a"))
+        session.start(sessionRequest("/b"))
+        session.start(sessionRequest("/a"))  // a hit: /a is now the most recently used
+
+        session.start(sessionRequest("/c"))
+
+        #expect(session.statistics.evictions == 1)
+        #expect(session.statistics.entries == 2)
+        #expect(session.start(sessionRequest("/a")).outcomes.single?.body == "/v2/a#1")
+        #expect(session.start(sessionRequest("/b")).outcomes.single?.body == "/v2/b#2")
+    }
+
+    @Test("when the byte bound is reached, should evict the oldest until the new body fits")
+    func evictsToFitBytes() {
+        let fake = countingFake()
+        let session = cached(fake, maximumBytes: 16)  // each body is 7 bytes: "/v2/a#1"
+        session.start(sessionRequest("/a"))
+        session.start(sessionRequest("/b"))
+
+        session.start(sessionRequest("/c"))
+
+        #expect(session.statistics == .init(hits: 0, misses: 3, revalidations: 0, evictions: 1, bytes: 14, entries: 2))
+        #expect(session.start(sessionRequest("/a")).outcomes.single?.body == "/v2/a#2")
+    }
+
+    @Test("when a body is larger than the byte bound, should not store it nor evict for it")
+    func bodyLargerThanBound() {
+        let fake = countingFake()
+        let session = cached(fake, maximumBytes: 6)
+
+        session.start(sessionRequest("/a"))
+
+        #expect(session.statistics.entries == 0)
+        #expect(session.statistics.evictions == 0)
+    }
+
+    // MARK: Per request
+
+    @Test("when a request says Cache-Control: no-store, should bypass the cache both ways")
+    func requestNoStore() {
+        let fake = countingFake()
+        let session = cached(fake)
+        session.start(sessionRequest("/a"))
+
+        let bypassed = session.start(sessionRequest("/a", headers: ["Cache-Control": "no-store"])).outcomes
+
+        #expect(bypassed.single?.body == "/v2/a#2")
+        #expect(session.start(sessionRequest("/a")).outcomes.single?.body == "/v2/a#1")
+        #expect(session.statistics.misses == 1)
+    }
+
+    @Test("when a request says no-cache, should skip a fresh stored response and store the new one",
+          arguments: [["Cache-Control": "no-cache"], ["Pragma": "no-cache"], ["Cache-Control": "max-age=0"]])
+    func requestNoCache(headers: [String: String]) {
+        let fake = countingFake()
+        let session = cached(fake)
+        session.start(sessionRequest("/a"))
+        clock.advance(by: 1)
+
+        let reloaded = session.start(sessionRequest("/a", headers: headers)).outcomes
+
+        #expect(reloaded.single?.body == "/v2/a#2")
+        #expect(session.start(sessionRequest("/a")).outcomes.single?.body == "/v2/a#2")
+    }
+
+    @Test("when a request says max-age=N, should accept only a stored response up to N seconds old")
+    func requestMaxAge() {
+        let fake = countingFake()
+        let session = cached(fake)
+        session.start(sessionRequest("/a"))
+        clock.advance(by: 10)
+
+        let young = session.start(sessionRequest("/a", headers: ["Cache-Control": "max-age=10"])).outcomes
+        let tooOld = session.start(sessionRequest("/a", headers: ["Cache-Control": "max-age=9"])).outcomes
+
+        #expect(young.single?.body == "/v2/a#1")
+        #expect(tooOld.single?.body == "/v2/a#2")
+    }
+
+    @Test("when the request has its own If-None-Match, should pass it through untouched and store nothing")
+    func callerConditionalPassesThrough() {
+        let fake = FakeNetworkSession()
+        fake.stub(.any, with: .status(304))
+        let session = cached(fake)
+
+        let outcome = session.start(sessionRequest("/a", headers: ["If-None-Match": "\"mine\""])).outcomes
+
+        #expect(outcome.single?.status == 304)
+        #expect(fake.recordedRequests.first?.value(forHTTPHeaderField: "If-None-Match") == "\"mine\"")
+        #expect(session.statistics == .init(hits: 0, misses: 0, revalidations: 0, evictions: 0, bytes: 0, entries: 0))
+    }
+
+    @Test("when requests differ in Authorization, should not serve one user's response to another")
+    func authorizationSeparatesEntries() {
+        let fake = countingFake()
+        let session = cached(fake)
+        session.start(sessionRequest("/me", headers: ["Authorization": "Bearer ada"]))
+
+        let other = session.start(sessionRequest("/me", headers: ["Authorization": "Bearer bob"])).outcomes
+        let same = session.start(sessionRequest("/me", headers: ["Authorization": "Bearer ada", "X-Request-ID": "7"])).outcomes
+
+        #expect(other.single?.body == "/v2/me#2")
+        #expect(same.single?.body == "/v2/me#1")
+    }
+
+    @Test("when a POST to a URL succeeds, should drop the stored responses for that URL only")
+    func unsafeMethodInvalidates() {
+        let fake = countingFake()
+        let session = cached(fake)
+        session.start(sessionRequest("/a"))
+        session.start(sessionRequest("/b"))
+
+        session.start(sessionRequest("/a", method: "POST"))
+
+        #expect(session.statistics.entries == 1)
+        #expect(session.start(sessionRequest("/a")).outcomes.single?.body == "/v2/a#3")
+        #expect(session.start(sessionRequest("/b")).outcomes.single?.body == "/v2/b#1")
+    }
+
+    @Test("when removeAll is called, should forget every response and keep the counters")
+    func removeAll() {
+        let fake = countingFake()
+        let session = cached(fake)
+        session.start(sessionRequest("/a"))
+
+        session.removeAll()
+
+        #expect(session.statistics == .init(hits: 0, misses: 1, revalidations: 0, evictions: 0, bytes: 0, entries: 0))
+        #expect(session.start(sessionRequest("/a")).outcomes.single?.body == "/v2/a#2")
+    }
+
+    // MARK: Cancellation
+
+    @Test("when cancelled while waiting for the wrapped session, should report cancelled once and store nothing")
+    func cancelInFlight() {
+        let fake = FakeNetworkSession(delivery: .manual)
+        fake.stub(.any, with: .text("hello"))
+        let session = cached(fake)
+        let (task, outcomes) = session.start(sessionRequest("/a"))
+
+        task.cancel()
+        task.cancel()
+        fake.releaseAll()
+
+        #expect(outcomes.single?.errorCode == .cancelled)
+        #expect(fake.cancelledCount == 1)
+        #expect(session.statistics.entries == 0)
+    }
+
+    @Test("when a module's request is answered from the cache, should deliver it as a success once")
+    func moduleHit() {
+        let fake = countingFake()
+        let session = cached(fake)
+        let module = DefaultNetworkModule(
+            requestBuilder: DefaultRequestBuilder(baseURL: apiBaseURL), session: session, completionExecutor: .immediate)
+        let first = ResultCollector<NetworkResponse>()
+        let second = ResultCollector<NetworkResponse>()
+        module.perform(request: TestRequest(path: "/a"), completion: first.completion)
+
+        module.perform(request: TestRequest(path: "/a"), completion: second.completion)
+
+        #expect(second.singleValue?.statusCode == 200)
+        #expect(second.singleValue.map { String(decoding: $0.data, as: UTF8.self) } == "/v2/a#1")
+        #expect(fake.recordedRequests.count == 1)
+    }
+}

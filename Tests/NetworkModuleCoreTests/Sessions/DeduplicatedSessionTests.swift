@@ -1,0 +1,188 @@
+import Foundation
+import NetworkModuleCore
+import NetworkModuleTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+@Suite("DeduplicatedSession")
+struct DeduplicatedSessionTests {
+    /// A manual fake that answers with a counter, so each call has its own body.
+    func manualFake() -> FakeNetworkSession {
+        let fake = FakeNetworkSession(delivery: .manual)
+        let counter = LockedBox(0)
+        fake.stub(.any) { _ in
+            let call = counter.mutate { count -> Int in
+                count += 1
+                return count
+            }
+            return .text("call \(call)", headers: ["X-Call": "\(call)"])
+        }
+        return fake
+    }
+
+    @Test("when identical GETs are in flight together, should make one call and answer each caller with its result")
+    func sharesOneCall() {
+        let fake = manualFake()
+        let session = fake.deduplicated()
+        let outcomes = (1...3).map { _ in session.start(sessionRequest("/users/1")).outcomes }
+
+        fake.releaseAll()
+
+        #expect(fake.recordedRequests.count == 1)
+        #expect(outcomes.map { $0.single?.body } == ["call 1", "call 1", "call 1"])
+        #expect(outcomes.map { $0.single?.headers["X-Call"] } == ["1", "1", "1"])
+        #expect(session.statistics == .init(calls: 1, joined: 2, callsInFlight: 0))
+    }
+
+    @Test("when the shared call has answered, should make a new call for the next identical request")
+    func newCallAfterAnswer() {
+        let fake = manualFake()
+        let session = fake.deduplicated()
+        let first = session.start(sessionRequest("/users/1")).outcomes
+        fake.releaseAll()
+
+        let second = session.start(sessionRequest("/users/1")).outcomes
+        fake.releaseAll()
+
+        #expect(first.single?.body == "call 1")
+        #expect(second.single?.body == "call 2")
+        #expect(session.statistics == .init(calls: 2, joined: 0, callsInFlight: 0))
+    }
+
+    @Test("when requests differ only in X-Request-ID, header order or name casing, should share one call")
+    func ignoredHeadersAndOrder() {
+        let fake = manualFake()
+        let session = fake.deduplicated()
+
+        session.start(sessionRequest("/a", headers: ["Accept": "application/json", "X-Request-ID": "1", "X-Flag": "on"]))
+        session.start(sessionRequest("/a", headers: ["x-flag": "on", "X-Request-ID": "2", "accept": "application/json"]))
+
+        #expect(fake.recordedRequests.count == 1)
+        #expect(session.statistics.joined == 1)
+    }
+
+    @Test(
+        "when requests differ in Authorization, URL, method or body, should not share",
+        arguments: [
+            (sessionRequest("/a", headers: ["Authorization": "Bearer one"]), sessionRequest("/a", headers: ["Authorization": "Bearer two"])),
+            (sessionRequest("/a"), sessionRequest("/b")),
+            (sessionRequest("/a", method: "GET"), sessionRequest("/a", method: "HEAD")),
+            (sessionRequest("/a", body: Data("1".utf8)), sessionRequest("/a", body: Data("2".utf8))),
+        ])
+    func differentRequestsDoNotShare(first: URLRequest, second: URLRequest) {
+        let fake = manualFake()
+        let session = fake.deduplicated()
+
+        session.start(first)
+        session.start(second)
+
+        #expect(fake.recordedRequests.count == 2)
+        #expect(session.statistics == .init(calls: 2, joined: 0, callsInFlight: 2))
+    }
+
+    @Test("when identical POSTs are in flight, should send each, unless POST is configured")
+    func methodsAreConfigurable() {
+        let fake = manualFake()
+        let byDefault = fake.deduplicated()
+        let withPost = fake.deduplicated(.init(methods: [.get, .post]))
+
+        byDefault.start(sessionRequest("/a", method: "POST"))
+        byDefault.start(sessionRequest("/a", method: "POST"))
+        withPost.start(sessionRequest("/b", method: "POST"))
+        withPost.start(sessionRequest("/b", method: "POST"))
+
+        #expect(fake.recordedRequests.map { $0.url?.lastPathComponent } == ["a", "a", "b"])
+        #expect(byDefault.statistics == .init(calls: 0, joined: 0, callsInFlight: 0))
+        #expect(withPost.statistics == .init(calls: 1, joined: 1, callsInFlight: 1))
+    }
+
+    @Test("when a header is configured as ignored, should share requests that differ only in it")
+    func customIgnoredHeader() {
+        let fake = manualFake()
+        let session = fake.deduplicated(.init(ignoredHeaderNames: ["x-attempt"]))
+
+        session.start(sessionRequest("/a", headers: ["X-Attempt": "1"]))
+        session.start(sessionRequest("/a", headers: ["X-Attempt": "2"]))
+        session.start(sessionRequest("/a", headers: ["X-Request-ID": "3"]))
+
+        #expect(fake.recordedRequests.count == 2, "X-Request-ID counts once the ignore list is replaced")
+    }
+
+    @Test("when one caller cancels, should complete it as cancelled and still answer the others")
+    func cancelOneCaller() {
+        let fake = manualFake()
+        let session = fake.deduplicated()
+        let (first, firstOutcomes) = session.start(sessionRequest("/a"))
+        let second = session.start(sessionRequest("/a")).outcomes
+
+        first.cancel()
+
+        #expect(firstOutcomes.single?.errorCode == .cancelled)
+        #expect(fake.cancelledCount == 0)
+        fake.releaseAll()
+        #expect(second.single?.body == "call 1")
+        #expect(firstOutcomes.count == 1)
+    }
+
+    @Test("when every caller cancels, should cancel the shared call and complete each caller once")
+    func cancelAllCallers() {
+        let fake = manualFake()
+        let session = fake.deduplicated()
+        let started = (1...3).map { _ in session.start(sessionRequest("/a")) }
+
+        for (task, _) in started { task.cancel() }
+
+        #expect(fake.cancelledCount == 1)
+        #expect(started.map { $0.outcomes.single?.errorCode } == [.cancelled, .cancelled, .cancelled])
+        #expect(session.statistics.callsInFlight == 0)
+        let next = session.start(sessionRequest("/a")).outcomes
+        fake.releaseAll()
+        #expect(next.single?.body == "call 2", "a cancelled call is not joined")
+    }
+
+    @Test("when the shared call fails, should give every caller the same error")
+    func sharedFailure() {
+        let fake = FakeNetworkSession(delivery: .manual)
+        fake.stub(.any, with: .error(.timedOut))
+        let session = fake.deduplicated()
+        let outcomes = (1...2).map { _ in session.start(sessionRequest("/a")).outcomes }
+
+        fake.releaseAll()
+
+        #expect(outcomes.map { $0.single?.errorCode } == [.timedOut, .timedOut])
+    }
+
+    @Test("when a caller cancelled before resuming, should report once and not join or start a call")
+    func cancelBeforeResume() {
+        let fake = manualFake()
+        let session = fake.deduplicated()
+        let outcomes = SessionOutcomes()
+        let task = session.dataTask(with: sessionRequest("/a"), completionHandler: outcomes.handler)
+
+        task.cancel()
+        task.resume()
+
+        #expect(outcomes.single?.errorCode == .cancelled)
+        #expect(fake.recordedRequests.isEmpty)
+        #expect(session.statistics == .init(calls: 0, joined: 0, callsInFlight: 0))
+    }
+
+    @Test("when many threads send identical requests while the call is held, should answer each exactly once")
+    func concurrentJoins() {
+        let fake = manualFake()
+        let session = fake.deduplicated()
+        let outcomes = (0..<100).map { _ in SessionOutcomes() }
+
+        DispatchQueue.concurrentPerform(iterations: outcomes.count) { index in
+            session.dataTask(with: sessionRequest("/a"), completionHandler: outcomes[index].handler).resume()
+        }
+        fake.releaseAll()
+
+        #expect(fake.recordedRequests.count == 1)
+        #expect(outcomes.allSatisfy { $0.single?.body == "call 1" })
+        #expect(session.statistics == .init(calls: 1, joined: 99, callsInFlight: 0))
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import NetworkModuleCore
+import NetworkModuleTesting
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A `GET` (or `method`) request for `path` on the test API, with optional headers and body.
+func sessionRequest(
+    _ path: String, method: String = "GET", headers: [String: String] = [:], body: Data? = nil
+) -> URLRequest {
+    var request = URLRequest(url: apiBaseURL.appendingPathComponent(path))
+    request.httpMethod = method
+    for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+    request.httpBody = body
+    return request
+}
+
+/// Everything the completion handler of one session task received, each time it was called.
+final class SessionOutcomes: Sendable {
+    struct Outcome: Sendable {
+        let body: String?
+        let status: Int?
+        let errorCode: URLError.Code?
+        let headers: HTTPHeaders
+    }
+
+    private let storage = LockedBox<[Outcome]>([])
+
+    /// Every call, in order.
+    var all: [Outcome] { storage.value }
+    /// How many times the handler ran.
+    var count: Int { all.count }
+    /// The only outcome, or `nil` if the handler ran zero times or more than once.
+    var single: Outcome? {
+        let all = all
+        return all.count == 1 ? all[0] : nil
+    }
+
+    /// The completion handler to give the session.
+    var handler: @Sendable (Data?, URLResponse?, (any Error)?) -> Void {
+        { data, response, error in
+            let http = response as? HTTPURLResponse
+            let outcome = Outcome(
+                body: data.map { String(decoding: $0, as: UTF8.self) }, status: http?.statusCode,
+                errorCode: (error as? URLError)?.code, headers: HTTPHeaders(http?.allHeaderFields ?? [:]))
+            self.storage.mutate { $0.append(outcome) }
+        }
+    }
+}
+
+extension NetworkSession {
+    /// Creates and resumes a task for `request`; returns the task and what it reports.
+    @discardableResult
+    func start(_ request: URLRequest) -> (task: any NetworkSessionTask, outcomes: SessionOutcomes) {
+        let outcomes = SessionOutcomes()
+        let task = dataTask(with: request, completionHandler: outcomes.handler)
+        task.resume()
+        return (task, outcomes)
+    }
+}
