@@ -1,0 +1,175 @@
+import Foundation
+import NetworkModuleCore
+import NetworkModuleTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The samples of docs/sessions.md.
+@Suite("Sessions samples")
+struct SessionsSamples {
+    struct GetUser: NetworkRequest {
+        let id: Int
+        var path: String { "/users/\(id)" }
+    }
+
+    // sample: sessions-cache-opt-out
+    struct GetBalance: NetworkRequest {
+        var path: String { "/balance" }
+        var headers: HTTPHeaders { ["Cache-Control": "no-store"] }  // never stored, never served from memory
+    }
+
+    struct RefreshFeed: NetworkRequest {
+        var path: String { "/feed" }
+        var headers: HTTPHeaders { ["Cache-Control": "no-cache"] }  // asks the server, stores the answer
+    }
+    // end-sample
+
+    let builder = DefaultRequestBuilder(baseURL: sampleBaseURL)
+
+    /// A fake backend with every user, held until released when `delivery` is `.manual`.
+    static func backend(delivery: FakeNetworkSession.Delivery = .immediate) -> FakeNetworkSession {
+        let fake = FakeNetworkSession(delivery: delivery)
+        fake.stub(.pathPrefix("/v2/users/")) { request in
+            .json(#"{"id": \#(request.url?.lastPathComponent ?? "0"), "name": "Ada"}"#)
+        }
+        fake.stub(.path("/v2/balance"), with: .json(#"{"amount": 10}"#))
+        fake.stub(.path("/v2/feed"), with: .json("[]", headers: ["ETag": "\"feed-1\""]))
+        return fake
+    }
+
+    @Test("when a transport is configured, should keep its limits")
+    func transport() {
+        // sample: sessions-transport
+        let transport = URLSessionTransport(
+            configuration: .default,
+            maximumResponseSize: 20 * 1024 * 1024,
+            credentialHeaderNames: ["X-API-Key"]
+        )
+        let module = DefaultNetworkModule(requestBuilder: builder, session: transport)
+        // end-sample
+
+        #expect(transport.maximumResponseSize == 20 * 1024 * 1024)
+        #expect(transport.credentialHeaderNames == ["X-API-Key"])
+        #expect(module.session is URLSessionTransport)
+    }
+
+    @Test("when a session is throttled, should start with nothing in flight")
+    func throttled() {
+        // sample: sessions-throttled
+        let images = URLSessionTransport.shared.throttled(maxConcurrent: 4)
+        let imageModule = DefaultNetworkModule(requestBuilder: builder, session: images)
+        // end-sample
+
+        #expect(images.maxConcurrent == 4)
+        #expect(images.statistics == .init(inFlight: 0, waiting: 0))
+        #expect(imageModule.session is ThrottledSession)
+    }
+
+    @Test("when a header is added to the ignored ones, should keep the default ones too")
+    func deduplicated() {
+        // sample: sessions-deduplicated
+        let session = URLSessionTransport.shared.deduplicated(
+            .init(ignoredHeaderNames: DeduplicatedSession.Configuration.defaultIgnoredHeaderNames.union(["X-Attempt"]))
+        )
+        // end-sample
+
+        #expect(session.configuration.ignoredHeaderNames.contains("X-Attempt"))
+        #expect(session.configuration.ignoredHeaderNames.contains("X-Request-ID"))
+        #expect(session.configuration.methods == [.get, .head])
+    }
+
+    @Test("when a cache is configured, should keep its bounds")
+    func cached() {
+        // sample: sessions-cached
+        let session = URLSessionTransport.shared.cached(
+            .init(maximumBytes: 5 * 1024 * 1024, maximumEntries: 200, timeToLive: 30)
+        )
+        // end-sample
+
+        #expect(session.configuration.maximumBytes == 5 * 1024 * 1024)
+        #expect(session.configuration.maximumEntries == 200)
+        #expect(session.configuration.timeToLive == 30)
+    }
+
+    @Test("when requests opt out of the cache, should go to the server each time")
+    func optOut() {
+        let fake = Self.backend()
+        let module = DefaultNetworkModule(requestBuilder: builder, session: fake.cached(), completionExecutor: .immediate)
+
+        for _ in 1...2 {
+            module.perform(request: GetBalance()) { _ in }
+            module.perform(request: RefreshFeed()) { _ in }
+        }
+
+        let sent = fake.recordedRequests
+        #expect(sent.count == 4)
+        #expect(sent.last?.value(forHTTPHeaderField: "If-None-Match") == "\"feed-1\"", "no-cache revalidates")
+    }
+
+    @Test("when composed in the recommended order, should be a cache in front")
+    func compose() {
+        // sample: sessions-compose
+        let configuration = URLSessionConfiguration.default
+        configuration.urlCache = nil  // CachedSession does the caching: do not cache twice
+        let session = URLSessionTransport(configuration: configuration)
+            .throttled(maxConcurrent: 4)
+            .deduplicated()
+            .cached(.init(timeToLive: 30))
+        let module = DefaultNetworkModule(requestBuilder: builder, session: session)
+        // end-sample
+
+        #expect(module.session is CachedSession)
+        #expect(session.configuration.timeToLive == 30)
+    }
+
+    @Test("when decorators run on a manual fake, should show their state at each step")
+    func testingThrottledAndShared() {
+        let fake = Self.backend(delivery: .manual)
+
+        let lines = Transcript.recording {
+            // sample: sessions-testing
+            let throttled = fake.throttled(maxConcurrent: 1)
+            let session = throttled.deduplicated()
+            let module = DefaultNetworkModule(requestBuilder: builder, session: session, completionExecutor: .immediate)
+
+            for _ in 1...3 {
+                module.perform(request: GetUser(id: 1)) { _ in }
+            }
+            module.perform(request: GetUser(id: 2)) { _ in }
+            print("calls: \(session.statistics.calls), joined: \(session.statistics.joined)")
+            print("in flight: \(throttled.statistics.inFlight), waiting: \(throttled.statistics.waiting)")
+
+            fake.releaseAll()
+            print("in flight: \(throttled.statistics.inFlight), waiting: \(throttled.statistics.waiting)")
+            // end-sample
+        }
+
+        #expect(lines == ["calls: 2, joined: 2", "in flight: 1, waiting: 1", "in flight: 0, waiting: 0"])
+        #expect(fake.recordedRequests.count == 2)
+    }
+
+    @Test("when the cache's clock is moved past the time to live, should count a hit and two misses")
+    func testingTheCacheClock() {
+        let fake = Self.backend()
+
+        let lines = Transcript.recording {
+            // sample: sessions-testing-clock
+            let clock = ManualDelayScheduler()
+            let session = fake.cached(.init(timeToLive: 60, now: { Date(timeIntervalSinceReferenceDate: clock.now) }))
+            let module = DefaultNetworkModule(requestBuilder: builder, session: session, completionExecutor: .immediate)
+
+            module.perform(request: GetUser(id: 1)) { _ in }
+            module.perform(request: GetUser(id: 1)) { _ in }  // from memory
+            clock.advance(by: 61)
+            module.perform(request: GetUser(id: 1)) { _ in }  // stale: from the server again
+            print("hits: \(session.statistics.hits), misses: \(session.statistics.misses)")
+            // end-sample
+        }
+
+        #expect(lines == ["hits: 1, misses: 2"])
+        #expect(fake.recordedRequests.count == 2)
+    }
+}
