@@ -17,17 +17,36 @@ public struct ActionContext: Sendable {
     public let sentRequest: URLRequest?
     /// Seconds since `perform` was called.
     public let elapsed: TimeInterval
+    /// Identifies one `perform` call: the same for every attempt and every hook of that request,
+    /// different for every other request. Lets an action keep state per request.
+    public let requestID: UUID
+    /// Seconds spent in preparation so far, over all attempts (for example waiting for a token).
+    public let preparationTime: TimeInterval
+    /// Seconds between handing the request to the session and its answer, over all attempts
+    /// answered so far.
+    public let timeInFlight: TimeInterval
+    /// Body bytes sent so far, over all attempts (`httpBody` only; headers and body streams
+    /// are not counted).
+    public let bytesSent: Int
+    /// Body bytes received so far, over all attempts, error responses included.
+    public let bytesReceived: Int
 
     /// Creates a context; the module creates these, tests of actions may too.
     public init(
         networkRequest: (any NetworkRequest)?, attempt: Int = 1, baseURL: URL? = nil,
-        sentRequest: URLRequest? = nil, elapsed: TimeInterval = 0
+        sentRequest: URLRequest? = nil, elapsed: TimeInterval = 0, requestID: UUID = UUID(),
+        preparationTime: TimeInterval = 0, timeInFlight: TimeInterval = 0, bytesSent: Int = 0, bytesReceived: Int = 0
     ) {
         self.networkRequest = networkRequest
         self.attempt = attempt
         self.baseURL = baseURL
         self.sentRequest = sentRequest
         self.elapsed = elapsed
+        self.requestID = requestID
+        self.preparationTime = preparationTime
+        self.timeInFlight = timeInFlight
+        self.bytesSent = bytesSent
+        self.bytesReceived = bytesReceived
     }
 
     /// Whether `url` has the same origin (scheme, host and port) as ``baseURL``; `false`

@@ -26,7 +26,9 @@ import Foundation
 ///    example after fetching a token), or fail the request. Its default calls
 ///    ``performBeforeExecutingNetworkRequest(request:urlRequest:)``.
 /// 2. The request is sent.
-/// 3. ``didReceive(_:context:)`` runs for each action, in order, with the attempt's outcome:
+/// 3. When the status is one the request accepts, ``validate(_:context:)`` runs for each
+///    action, in order; the first that throws turns the response into a failure. Then
+///    ``didReceive(_:context:)`` runs for each action, in order, with the attempt's outcome:
 ///    success or failure.
 /// 4. After a failure (other than cancellation), ``retryDecision(for:context:completion:)``
 ///    is asked of each action, in order, until one says to retry. A retry goes back to
@@ -68,6 +70,14 @@ public protocol NetworkModuleAction: Sendable {
         _ urlRequest: URLRequest, context: ActionContext,
         completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void)
 
+    /// Checks a response whose status the request accepts, before any action observes it, and
+    /// fails the attempt by throwing: for a `200` whose body is an error envelope, say.
+    ///
+    /// A thrown ``NetworkError`` becomes the attempt's failure as it is, any other error
+    /// ``NetworkError/actionFailed(_:)``; the failure is then observed and may be retried like
+    /// any other. Runs for each action in order until one throws.
+    func validate(_ response: NetworkResponse, context: ActionContext) throws
+
     /// Observes the outcome of each attempt that was sent: success or failure.
     func didReceive(_ result: Result<NetworkResponse, NetworkError>, context: ActionContext)
 
@@ -104,6 +114,9 @@ extension NetworkModuleAction {
             completion(.failure(error))
         }
     }
+
+    /// Accepts every response.
+    public func validate(_ response: NetworkResponse, context: ActionContext) throws {}
 
     /// Does nothing.
     public func didReceive(_ result: Result<NetworkResponse, NetworkError>, context: ActionContext) {}

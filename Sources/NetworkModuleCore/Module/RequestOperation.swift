@@ -39,6 +39,29 @@ final class RequestOperation<Output: Sendable>: NetworkCancellable {
         /// Present until the result is delivered: taking it out is what finishes the operation.
         var completion: Completion?
         var lastSentRequest: URLRequest?
+        /// What actions learn through ``ActionContext``: time and bytes over all attempts.
+        var totals = Totals()
+        /// When the current attempt's preparation, or its time in flight, began.
+        var phaseStartedAt: UInt64
+
+        /// Adds the time since ``phaseStartedAt`` to the phase that is ending.
+        mutating func closePhase(at now: UInt64) {
+            let nanoseconds = now >= phaseStartedAt ? now - phaseStartedAt : 0
+            switch phase {
+            case .preparing: totals.preparationNanoseconds += nanoseconds
+            case .sending: totals.inFlightNanoseconds += nanoseconds
+            default: break
+            }
+            phaseStartedAt = now
+        }
+    }
+
+    /// Time and bytes over all attempts of the request.
+    private struct Totals {
+        var preparationNanoseconds: UInt64 = 0
+        var inFlightNanoseconds: UInt64 = 0
+        var bytesSent = 0
+        var bytesReceived = 0
     }
 
     private let networkRequest: (any NetworkRequest)?
@@ -46,7 +69,8 @@ final class RequestOperation<Output: Sendable>: NetworkCancellable {
     private let acceptableStatusCodes: AcceptableStatusCodes
     private let configuration: ModuleConfiguration
     private let transform: Transform
-    private let startTime = DispatchTime.now().uptimeNanoseconds
+    private let startTime: UInt64
+    private let requestID = UUID()
     private let state: LockedState<State>
 
     init(
@@ -58,7 +82,9 @@ final class RequestOperation<Output: Sendable>: NetworkCancellable {
         self.acceptableStatusCodes = networkRequest?.acceptableStatusCodes ?? .successful
         self.configuration = configuration
         self.transform = transform
-        self.state = LockedState(State(completion: completion))
+        let startTime = DispatchTime.now().uptimeNanoseconds
+        self.startTime = startTime
+        self.state = LockedState(State(completion: completion, phaseStartedAt: startTime))
     }
 
     // MARK: - Steps
@@ -76,7 +102,7 @@ final class RequestOperation<Output: Sendable>: NetworkCancellable {
             return
         }
         let action = actions[actionIndex]
-        action.prepare(request, context: context(attempt: attempt, sentRequest: nil)) { result in
+        action.prepare(request, context: context(attempt: attempt, sentRequest: nil, totals: currentTotals())) { result in
             let isCurrent = self.state.withLock { state -> Bool in
                 guard state.attempt == attempt, case .preparing(let next) = state.phase, next == actionIndex else {
                     return false
@@ -105,8 +131,10 @@ final class RequestOperation<Output: Sendable>: NetworkCancellable {
         }
         let isCurrent = state.withLock { state -> Bool in
             guard state.attempt == attempt, case .preparing = state.phase else { return false }
+            state.closePhase(at: DispatchTime.now().uptimeNanoseconds)
             state.phase = .sending(task: nil)
             state.lastSentRequest = request
+            state.totals.bytesSent += request.httpBody?.count ?? 0
             return true
         }
         guard isCurrent else { return }
@@ -131,18 +159,22 @@ final class RequestOperation<Output: Sendable>: NetworkCancellable {
         data: Data?, response: URLResponse?, error: (any Error)?, request: URLRequest, attempt: Int,
         duration: TimeInterval
     ) {
-        let isCurrent = state.withLock { state -> Bool in
-            guard state.attempt == attempt, case .sending = state.phase else { return false }
+        let totals = state.withLock { state -> Totals? in
+            guard state.attempt == attempt, case .sending = state.phase else { return nil }
+            state.closePhase(at: DispatchTime.now().uptimeNanoseconds)
             state.phase = .deciding(nextAction: 0)
-            return true
+            state.totals.bytesReceived += data?.count ?? 0
+            return state.totals
         }
         // A late callback, after a cancel or from a session that answered twice, is dropped.
-        guard isCurrent else { return }
+        guard let totals else { return }
 
-        let result = ResponseInterpreter.interpret(
-            data: data, response: response, error: error, request: request,
-            acceptableStatusCodes: acceptableStatusCodes, duration: duration)
-        let context = context(attempt: attempt, sentRequest: request)
+        let context = context(attempt: attempt, sentRequest: request, totals: totals)
+        let result = validated(
+            ResponseInterpreter.interpret(
+                data: data, response: response, error: error, request: request,
+                acceptableStatusCodes: acceptableStatusCodes, duration: duration),
+            context: context)
         for action in configuration.actions { action.didReceive(result, context: context) }
 
         switch result {
@@ -151,6 +183,21 @@ final class RequestOperation<Output: Sendable>: NetworkCancellable {
         default:
             finish(result)
         }
+    }
+
+    /// Step 4, continued: lets each action, in order, turn an accepted response into a failure.
+    private func validated(
+        _ result: Result<NetworkResponse, NetworkError>, context: ActionContext
+    ) -> Result<NetworkResponse, NetworkError> {
+        guard case .success(let response) = result else { return result }
+        for action in configuration.actions {
+            do {
+                try action.validate(response, context: context)
+            } catch {
+                return .failure(NetworkError(actionError: error, action: action))
+            }
+        }
+        return result
     }
 
     /// Step 6: asks action `actionIndex` whether to retry, then the next one, until one says so.
@@ -201,6 +248,7 @@ final class RequestOperation<Output: Sendable>: NetworkCancellable {
             guard state.attempt == attempt, case .waitingToRetry = state.phase else { return false }
             state.attempt = attempt + 1
             state.phase = .preparing(nextAction: 0)
+            state.phaseStartedAt = DispatchTime.now().uptimeNanoseconds
             return true
         }
         guard isCurrent else { return }
@@ -209,20 +257,21 @@ final class RequestOperation<Output: Sendable>: NetworkCancellable {
 
     /// Step 7: finishes the operation once, lets actions see the result, and delivers it.
     private func finish(_ result: Result<NetworkResponse, NetworkError>) {
-        let finished = state.withLock { state -> (Completion, Phase, Int, URLRequest?)? in
+        let finished = state.withLock { state -> (Completion, Phase, Int, URLRequest?, Totals)? in
             guard let completion = state.completion else { return nil }
             state.completion = nil
             let phase = state.phase
+            state.closePhase(at: DispatchTime.now().uptimeNanoseconds)
             state.phase = .finished
-            return (completion, phase, state.attempt, state.lastSentRequest)
+            return (completion, phase, state.attempt, state.lastSentRequest, state.totals)
         }
-        guard let (completion, phase, attempt, sentRequest) = finished else { return }
+        guard let (completion, phase, attempt, sentRequest, totals) = finished else { return }
         switch phase {
         case .sending(let task?): task.cancel()
         case .waitingToRetry(let timer?): timer.cancel()
         default: break
         }
-        let context = context(attempt: attempt, sentRequest: sentRequest)
+        let context = context(attempt: attempt, sentRequest: sentRequest, totals: totals)
         for action in configuration.actions { action.didFinish(result, context: context) }
         let output = result.flatMap { response -> Result<Output, NetworkError> in
             do throws(NetworkError) {
@@ -239,10 +288,20 @@ final class RequestOperation<Output: Sendable>: NetworkCancellable {
         finish(.failure(.cancelled))
     }
 
-    private func context(attempt: Int, sentRequest: URLRequest?) -> ActionContext {
+    private func currentTotals() -> Totals {
+        state.withLock { $0.totals }
+    }
+
+    private func context(attempt: Int, sentRequest: URLRequest?, totals: Totals) -> ActionContext {
         ActionContext(
             networkRequest: networkRequest, attempt: attempt, baseURL: configuration.baseURL,
-            sentRequest: sentRequest,
-            elapsed: Double(DispatchTime.now().uptimeNanoseconds - startTime) / 1e9)
+            sentRequest: sentRequest, elapsed: Self.seconds(DispatchTime.now().uptimeNanoseconds - startTime),
+            requestID: requestID, preparationTime: Self.seconds(totals.preparationNanoseconds),
+            timeInFlight: Self.seconds(totals.inFlightNanoseconds), bytesSent: totals.bytesSent,
+            bytesReceived: totals.bytesReceived)
+    }
+
+    private static func seconds(_ nanoseconds: UInt64) -> TimeInterval {
+        Double(nanoseconds) / 1e9
     }
 }

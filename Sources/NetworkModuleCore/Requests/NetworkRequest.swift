@@ -52,6 +52,12 @@ public protocol NetworkRequest: Sendable {
     /// Whether the request needs credentials. Authentication actions attach credentials
     /// only when this is `true` and the URL has the base URL's origin. Default: `false`.
     var requiresAuthentication: Bool { get }
+
+    /// How a module's ``RetryAction`` treats this request, overriding the action's own policy:
+    /// ``RetryPolicy/never`` for a request that must not be sent twice, a longer policy for an
+    /// important one. `nil` uses the action's policy; without a retry action it has no effect.
+    /// Default: `nil`.
+    var retryPolicy: RetryPolicy? { get }
 }
 
 extension NetworkRequest {
@@ -71,4 +77,6 @@ extension NetworkRequest {
     public var acceptableStatusCodes: AcceptableStatusCodes { .successful }
     /// No authentication.
     public var requiresAuthentication: Bool { false }
+    /// The retry action's own policy.
+    public var retryPolicy: RetryPolicy? { nil }
 }

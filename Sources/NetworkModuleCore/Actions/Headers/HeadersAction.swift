@@ -1,0 +1,71 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Adds headers to every request: fixed ones (`User-Agent`, `Accept-Language`) and computed
+/// ones (a request ID), without overriding a header the request already has.
+///
+/// ```swift
+/// actions: [
+///     .headers(["User-Agent": "Notes/2.4.1", "Accept-Language": "pl-PL"]),
+///     .requestID(),                                   // X-Request-ID: <UUID>, per request
+///     .header("X-Client-Time") { _ in "\(Date().timeIntervalSince1970)" },
+/// ]
+/// ```
+///
+/// Values are computed before each attempt, from its ``ActionContext``. The request ID of
+/// ``requestID(headerName:)`` is the context's ``ActionContext/requestID``: the same on every
+/// attempt of one request (so the server's logs tie a retry to its first attempt), different
+/// for every request. A header the request (or an earlier action) already set is left as it is.
+/// These headers go to every host, so never put a secret in them: use
+/// ``AuthenticationAction``, which keeps credentials on the base URL's origin.
+public struct HeadersAction: NetworkModuleAction {
+    private let fields: [(name: String, value: @Sendable (ActionContext) -> String)]
+
+    /// Headers with fixed values.
+    public init(_ headers: HTTPHeaders) {
+        fields = headers.map { field in
+            let value = field.value
+            return (field.name, { _ in value })
+        }
+    }
+
+    /// One header whose value is computed before each attempt.
+    public init(name: String, value: @escaping @Sendable (ActionContext) -> String) {
+        fields = [(name, value)]
+    }
+
+    /// Sets each header the request does not have yet.
+    public func prepare(
+        _ urlRequest: URLRequest, context: ActionContext,
+        completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void
+    ) {
+        var request = urlRequest
+        for field in fields where request.value(forHTTPHeaderField: field.name) == nil {
+            request.setValue(field.value(context), forHTTPHeaderField: field.name)
+        }
+        completion(.success(request))
+    }
+}
+
+extension NetworkModuleAction where Self == HeadersAction {
+    /// Adds these fixed headers to every request that does not set them:
+    /// `.headers(["User-Agent": "Notes/2.4.1"])`.
+    public static func headers(_ headers: HTTPHeaders) -> HeadersAction {
+        HeadersAction(headers)
+    }
+
+    /// Adds the header `name`, computed before each attempt:
+    /// `.header("X-Client-Time") { _ in "\(Date().timeIntervalSince1970)" }`.
+    public static func header(_ name: String, value: @escaping @Sendable (ActionContext) -> String) -> HeadersAction {
+        HeadersAction(name: name, value: value)
+    }
+
+    /// Adds a request ID (a UUID), the same on every attempt of one request:
+    /// `X-Request-ID: 6F1C…` by default.
+    public static func requestID(headerName: String = "X-Request-ID") -> HeadersAction {
+        HeadersAction(name: headerName) { $0.requestID.uuidString }
+    }
+}

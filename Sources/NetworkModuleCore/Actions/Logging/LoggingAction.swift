@@ -1,0 +1,152 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Writes each attempt down, readably: the request, the response's status, time and size,
+/// headers and bodies (JSON pretty-printed, cut at a set length), and optionally the request
+/// as a `curl` command. Secrets are masked.
+///
+/// ```swift
+/// actions: [.logging()]                                   // to standard error
+/// actions: [.logging(curl: true, sink: { logger.debug("\($0)") })]
+/// ```
+///
+/// One entry per attempt that was sent, written when its outcome is known (so it shows the
+/// request exactly as it was sent, after every action prepared it):
+///
+/// ```text
+/// → GET https://api.example.com/v2/me?token=REDACTED
+///   Authorization: REDACTED
+/// ← 200 GET https://api.example.com/v2/me (34 ms, 27 bytes)
+///   Content-Type: application/json
+///   {
+///     "name" : "Ada"
+///   }
+/// ```
+///
+/// A request that ends without an answer (cancelled, or failed by an action before it was
+/// sent) gets one `✗` line. The times are seconds since `perform` was called.
+///
+/// **Redaction.** Header values and query values named by ``Redaction`` are masked everywhere,
+/// the `curl` command included; so is a password in the URL. Bodies are written as they are:
+/// turn `bodies` off for APIs that put secrets in bodies.
+public struct LoggingAction: NetworkModuleAction {
+    /// Which header and query values are masked.
+    public let redaction: Redaction
+    /// Whether headers are written.
+    public let headers: Bool
+    /// Whether bodies are written.
+    public let bodies: Bool
+    /// How many characters of a body are written; the rest is cut, with a note.
+    public let maxBodyLength: Int
+    /// Whether each request is also written as a `curl` command.
+    public let curl: Bool
+    private let sink: @Sendable (String) -> Void
+
+    /// Writes each entry to standard error, followed by a newline.
+    public static let standardError: @Sendable (String) -> Void = { entry in
+        FileHandle.standardError.write(Data((entry + "\n").utf8))
+    }
+
+    /// Creates a logging action.
+    ///
+    /// - Parameters:
+    ///   - redaction: the header and query names whose values are masked; ``Redaction/default``
+    ///     masks `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie`.
+    ///   - headers: whether headers are written.
+    ///   - bodies: whether bodies are written.
+    ///   - maxBodyLength: how many characters of a body are written.
+    ///   - curl: whether each request is also written as a `curl` command.
+    ///   - sink: receives each entry (several lines, without a final newline), on the thread
+    ///     the hook runs on; standard error by default.
+    public init(
+        redaction: Redaction = .default, headers: Bool = true, bodies: Bool = true, maxBodyLength: Int = 2048,
+        curl: Bool = false, sink: @escaping @Sendable (String) -> Void = LoggingAction.standardError
+    ) {
+        self.redaction = redaction
+        self.headers = headers
+        self.bodies = bodies
+        self.maxBodyLength = maxBodyLength
+        self.curl = curl
+        self.sink = sink
+    }
+
+    /// Writes the attempt: request, then response or error.
+    public func didReceive(_ result: Result<NetworkResponse, NetworkError>, context: ActionContext) {
+        guard let request = context.sentRequest else { return }
+        var lines = requestLines(request, attempt: context.attempt)
+        lines += responseLines(result, request: request, elapsed: context.elapsed)
+        if curl { lines.append(CurlCommand.make(for: request, redaction: redaction, bodyLimit: maxBodyLength)) }
+        sink(lines.joined(separator: "\n"))
+    }
+
+    /// Writes a request that ended without an answer: cancelled, or failed before sending.
+    public func didFinish(_ result: Result<NetworkResponse, NetworkError>, context: ActionContext) {
+        guard case .failure(let error) = result, error == .cancelled || context.sentRequest == nil else { return }
+        let method = context.sentRequest?.httpMethod ?? context.networkRequest?.method.rawValue ?? "GET"
+        let target =
+            context.sentRequest.map { redaction.loggable($0.url) }
+            ?? context.networkRequest.map { redaction.loggable(URL(string: $0.path)) }
+            ?? "(request)"
+        let outcome = error == .cancelled ? "cancelled" : "not sent: \(error.localizedDescription)"
+        sink("✗ \(method) \(target) \(outcome) (\(Self.milliseconds(context.elapsed)))")
+    }
+
+    // MARK: - Formatting
+
+    private func requestLines(_ request: URLRequest, attempt: Int) -> [String] {
+        let method = request.httpMethod ?? "GET"
+        var lines = ["→ \(method) \(redaction.loggable(request.url))\(attempt > 1 ? " (attempt \(attempt))" : "")"]
+        if headers { lines += redaction.loggableHeaders(of: request).map { "  \($0.name): \($0.value)" } }
+        if bodies, let body = request.httpBody.flatMap({ BodyFormatter.format($0, limit: maxBodyLength) }) {
+            lines += indented(body)
+        }
+        return lines
+    }
+
+    private func responseLines(
+        _ result: Result<NetworkResponse, NetworkError>, request: URLRequest, elapsed: TimeInterval
+    ) -> [String] {
+        let method = request.httpMethod ?? "GET"
+        let url = redaction.loggable(request.url)
+        let time = Self.milliseconds(elapsed)
+        let status: String
+        let responseHeaders: HTTPHeaders
+        let body: Data
+        switch result {
+        case .success(let response):
+            (status, responseHeaders, body) = ("\(response.statusCode)", response.headers, response.data)
+        case .failure(let error):
+            guard let response = error.httpErrorResponse else {
+                return ["← ✗ \(method) \(url) \(error.localizedDescription) (\(time))"]
+            }
+            (status, responseHeaders, body) = ("\(response.statusCode)", response.headers, response.body)
+        }
+        var lines = ["← \(status) \(method) \(url) (\(time), \(body.count) bytes)"]
+        if headers { lines += redaction.loggableHeaders(responseHeaders).map { "  \($0.name): \($0.value)" } }
+        if bodies, let text = BodyFormatter.format(body, limit: maxBodyLength) { lines += indented(text) }
+        return lines
+    }
+
+    private func indented(_ text: String) -> [String] {
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { "  \($0)" }
+    }
+
+    private static func milliseconds(_ seconds: TimeInterval) -> String {
+        "\(Int((seconds * 1000).rounded())) ms"
+    }
+}
+
+extension NetworkModuleAction where Self == LoggingAction {
+    /// Logs each attempt, secrets masked: `.logging()` to standard error,
+    /// `.logging(curl: true, sink: { print($0) })` anywhere else. See ``LoggingAction/init(redaction:headers:bodies:maxBodyLength:curl:sink:)``.
+    public static func logging(
+        redaction: Redaction = .default, headers: Bool = true, bodies: Bool = true, maxBodyLength: Int = 2048,
+        curl: Bool = false, sink: @escaping @Sendable (String) -> Void = LoggingAction.standardError
+    ) -> LoggingAction {
+        LoggingAction(
+            redaction: redaction, headers: headers, bodies: bodies, maxBodyLength: maxBodyLength, curl: curl, sink: sink)
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+
+/// Reports ``RequestMetrics`` for each request, once, when its result is known: attempts,
+/// durations (total, preparation, in flight), bytes, and the final status or error.
+///
+/// ```swift
+/// actions: [.metrics { metrics in analytics.track("request", metrics.totalDuration, metrics.statusCode) }]
+/// ```
+///
+/// `report` runs on the thread that finishes the request (never under a lock), just before the
+/// completion is delivered; forward the metrics rather than doing slow work there.
+public struct MetricsAction: NetworkModuleAction {
+    private let redaction: Redaction
+    private let report: @Sendable (RequestMetrics) -> Void
+
+    /// Creates a metrics action.
+    ///
+    /// - Parameters:
+    ///   - redaction: which query values are masked in ``RequestMetrics/url``.
+    ///   - report: receives the metrics of each request.
+    public init(redaction: Redaction = .default, report: @escaping @Sendable (RequestMetrics) -> Void) {
+        self.redaction = redaction
+        self.report = report
+    }
+
+    /// Reports the request's metrics.
+    public func didFinish(_ result: Result<NetworkResponse, NetworkError>, context: ActionContext) {
+        report(
+            RequestMetrics(
+                method: context.sentRequest?.httpMethod ?? context.networkRequest?.method.rawValue ?? "GET",
+                url: context.sentRequest.map { redaction.loggable($0.url) },
+                attempts: context.attempt,
+                totalDuration: context.elapsed,
+                preparationDuration: context.preparationTime,
+                inFlightDuration: context.timeInFlight,
+                bytesSent: context.bytesSent,
+                bytesReceived: context.bytesReceived,
+                outcome: result.map(\.statusCode)))
+    }
+}
+
+extension NetworkModuleAction where Self == MetricsAction {
+    /// Reports each request's metrics to `report`: `.metrics { analytics.track($0) }`.
+    public static func metrics(_ report: @escaping @Sendable (RequestMetrics) -> Void) -> MetricsAction {
+        MetricsAction(report: report)
+    }
+}

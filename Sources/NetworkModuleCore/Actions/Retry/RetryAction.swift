@@ -1,0 +1,72 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Sends failed requests again, following a ``RetryPolicy``: a limited number of attempts,
+/// exponential backoff with jitter, `Retry-After` honoured, and by default only idempotent
+/// methods and transient failures.
+///
+/// ```swift
+/// let module = DefaultNetworkModule(requestBuilder: builder, actions: [.retry(.default)])
+/// ```
+///
+/// The module waits with its ``DelayScheduler``, so tests drive the waits with a manual clock.
+/// A request's own ``NetworkRequest/retryPolicy`` overrides the action's. Attempts count every
+/// attempt of the request, those another action retried (after a token refresh, say) included.
+public struct RetryAction: NetworkModuleAction {
+    /// The policy for requests that do not set their own.
+    public let policy: RetryPolicy
+    private let random: @Sendable () -> Double
+    private let now: @Sendable () -> Date
+
+    /// Creates a retry action.
+    ///
+    /// - Parameters:
+    ///   - policy: the policy for requests that do not set ``NetworkRequest/retryPolicy``.
+    ///   - random: a number in `0..<1` for the jitter of each wait; tests pass a constant.
+    ///   - now: the current date, against which a `Retry-After` date is read; tests pass a
+    ///     fixed date.
+    public init(
+        policy: RetryPolicy = .default,
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.policy = policy
+        self.random = random
+        self.now = now
+    }
+
+    /// Answers ``RetryDecision/retryAfter(_:)`` with the policy's wait for a retryable failure
+    /// of a retryable method while attempts remain; ``RetryDecision/doNotRetry`` otherwise.
+    public func retryDecision(
+        for error: NetworkError, context: ActionContext,
+        completion: @escaping @Sendable (RetryDecision) -> Void
+    ) {
+        completion(decision(for: error, context: context))
+    }
+
+    /// The decision, computed synchronously.
+    func decision(for error: NetworkError, context: ActionContext) -> RetryDecision {
+        let policy = context.networkRequest?.retryPolicy ?? self.policy
+        let method = HTTPMethod(rawValue: context.sentRequest?.httpMethod ?? "GET")
+        guard context.attempt < policy.maxAttempts, policy.retriesNonIdempotentMethods || method.isIdempotent,
+            policy.isRetryable(error)
+        else { return .doNotRetry }
+
+        if policy.honoursRetryAfter, let header = error.httpErrorResponse?.headers["Retry-After"],
+            let serverDelay = RetryAfter.delay(from: header, now: now())
+        {
+            return serverDelay <= policy.maxRetryAfter ? .retryAfter(serverDelay) : .doNotRetry
+        }
+        return .retryAfter(policy.jittered(policy.backoff(afterAttempt: context.attempt), random: random()))
+    }
+}
+
+extension NetworkModuleAction where Self == RetryAction {
+    /// Retries failed requests with `policy`: `actions: [.retry(.default)]`.
+    public static func retry(_ policy: RetryPolicy = .default) -> RetryAction {
+        RetryAction(policy: policy)
+    }
+}

@@ -1,0 +1,170 @@
+import Foundation
+import NetworkModuleCore
+import NetworkModuleTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+@Suite("Logging action")
+struct LoggingActionTests {
+    /// `text` with every duration written as `N ms`, so that expectations do not depend on time.
+    func timeless(_ text: String) -> String {
+        text.replacingOccurrences(of: "[0-9]+ ms", with: "N ms", options: .regularExpression)
+    }
+
+    @Test("when a JSON request succeeds, should write the request, the status, time, size, headers and pretty JSON")
+    func readableEntry() {
+        let session = FakeNetworkSession()
+        session.stub(.any, with: .json(#"{"name":"Ada","id":1}"#))
+        let log = LogEntries()
+
+        makeModule(session: session, actions: [.logging(sink: log.sink)])
+            .perform(request: TestRequest(headers: ["Accept": "application/json"])) { _ in }
+
+        #expect(log.entries.count == 1)
+        #expect(
+            timeless(log.text) == """
+                → GET https://api.example.com/v2/users/1
+                  Accept: application/json
+                ← 200 GET https://api.example.com/v2/users/1 (N ms, 21 bytes)
+                  Content-Type: application/json
+                  {
+                    "id" : 1,
+                    "name" : "Ada"
+                  }
+                """)
+    }
+
+    @Test("when secrets are in headers, cookies, the query or the URL, should mask them in every line, curl included")
+    func noSecretReachesAnyLine() throws {
+        let session = FakeNetworkSession()
+        session.stub(.any, with: .status(401, headers: ["Set-Cookie": "session=cookie-secret", "WWW-Authenticate": "Bearer"]))
+        let log = LogEntries()
+        let redaction = Redaction.default.adding(headers: ["X-API-Key"], queryItems: ["token"])
+        let module = makeModule(
+            session: session,
+            actions: [
+                .authentication(FakeTokenProvider(current: .success("bearer-secret"), refreshed: [.success("fresh-secret")])),
+                .logging(redaction: redaction, curl: true, sink: log.sink),
+            ])
+        var urlRequest = URLRequest(url: try #require(URL(string: "https://ada:url-secret@api.example.com/v2/me?token=query-secret&page=2")))
+        urlRequest.setValue("key-secret", forHTTPHeaderField: "X-API-Key")
+        urlRequest.setValue("session=cookie-secret", forHTTPHeaderField: "Cookie")
+        urlRequest.setValue("Basic proxy-secret", forHTTPHeaderField: "Proxy-Authorization")
+
+        module.perform(urlRequest: urlRequest) { _ in }
+
+        #expect(log.entries.count == 2, "the 401 and the attempt after the refresh")
+        for secret in ["bearer-secret", "fresh-secret", "url-secret", "query-secret", "key-secret", "cookie-secret", "proxy-secret"] {
+            #expect(!log.text.contains(secret), "\(secret) leaked")
+        }
+        #expect(log.text.contains("token=REDACTED&page=2"))
+        #expect(log.text.contains("-H 'Authorization: REDACTED'"))
+        #expect(log.text.contains("Set-Cookie: REDACTED"))
+        #expect(log.text.contains("WWW-Authenticate: Bearer"), "other headers are written as they are")
+    }
+
+    @Test("when a body is longer than the limit, should cut it and say how much was left out")
+    func bodyIsCut() {
+        let session = FakeNetworkSession()
+        session.stub(.any, with: .text(String(repeating: "a", count: 50)))
+        let log = LogEntries()
+
+        makeModule(session: session, actions: [.logging(headers: false, maxBodyLength: 10, sink: log.sink)])
+            .perform(request: TestRequest()) { _ in }
+
+        #expect(log.text.hasSuffix("\n  aaaaaaaaaa… (40 more characters)"))
+    }
+
+    @Test("when the body is binary, should write its size only")
+    func binaryBody() {
+        let session = FakeNetworkSession()
+        session.stub(.any, with: .status(200, headers: ["Content-Type": "image/png"], body: Data([0xFF, 0xD8, 0xFF, 0x00])))
+        let log = LogEntries()
+
+        makeModule(session: session, actions: [.logging(headers: false, sink: log.sink)])
+            .perform(request: TestRequest()) { _ in }
+
+        #expect(timeless(log.text).hasSuffix("(N ms, 4 bytes)\n  (4 bytes of binary data)"))
+    }
+
+    @Test("when an attempt fails in transport, is cancelled, or is failed before sending, should write one line for it")
+    func failureLines() {
+        struct Offline: NetworkModuleAction {
+            func performBeforeExecutingNetworkRequest(request: (any NetworkRequest)?, urlRequest: inout URLRequest) throws {
+                throw NetworkError.notConnectedToInternet
+            }
+        }
+        let session = FakeNetworkSession()
+        session.stub(.path("/v2/timeout"), with: .error(.timedOut))
+        session.stub(.path("/v2/slow"), with: .status(200))
+        let heldSession = FakeNetworkSession(delivery: .manual)
+        heldSession.stub(.any, with: .status(200))
+        let log = LogEntries()
+
+        makeModule(session: session, actions: [.logging(sink: log.sink)])
+            .perform(request: TestRequest(path: "/timeout")) { _ in }
+        makeModule(session: heldSession, actions: [.logging(sink: log.sink)])
+            .perform(request: TestRequest(path: "/slow")) { _ in }.cancel()
+        makeModule(session: session, actions: [.logging(sink: log.sink), Offline()])
+            .perform(request: TestRequest(path: "/offline?token=x")) { _ in }
+
+        let lines = log.entries.map(timeless)
+        #expect(lines.count == 3)
+        #expect(lines.first?.hasSuffix("← ✗ GET https://api.example.com/v2/timeout \(NetworkError.timedOut.localizedDescription) (N ms)") == true)
+        #expect(lines.dropFirst().first == "✗ GET https://api.example.com/v2/slow cancelled (N ms)")
+        #expect(lines.last == "✗ GET /offline?token=x not sent: \(NetworkError.notConnectedToInternet.localizedDescription) (N ms)")
+    }
+
+    @Test("when curl is on, should write a command a shell reads back as the same request")
+    func curlCommand() throws {
+        let session = FakeNetworkSession()
+        session.stub(.any, with: .status(201))
+        let log = LogEntries()
+        let body = #"{"note":"it's a \"test\" $HOME `id`"}"#
+
+        makeModule(session: session, actions: [.logging(headers: false, bodies: false, curl: true, sink: log.sink)])
+            .perform(
+                request: TestRequest(
+                    path: "/notes", method: .post, headers: ["Content-Type": "application/json", "X-Quote": "a'b"])
+            ) { _ in }
+        // The body goes in through the raw-request path so that it is sent byte for byte.
+        var raw = URLRequest(url: try #require(URL(string: "https://api.example.com/v2/notes")))
+        raw.httpMethod = "POST"
+        raw.httpBody = Data(body.utf8)
+        makeModule(session: session, actions: [.logging(headers: false, bodies: false, curl: true, sink: log.sink)])
+            .perform(urlRequest: raw) { _ in }
+
+        let commands = log.entries.compactMap { entry in entry.range(of: "curl ").map { String(entry[$0.lowerBound...]) } }
+        #expect(
+            commands.first == """
+                curl \\
+                  -X 'POST' \\
+                  'https://api.example.com/v2/notes' \\
+                  -H 'Content-Type: application/json' \\
+                  -H 'X-Quote: a'\\''b'
+                """)
+        #if os(Linux) || os(macOS)
+            let arguments = try shellArguments(of: try #require(commands.last))
+            #expect(arguments == ["-X", "POST", "https://api.example.com/v2/notes", "--data-binary", body])
+        #endif
+    }
+
+    #if os(Linux) || os(macOS)
+        /// The arguments `/bin/sh` passes to `curl` for `command`, one per line (NUL-separated).
+        func shellArguments(of command: String) throws -> [String] {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "curl() { printf '%s\\0' \"$@\"; }\n" + command]
+            let output = Pipe()
+            process.standardOutput = output
+            try process.run()
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return String(decoding: data, as: UTF8.self).split(separator: "\0", omittingEmptySubsequences: false)
+                .dropLast().map(String.init)
+        }
+    #endif
+}
