@@ -7,9 +7,12 @@ import NetworkModuleCore
 /// ```swift
 /// let executor = RecordingExecutor()
 /// let module = DefaultNetworkModule(requestBuilder: builder, session: session, completionExecutor: executor)
-/// module.perform(request: request) { _ in }
-/// XCTAssertEqual(executor.deliveryCount, 1)
+/// module.perform(request: request) { _ in }.cancel()
+/// #expect(executor.deliveryCount == 1)   // XCTAssertEqual(executor.deliveryCount, 1)
 /// ```
+///
+/// For tests that need no count, use the core's `.immediate` (`ImmediateExecutor`): with a
+/// ``FakeNetworkSession`` a request then completes inside `perform`, on the test's thread.
 public final class RecordingExecutor: CompletionExecutor {
     private let count = LockedState(0)
 
