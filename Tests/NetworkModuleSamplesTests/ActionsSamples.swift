@@ -366,7 +366,7 @@ struct ActionsSamples {
     // MARK: - State in an action
 
     // sample: actions-metrics
-    final class RequestMetrics: NetworkModuleAction, @unchecked Sendable {
+    final class AttemptCounter: NetworkModuleAction, @unchecked Sendable {
         // @unchecked Sendable is safe: `attempts` and `failures` are only touched while holding `lock`.
         private let lock = NSLock()
         private var attempts = 0
@@ -398,7 +398,7 @@ struct ActionsSamples {
         let session = FakeNetworkSession()
         session.stub(.path("/v2/users/1"), with: .status(503), .status(200))
         session.stub(.path("/v2/users/2"), with: .status(404))
-        let metrics = RequestMetrics()
+        let metrics = AttemptCounter()
         let scheduler = ManualDelayScheduler()
         let module = makeSampleModule(
             session: session, actions: [RetryTransientFailures(maxAttempts: 3, firstDelay: 0.5), metrics],
@@ -429,5 +429,261 @@ final class PendingCompletions: @unchecked Sendable {
         defer { lock.unlock() }
         defer { completions = [] }
         return completions
+    }
+}
+
+// MARK: - Built-in actions
+
+extension ActionsSamples {
+    /// The app's secure storage, in memory.
+    final class Keychain: @unchecked Sendable {
+        // @unchecked Sendable is safe: `stored` is only touched while holding `lock`.
+        private let lock = NSLock()
+        private var stored: (access: String?, refresh: String)
+
+        init(accessToken: String?, refreshToken: String) {
+            stored = (accessToken, refreshToken)
+        }
+
+        var accessToken: String? {
+            get { lock.withLock { stored.access } }
+            set { lock.withLock { stored.access = newValue } }
+        }
+
+        var refreshToken: String { lock.withLock { stored.refresh } }
+    }
+
+    /// An authorization server that swaps a refresh token for a new access token, and counts.
+    final class AuthServer: Sendable {
+        let refreshes = LockedLines()
+
+        func refresh(_ refreshToken: String, completion: @escaping @Sendable (Result<String, any Error>) -> Void) {
+            refreshes.append(refreshToken)
+            completion(.success("fresh"))
+        }
+    }
+
+    struct SignedOut: Error {}
+
+    // sample: actions-token-provider
+    struct SessionTokens: AccessTokenProvider {
+        let keychain: Keychain
+        let authServer: AuthServer
+
+        func currentToken(completion: @escaping @Sendable (Result<String, any Error>) -> Void) {
+            completion(keychain.accessToken.map { .success($0) } ?? .failure(SignedOut()))
+        }
+
+        func refreshToken(completion: @escaping @Sendable (Result<String, any Error>) -> Void) {
+            authServer.refresh(keychain.refreshToken) { result in
+                if case .success(let token) = result { keychain.accessToken = token }
+                completion(result)
+            }
+        }
+    }
+    // end-sample
+
+    @Test("when the built-in actions are listed as static members, should read as a sentence and work together")
+    func builtInModule() {
+        let session = FakeNetworkSession()
+        session.stub(.any) { request in
+            request.value(forHTTPHeaderField: "Authorization") == "Bearer fresh" ? .json(#"{"name":"Ada"}"#) : .status(401)
+        }
+        let authServer = AuthServer()
+        let tokens = SessionTokens(keychain: Keychain(accessToken: "expired", refreshToken: "r1"), authServer: authServer)
+
+        let printed = Transcript.recording {
+            // sample: actions-builtin-module
+            let module = DefaultNetworkModule(
+                requestBuilder: DefaultRequestBuilder(baseURL: URL(string: "https://api.example.com/v2")!),
+                session: session,
+                actions: [
+                    .headers(["User-Agent": "Notes/2.4.1"]),
+                    .authentication(tokens),
+                    .retry(.default),
+                    .logging(headers: false, sink: { print($0) }),
+                ],
+                completionExecutor: .immediate
+            )
+            module.perform(request: GetMe()) { result in
+                print("completion: \((try? result.get())?.statusCode ?? 0)")
+            }
+            // end-sample
+        }
+
+        #expect(
+            printed.map { $0.replacingOccurrences(of: "[0-9]+ ms", with: "N ms", options: .regularExpression) } == [
+                "→ GET https://api.example.com/v2/me\n← 401 GET https://api.example.com/v2/me (N ms, 0 bytes)",
+                "→ GET https://api.example.com/v2/me (attempt 2)\n← 200 GET https://api.example.com/v2/me (N ms, 14 bytes)\n  {\n    \"name\" : \"Ada\"\n  }",
+                "completion: 200",
+            ])
+        #expect(authServer.refreshes.lines == ["r1"])
+        #expect(session.recordedRequests.allSatisfy { $0.value(forHTTPHeaderField: "User-Agent") == "Notes/2.4.1" })
+    }
+
+    @Test("when a key goes in a custom header or credentials are fixed, should write them in that form")
+    func authenticationSchemes() {
+        struct APIKeys: AccessTokenProvider {
+            func currentToken(completion: @escaping @Sendable (Result<String, any Error>) -> Void) { completion(.success("k3y")) }
+            func refreshToken(completion: @escaping @Sendable (Result<String, any Error>) -> Void) { completion(.success("k3y")) }
+        }
+        let keys = APIKeys()
+
+        // sample: actions-authentication-schemes
+        let actions: [any NetworkModuleAction] = [
+            .authentication(keys, scheme: .header("X-API-Key")),  // X-API-Key: <token>
+            .basicAuthentication(username: "ada", password: "s3cret"),  // Authorization: Basic YWRhOnMzY3JldA==
+        ]
+        // end-sample
+        let session = FakeNetworkSession()
+        session.stub(.any, with: .status(200))
+        makeSampleModule(session: session, actions: actions).perform(request: GetMe()) { _ in }
+
+        #expect(session.recordedRequests.first?.value(forHTTPHeaderField: "X-API-Key") == "k3y")
+        #expect(session.recordedRequests.first?.value(forHTTPHeaderField: "Authorization") == "Basic YWRhOnMzY3JldA==")
+    }
+
+    @Test("when a policy is tuned and a request opts out, should retry the GET with growing waits and never the payment")
+    func retryPolicy() {
+        // sample: actions-retry-policy
+        var policy = RetryPolicy.default
+        policy.maxAttempts = 4
+        policy.initialDelay = 1
+        let retry: any NetworkModuleAction = .retry(policy)  // waits about 1 s, 2 s, 4 s (±20 %)
+
+        struct ChargeCard: NetworkRequest {
+            var path: String { "/payments" }
+            var method: HTTPMethod { .put }
+            var retryPolicy: RetryPolicy? { .never }  // sent once, whatever the module's policy
+        }
+        // end-sample
+        let session = FakeNetworkSession()
+        session.stub(.any, with: .status(503))
+        let scheduler = ManualDelayScheduler()
+        let module = makeSampleModule(session: session, actions: [retry], delayScheduler: scheduler)
+
+        module.perform(request: GetUser(id: 1)) { _ in }
+        scheduler.runAll()
+        module.perform(request: ChargeCard()) { _ in }
+
+        let delays = scheduler.requestedDelays
+        #expect(delays.count == 3)
+        for (delay, base) in zip(delays, [1.0, 2, 4]) { #expect(delay >= base * 0.8 && delay <= base * 1.2) }
+        #expect(session.recordedRequests.count == 5, "4 GETs, 1 PUT")
+    }
+
+    @Test("when headers are injected, should add fixed ones, one request ID per request and computed ones per attempt")
+    func headers() {
+        // sample: actions-headers
+        let actions: [any NetworkModuleAction] = [
+            .headers(["User-Agent": "Notes/2.4.1", "Accept-Language": "pl-PL"]),
+            .requestID(),  // X-Request-ID: the same UUID on every attempt of a request
+            .header("X-Attempt") { context in "\(context.attempt)" },
+        ]
+        // end-sample
+        let session = FakeNetworkSession()
+        session.stub(.any, with: .status(200))
+        makeSampleModule(session: session, actions: actions).perform(request: GetUser(id: 1)) { _ in }
+
+        let sent = session.recordedRequests.first
+        #expect(sent?.value(forHTTPHeaderField: "Accept-Language") == "pl-PL")
+        #expect(sent?.value(forHTTPHeaderField: "X-Attempt") == "1")
+        #expect(sent?.value(forHTTPHeaderField: "X-Request-ID").flatMap(UUID.init(uuidString:)) != nil)
+    }
+
+    @Test("when logging with curl, should write the masked request, the response and a curl command")
+    func logging() throws {
+        // sample: actions-logging
+        let logging: any NetworkModuleAction = .logging(
+            redaction: .default.adding(headers: ["X-API-Key"], queryItems: ["token"]),
+            maxBodyLength: 1024,
+            curl: true,
+            sink: { entry in print(entry) }
+        )
+        // end-sample
+        let session = FakeNetworkSession()
+        session.stub(.any, with: .json(#"{"id":7}"#, status: 201))
+        var request = URLRequest(url: try #require(URL(string: "https://api.example.com/v2/notes?token=abc")))
+        request.httpMethod = "POST"
+        request.setValue("k3y", forHTTPHeaderField: "X-Api-Key")  // as Linux's URLRequest spells it
+        request.httpBody = Data(#"{"title":"Buy milk"}"#.utf8)
+
+        let printed = Transcript.recording {
+            makeSampleModule(session: session, actions: [logging]).perform(urlRequest: request) { _ in }
+        }
+
+        #expect(
+            printed.map { $0.replacingOccurrences(of: "[0-9]+ ms", with: "N ms", options: .regularExpression) } == [
+                """
+                → POST https://api.example.com/v2/notes?token=REDACTED
+                  X-Api-Key: REDACTED
+                  {
+                    "title" : "Buy milk"
+                  }
+                ← 201 POST https://api.example.com/v2/notes?token=REDACTED (N ms, 8 bytes)
+                  Content-Type: application/json
+                  {
+                    "id" : 7
+                  }
+                curl \\
+                  -X 'POST' \\
+                  'https://api.example.com/v2/notes?token=REDACTED' \\
+                  -H 'X-Api-Key: REDACTED' \\
+                  --data-binary '{"title":"Buy milk"}'
+                """
+            ])
+    }
+
+    @Test("when metrics are reported, should give one line per request with its attempts, status and bytes")
+    func metricsReported() {
+        let printed = Transcript.recording {
+            // sample: actions-metrics-builtin
+            let metrics: any NetworkModuleAction = .metrics { metrics in
+                print("\(metrics.method) \(metrics.url ?? "-") → \(metrics.statusCode ?? 0) in \(metrics.attempts) attempts, \(metrics.bytesReceived) bytes")
+            }
+            // end-sample
+            let session = FakeNetworkSession()
+            session.stub(.any, with: .text("busy", status: 503), .text("hello"))
+            let scheduler = ManualDelayScheduler()
+            makeSampleModule(
+                session: session, actions: [RetryTransientFailures(maxAttempts: 3, firstDelay: 0), metrics],
+                delayScheduler: scheduler
+            ).perform(request: GetUser(id: 1)) { _ in }
+            scheduler.runAll()
+        }
+
+        #expect(printed == ["GET https://api.example.com/v2/users/1 → 200 in 2 attempts, 9 bytes"])
+    }
+
+    @Test("when a response is a listed status or an error envelope, should fail it")
+    func validation() {
+        // sample: actions-validation
+        struct ErrorEnvelope: Decodable, Error {
+            let error: String
+        }
+
+        let actions: [any NetworkModuleAction] = [
+            .failing(statusCodes: [299]),  // fails as .unacceptableStatusCode, with the body
+            .validate { response in
+                if let envelope = try? response.decode(ErrorEnvelope.self) { throw envelope }
+            },
+        ]
+        // end-sample
+        let session = FakeNetworkSession()
+        session.stub(.path("/v2/users/1"), with: .status(299))
+        session.stub(.path("/v2/users/2"), with: .json(#"{"error":"quota exceeded"}"#))
+        let delivered = LockedLines()
+        let module = makeSampleModule(session: session, actions: actions)
+
+        module.perform(request: GetUser(id: 1)) { result in
+            if case .failure(.unacceptableStatusCode(let response)) = result { delivered.append("\(response.statusCode)") }
+        }
+        module.perform(request: GetUser(id: 2)) { result in
+            if case .failure(.actionFailed(let failure)) = result {
+                delivered.append((failure.underlyingError as? ErrorEnvelope)?.error ?? "?")
+            }
+        }
+
+        #expect(delivered.lines == ["299", "quota exceeded"])
     }
 }
