@@ -120,7 +120,8 @@ public final class CachedSession: NetworkSession {
     private let ignoredHeaderNames: Set<String>
 
     private static let unsafeMethods: Set<String> = ["POST", "PUT", "PATCH", "DELETE"]
-    private static let headersThatNeverCount = ["cache-control", "pragma", "if-none-match", "if-modified-since"]
+    /// Read by the cache itself; a request with a conditional header or `Range` is passed through.
+    private static let headersThatNeverCount = ["cache-control", "pragma", "if-none-match", "if-modified-since", "range"]
 
     /// Creates a caching session around `session`.
     public init(wrapping session: some NetworkSession, configuration: Configuration = Configuration()) {
@@ -163,18 +164,20 @@ public final class CachedSession: NetworkSession {
                 completionHandler(data, response, error)
             }
         }
+        var cacheControl: String?
+        var pragma: String?
+        var isConditional = false
+        let key = RequestKey(request, ignoringHeaderNames: ignoredHeaderNames) { name, value in
+            switch name {
+            case "cache-control": cacheControl = value
+            case "pragma": pragma = value
+            case "if-none-match", "if-modified-since", "range": isConditional = true
+            default: break
+            }
+        }
         let directives =
-            request.value(forHTTPHeaderField: "Cache-Control") == nil && request.value(forHTTPHeaderField: "Pragma") == nil
-            ? CacheControl.none
-            : CacheControl(
-                cacheControl: request.value(forHTTPHeaderField: "Cache-Control"),
-                pragma: request.value(forHTTPHeaderField: "Pragma"))
-        guard !directives.noStore,
-            request.value(forHTTPHeaderField: "If-None-Match") == nil,
-            request.value(forHTTPHeaderField: "If-Modified-Since") == nil,
-            request.value(forHTTPHeaderField: "Range") == nil,
-            let key = RequestKey(request, ignoringHeaderNames: ignoredHeaderNames)
-        else {
+            cacheControl == nil && pragma == nil ? CacheControl.none : CacheControl(cacheControl: cacheControl, pragma: pragma)
+        guard let key, !isConditional, !directives.noStore else {
             return wrapped.dataTask(with: request, completionHandler: completionHandler)
         }
         return CachedSessionTask(

@@ -10,6 +10,10 @@ import Foundation
 ///
 /// A request whose body is a stream has no key: its bytes cannot be compared without
 /// reading them.
+///
+/// The hash is computed once, when the key is made: a key is looked up, inserted and removed
+/// in its session's table, and hashing the URL, headers and body each time would cost more
+/// than the rest of a decorator's work.
 struct RequestKey: Hashable, Sendable {
     /// One header that counts, with its name lowercased.
     struct Header: Hashable, Sendable {
@@ -22,26 +26,51 @@ struct RequestKey: Hashable, Sendable {
     /// Sorted by name, so that the order the caller set them in does not matter.
     let headers: [Header]
     let body: Data?
+    private let precomputedHash: Int
 
     /// The key of `request`, or `nil` if it has no URL or a streamed body.
     ///
-    /// - Parameter ignoredHeaderNames: lowercased names of headers that do not count.
-    init?(_ request: URLRequest, ignoringHeaderNames ignoredHeaderNames: Set<String>) {
+    /// - Parameters:
+    ///   - ignoredHeaderNames: lowercased names of headers that do not count.
+    ///   - onIgnoredHeader: sees each ignored header, name lowercased, so a caller that
+    ///     needs some of them reads them in the same pass (`value(forHTTPHeaderField:)`
+    ///     costs a pass over every header per call).
+    init?(
+        _ request: URLRequest, ignoringHeaderNames ignoredHeaderNames: Set<String>,
+        onIgnoredHeader: (_ lowercasedName: String, _ value: String) -> Void = { _, _ in }
+    ) {
         guard let url = request.url, request.httpBodyStream == nil else { return nil }
         method = request.httpMethod ?? "GET"
         self.url = url
         body = request.httpBody
-        guard let fields = request.allHTTPHeaderFields, !fields.isEmpty else {
-            headers = []
-            return
-        }
         var headers: [Header] = []
-        headers.reserveCapacity(fields.count)
-        for (name, value) in fields {
-            let lowercased = name.lowercased()
-            if !ignoredHeaderNames.contains(lowercased) { headers.append(Header(name: lowercased, value: value)) }
+        if let fields = request.allHTTPHeaderFields, !fields.isEmpty {
+            headers.reserveCapacity(fields.count)
+            for (name, value) in fields {
+                let lowercased = name.lowercased()
+                if ignoredHeaderNames.contains(lowercased) {
+                    onIgnoredHeader(lowercased, value)
+                } else {
+                    headers.append(Header(name: lowercased, value: value))
+                }
+            }
+            if headers.count > 1 { headers.sort { $0.name < $1.name } }
         }
-        if headers.count > 1 { headers.sort { $0.name < $1.name } }
         self.headers = headers
+        var hasher = Hasher()
+        hasher.combine(method)
+        hasher.combine(url)
+        hasher.combine(headers)
+        hasher.combine(body)
+        precomputedHash = hasher.finalize()
+    }
+
+    static func == (lhs: RequestKey, rhs: RequestKey) -> Bool {
+        lhs.precomputedHash == rhs.precomputedHash && lhs.method == rhs.method && lhs.url == rhs.url
+            && lhs.headers == rhs.headers && lhs.body == rhs.body
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(precomputedHash)
     }
 }
