@@ -66,6 +66,37 @@ struct LoggingActionTests {
         #expect(log.text.contains("WWW-Authenticate: Bearer"), "other headers are written as they are")
     }
 
+    @Test("when a JSON body holds a key named like a secret, should mask its value in the log and in curl")
+    func jsonSecretsMasked() throws {
+        let session = FakeNetworkSession()
+        session.stub(.any, with: .json(#"{"headers":{"Authorization":"Bearer echoed-secret"},"token":"body-secret","page":2}"#))
+        let log = LogEntries()
+        var request = URLRequest(url: try #require(URL(string: "https://api.example.com/v2/login")))
+        request.httpMethod = "POST"
+        request.httpBody = Data(#"{"user":"ada","token":"sent-secret"}"#.utf8)
+
+        makeModule(
+            session: session,
+            actions: [.logging(redaction: .default.adding(queryItems: ["token"]), headers: false, curl: true, sink: log.sink)]
+        ).perform(urlRequest: request) { _ in }
+
+        for secret in ["echoed-secret", "body-secret", "sent-secret"] { #expect(!log.text.contains(secret), "\(secret) leaked") }
+        #expect(log.text.contains(#""page" : 2"#))
+        #expect(log.text.contains(#"--data-binary '{"token":"REDACTED","user":"ada"}'"#))
+    }
+
+    @Test("when a JSON body is too large to parse, should not show it at all")
+    func largeJSONHidden() {
+        let session = FakeNetworkSession()
+        let huge = "[" + String(repeating: "1,", count: 600_000) + "1]"
+        session.stub(.any, with: .json(huge))
+        let log = LogEntries()
+
+        makeModule(session: session, actions: [.logging(headers: false, sink: log.sink)]).perform(request: TestRequest()) { _ in }
+
+        #expect(log.text.hasSuffix("\n  (1200003 bytes of JSON, too large to show)"))
+    }
+
     @Test("when a body is longer than the limit, should cut it and say how much was left out")
     func bodyIsCut() {
         let session = FakeNetworkSession()

@@ -4,7 +4,8 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// A request as a `curl` command that can be pasted into a POSIX shell, secrets masked.
+/// A request as a `curl` command that can be pasted into a POSIX shell, secrets masked (in
+/// headers, the URL and JSON bodies).
 enum CurlCommand {
     /// The command for `request`; a body longer than `bodyLimit` characters, or not UTF-8
     /// text, is left out with a note saying so.
@@ -17,7 +18,7 @@ enum CurlCommand {
             parts.append("-H \(quoted("\(field.name): \(field.value)"))")
         }
         var note: String?
-        if let body = request.httpBody, !body.isEmpty {
+        if let body = request.httpBody.map({ BodyFormatter.redactedForCommand($0, redaction: redaction) }), !body.isEmpty {
             if let text = String(data: body, encoding: .utf8), !text.contains("\0"), text.count <= bodyLimit {
                 parts.append("--data-binary \(quoted(text))")
             } else {

@@ -30,8 +30,10 @@ import Foundation
 /// sent) gets one `✗` line. The times are seconds since `perform` was called.
 ///
 /// **Redaction.** Header values and query values named by ``Redaction`` are masked everywhere,
-/// the `curl` command included; so is a password in the URL. Bodies are written as they are:
-/// turn `bodies` off for APIs that put secrets in bodies.
+/// the `curl` command included; so is a password in the URL, and in JSON bodies the value of
+/// any key named like a secret header or query item (`"Authorization"`, or `"token"` if
+/// `token` is a secret query item). Other bodies are written as they are: turn `bodies` off for
+/// APIs that put secrets in bodies that are not JSON or under other names.
 public struct LoggingAction: NetworkModuleAction {
     /// Which header and query values are masked.
     public let redaction: Redaction
@@ -100,7 +102,7 @@ public struct LoggingAction: NetworkModuleAction {
         let method = request.httpMethod ?? "GET"
         var lines = ["→ \(method) \(redaction.loggable(request.url))\(attempt > 1 ? " (attempt \(attempt))" : "")"]
         if headers { lines += redaction.loggableHeaders(of: request).map { "  \($0.name): \($0.value)" } }
-        if bodies, let body = request.httpBody.flatMap({ BodyFormatter.format($0, limit: maxBodyLength) }) {
+        if bodies, let body = request.httpBody.flatMap({ BodyFormatter.format($0, limit: maxBodyLength, redaction: redaction) }) {
             lines += indented(body)
         }
         return lines
@@ -126,7 +128,7 @@ public struct LoggingAction: NetworkModuleAction {
         }
         var lines = ["← \(status) \(method) \(url) (\(time), \(body.count) bytes)"]
         if headers { lines += redaction.loggableHeaders(responseHeaders).map { "  \($0.name): \($0.value)" } }
-        if bodies, let text = BodyFormatter.format(body, limit: maxBodyLength) { lines += indented(text) }
+        if bodies, let text = BodyFormatter.format(body, limit: maxBodyLength, redaction: redaction) { lines += indented(text) }
         return lines
     }
 
