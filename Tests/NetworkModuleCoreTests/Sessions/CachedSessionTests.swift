@@ -382,3 +382,24 @@ struct CachedSessionTests {
         #expect(fake.recordedRequests.count == 1)
     }
 }
+
+@Suite("CachedSession under load")
+struct CachedSessionLoadTests {
+    @Test("when many threads read and fill a small cache at once, should answer each request exactly once and stay within bounds")
+    func concurrentUse() {
+        let fake = FakeNetworkSession()
+        fake.stub(.any) { request in .text(request.url?.lastPathComponent ?? "") }
+        let session = fake.cached(.init(maximumBytes: 1_000, maximumEntries: 8))
+        let outcomes = (0..<400).map { _ in SessionOutcomes() }
+
+        DispatchQueue.concurrentPerform(iterations: outcomes.count) { index in
+            session.dataTask(with: sessionRequest("/\(index % 20)"), completionHandler: outcomes[index].handler).resume()
+        }
+
+        #expect(outcomes.indices.allSatisfy { outcomes[$0].single?.body == "\($0 % 20)" })
+        let statistics = session.statistics
+        #expect(statistics.hits + statistics.misses == 400)
+        #expect(statistics.entries <= 8)
+        #expect(fake.recordedRequests.count == statistics.misses)
+    }
+}

@@ -72,7 +72,9 @@ public final class CachedSession: NetworkSession {
         }
     }
 
-    /// A snapshot of the cache's counters and size.
+    /// A snapshot of the cache's counters and size. Requests the cache does not handle
+    /// (other methods, `Cache-Control: no-store`, the caller's own conditional headers) are
+    /// not counted.
     public struct Statistics: Sendable, Equatable {
         /// Requests answered from the cache without a call.
         public var hits: Int
