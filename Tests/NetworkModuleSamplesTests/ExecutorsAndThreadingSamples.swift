@@ -57,11 +57,15 @@ struct ExecutorsAndThreadingSamples {
             completionExecutor: .queue(imageQueue))
         let returned = LockedLines()
 
+        // The queue is held while perform runs, so a completion that ran inside perform (or
+        // raced it) would find no "returned" line; resuming the queue lets it run.
+        imageQueue.suspend()
         let onQueue = await withCheckedContinuation { continuation in
             module.perform(request: GetUser(id: 1)) { _ in
                 continuation.resume(returning: DispatchQueue.getSpecific(key: key) == true && returned.lines == ["returned"])
             }
             returned.append("returned")
+            imageQueue.resume()
         }
 
         #expect(onQueue, "delivered on the queue, after perform returned")
