@@ -6,6 +6,7 @@ import NetworkModuleCore
 struct Tour {
     let module: any NetworkModule
     let backendName: String
+    let lastMetrics: LastMetrics
 
     func run() async -> Bool {
         print("NetworkModule tour against \(backendName)\n")
@@ -63,6 +64,16 @@ struct Tour {
                 return error == .cancelled
             }
             return false
+        } && allPassed
+
+        allPassed = await step(6, "Built-in actions: a 503 is retried with backoff, then delivered; metrics count the attempts") {
+            let result = await withCheckedContinuation { continuation in
+                module.perform(request: StatusRequest(code: 503)) { continuation.resume(returning: $0) }
+            }
+            guard case .failure(let error) = result, let metrics = lastMetrics.value else { return false }
+            let milliseconds = Int((metrics.totalDuration * 1000).rounded())
+            print("    delivered \(error.statusCode ?? 0) after \(metrics.attempts) attempts, \(milliseconds) ms in all")
+            return error.statusCode == 503 && metrics.attempts == 3
         } && allPassed
 
         print(allPassed ? "\nTour complete: every step behaved as described." : "\nTour finished with failures.")

@@ -35,19 +35,23 @@ while let argument = arguments.popFirst() {
     }
 }
 
-let defaultHeaders: HTTPHeaders = ["Accept": "application/json", "User-Agent": "network-module-demo"]
+let defaultHeaders: HTTPHeaders = ["Accept": "application/json"]
+let lastMetrics = LastMetrics()
+let actions = DemoActions.make(metrics: lastMetrics)
 let module: DefaultNetworkModule
 if let baseURL {
     module = DefaultNetworkModule(
         requestBuilder: DefaultRequestBuilder(baseURL: baseURL, defaultHeaders: defaultHeaders),
-        session: URLSession.shared, actions: [PrintingAction()], completionExecutor: .main)
+        session: URLSession.shared, actions: actions, completionExecutor: .main)
 } else {
     // ".invalid" is reserved (RFC 2606): nothing here ever reaches a network.
     let stubURL = URLComponents(string: "https://stub.invalid")?.url ?? URL(fileURLWithPath: "/")
     module = DefaultNetworkModule(
         requestBuilder: DefaultRequestBuilder(baseURL: stubURL, defaultHeaders: defaultHeaders),
-        session: StubBackend.makeSession(), actions: [PrintingAction()], completionExecutor: .main)
+        session: StubBackend.makeSession(), actions: actions, completionExecutor: .main)
 }
 
-let passed = await Tour(module: module, backendName: baseURL?.absoluteString ?? "the embedded stub backend").run()
+let passed = await Tour(
+    module: module, backendName: baseURL?.absoluteString ?? "the embedded stub backend", lastMetrics: lastMetrics
+).run()
 exit(passed ? 0 : 1)
