@@ -6,7 +6,7 @@ public enum InvalidRequestReason: Equatable, Sendable {
     case invalidBaseURL(String)
     /// The path does not make a valid URL. Carries the path.
     case invalidPath(String)
-    /// The method is not a valid HTTP token (letters, digits and ``!#$%&'*+-.^_`|~``).
+    /// The method is not a valid HTTP token: letters, digits, `!#$%&'*+-.^_|~` and the backtick.
     case invalidMethod(String)
     /// A header name is empty or has characters other than those of an HTTP token.
     case invalidHeaderName(String)

@@ -5,7 +5,7 @@ import NetworkModuleCore
     import FoundationNetworking
 #endif
 
-/// A ``NetworkSession`` that sends every request through another session and writes the
+/// A `NetworkSession` that sends every request through another session and writes the
 /// traffic down as a HAR 1.2 archive, the format browsers' developer tools open, so a team
 /// can record once against a real backend and replay in CI with ``HARReplaySession``.
 ///

@@ -5,7 +5,7 @@ import NetworkModuleCore
     import FoundationNetworking
 #endif
 
-/// A ``NetworkSession`` that answers from a HAR archive instead of the network: what
+/// A `NetworkSession` that answers from a HAR archive instead of the network: what
 /// ``HARRecordingSession`` wrote, or what a browser's developer tools saved.
 ///
 /// ```swift
@@ -44,6 +44,7 @@ public final class HARReplaySession: NetworkSession {
     /// Creates a replay session from the HAR file at `fileURL`.
     ///
     /// - Parameters:
+    ///   - fileURL: the HAR file to serve, as `HARRecordingSession` writes it or a browser saves it.
     ///   - matching: what must equal the recorded request; method and URL by default.
     ///   - redaction: masks the URL of each request before it is compared; use the one the
     ///     archive was recorded with.

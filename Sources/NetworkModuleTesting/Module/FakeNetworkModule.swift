@@ -5,7 +5,7 @@ import NetworkModuleCore
     import FoundationNetworking
 #endif
 
-/// A ``NetworkModule`` that answers from stubs, for testing code that depends on the module
+/// A `NetworkModule` that answers from stubs, for testing code that depends on the module
 /// (a view model, a repository) without a session or a `URLRequest` in sight.
 ///
 /// ```swift
@@ -17,11 +17,11 @@ import NetworkModuleCore
 /// #expect(module.performed(GetUser.self).map(\.id) == [1])
 /// ```
 ///
-/// Each call runs through a real ``DefaultNetworkModule`` (without actions) whose session
+/// Each call runs through a real `DefaultNetworkModule` (without actions) whose session
 /// answers with the response the stubs chose, so everything after the stubs behaves as in
 /// the app: the request is built by the request builder (a request that cannot be built
 /// fails with `.invalidRequest`), the status is checked against the request's
-/// `acceptableStatusCodes`, a transport error maps to its ``NetworkError`` case,
+/// `acceptableStatusCodes`, a transport error maps to its `NetworkError` case,
 /// `performAndDecode` decodes with the same rules, and every call delivers exactly one
 /// result through the completion executor, `.cancelled` included.
 ///

@@ -1,7 +1,7 @@
 import Foundation
 import NetworkModuleCore
 
-/// A ``DelayScheduler`` whose time moves only when the test says so, so retry delays and
+/// A `DelayScheduler` whose time moves only when the test says so, so retry delays and
 /// delayed stubs are tested without sleeping.
 ///
 /// ```swift

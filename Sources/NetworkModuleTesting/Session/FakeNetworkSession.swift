@@ -5,7 +5,7 @@ import NetworkModuleCore
     import FoundationNetworking
 #endif
 
-/// A ``NetworkSession`` that answers from stubs instead of the network, and records every
+/// A `NetworkSession` that answers from stubs instead of the network, and records every
 /// request it receives.
 ///
 /// ```swift

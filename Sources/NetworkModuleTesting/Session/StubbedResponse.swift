@@ -72,7 +72,7 @@ public struct StubbedResponse: Sendable {
         StubbedResponse(content: .error(code))
     }
 
-    /// A failure with exactly this error: the module passes a ``NetworkError`` that a
+    /// A failure with exactly this error: the module passes a `NetworkError` that a
     /// session reports through unchanged. For ``FakeNetworkModule`` stubs, to fail a call
     /// with a case no server answer produces, such as `.invalidResponse`.
     public static func failure(_ error: NetworkError) -> StubbedResponse {

@@ -78,8 +78,10 @@ public final class ThrottledSession: NetworkSession {
 
     /// Creates a throttled session around `session`.
     ///
-    /// - Parameter maxConcurrent: the largest number of requests in flight at once; a value
-    ///   below 1 is taken as 1.
+    /// - Parameters:
+    ///   - session: the session that sends the requests.
+    ///   - maxConcurrent: the largest number of requests in flight at once; a value below 1 is
+    ///     taken as 1.
     public init(wrapping session: some NetworkSession, maxConcurrent: Int) {
         self.wrapped = session
         self.maxConcurrent = max(1, maxConcurrent)
