@@ -149,6 +149,23 @@ struct LoggingActionTests {
         #expect(lines.last == "✗ GET /offline?token=x not sent: \(NetworkError.notConnectedToInternet.localizedDescription) (N ms)")
     }
 
+    @Test("when a retry fails before it is sent, should write the first attempt and a line for the failure")
+    func retryFailingInPreparation() {
+        let session = FakeNetworkSession()
+        session.stub(.any, with: .status(401))
+        let log = LogEntries()
+        let tokens = FakeTokenProvider(current: .success("stale"), refreshed: [.failure(NetworkError.notConnectedToInternet)])
+
+        makeModule(session: session, actions: [.authentication(tokens), .logging(headers: false, sink: log.sink)])
+            .perform(request: AuthenticatedRequest()) { _ in }
+
+        #expect(
+            log.entries.map(timeless) == [
+                "→ GET https://api.example.com/v2/me\n← 401 GET https://api.example.com/v2/me (N ms, 0 bytes)",
+                "✗ GET https://api.example.com/v2/me not sent: \(NetworkError.notConnectedToInternet.localizedDescription) (N ms)",
+            ])
+    }
+
     @Test("when curl is on, should write a command a shell reads back as the same request")
     func curlCommand() throws {
         let session = FakeNetworkSession()

@@ -26,8 +26,8 @@ import Foundation
 ///   }
 /// ```
 ///
-/// A request that ends without an answer (cancelled, or failed by an action before it was
-/// sent) gets one `✗` line. The times are seconds since `perform` was called.
+/// A request whose latest attempt ends without an answer (cancelled, or failed by an action
+/// before it was sent) gets one `✗` line. The times are seconds since `perform` was called.
 ///
 /// **Redaction.** Header values and query values named by ``Redaction`` are masked everywhere,
 /// the `curl` command included; so is a password in the URL, and in JSON bodies the value of
@@ -46,6 +46,9 @@ public struct LoggingAction: NetworkModuleAction {
     /// Whether each request is also written as a `curl` command.
     public let curl: Bool
     private let sink: @Sendable (String) -> Void
+    /// The last attempt written for each request in progress, so that `didFinish` can tell a
+    /// request that ended without an answer to its latest attempt.
+    private let writtenAttempts = LockedState<[UUID: Int]>([:])
 
     /// Writes each entry to standard error, followed by a newline.
     public static let standardError: @Sendable (String) -> Void = { entry in
@@ -78,15 +81,18 @@ public struct LoggingAction: NetworkModuleAction {
     /// Writes the attempt: request, then response or error.
     public func didReceive(_ result: Result<NetworkResponse, NetworkError>, context: ActionContext) {
         guard let request = context.sentRequest else { return }
+        writtenAttempts.withLock { $0[context.requestID] = context.attempt }
         var lines = requestLines(request, attempt: context.attempt)
         lines += responseLines(result, request: request, elapsed: context.elapsed)
         if curl { lines.append(CurlCommand.make(for: request, redaction: redaction, bodyLimit: maxBodyLength)) }
         sink(lines.joined(separator: "\n"))
     }
 
-    /// Writes a request that ended without an answer: cancelled, or failed before sending.
+    /// Writes a request whose latest attempt ended without an answer: cancelled, or failed
+    /// before it was sent (by a token refresh that failed, say).
     public func didFinish(_ result: Result<NetworkResponse, NetworkError>, context: ActionContext) {
-        guard case .failure(let error) = result, error == .cancelled || context.sentRequest == nil else { return }
+        let lastWritten = writtenAttempts.withLock { $0.removeValue(forKey: context.requestID) }
+        guard case .failure(let error) = result, error == .cancelled || lastWritten != context.attempt else { return }
         let method = context.sentRequest?.httpMethod ?? context.networkRequest?.method.rawValue ?? "GET"
         let target =
             context.sentRequest.map { redaction.loggable($0.url) }
