@@ -1,10 +1,10 @@
 import Foundation
 import Testing
 
-/// Keeps the documentation honest: every ```swift block in README.md and docs/*.md must be
-/// marked `<!-- sample: NAME -->` and must equal, line for line, the region
-/// `// sample: NAME` … `// end-sample` in this target's sources, which the compiler checks
-/// and the tests run. A sample that drifts from the code fails here.
+/// Keeps the documentation honest: every ```swift block in README.md, docs/*.md and the DocC
+/// articles (Sources/*/*.docc) must be marked `<!-- sample: NAME -->` and must equal, line for
+/// line, the region `// sample: NAME` … `// end-sample` in this target's sources, which the
+/// compiler checks and the tests run. A sample that drifts from the code fails here.
 @Suite("Documentation samples")
 struct DocumentationSamplesTests {
     static let repositoryRoot = URL(fileURLWithPath: #filePath)
@@ -41,11 +41,18 @@ enum SampleCatalog {
         let code: [String]
     }
 
-    /// The ```swift blocks of README.md and docs/**/*.md, with the sample name marked before each.
+    /// The ```swift blocks of README.md, docs/**/*.md and the DocC catalogs' articles
+    /// (Sources/*/*.docc/**/*.md), with the sample name marked before each.
     static func markdownBlocks(in root: URL) throws -> [Block] {
         var files = [root.appendingPathComponent("README.md")]
-        let docs = root.appendingPathComponent("docs")
-        if let enumerator = FileManager.default.enumerator(at: docs, includingPropertiesForKeys: nil) {
+        var folders = [root.appendingPathComponent("docs")]
+        let sources = root.appendingPathComponent("Sources")
+        for target in try FileManager.default.contentsOfDirectory(at: sources, includingPropertiesForKeys: nil) {
+            let catalogs = (try? FileManager.default.contentsOfDirectory(at: target, includingPropertiesForKeys: nil)) ?? []
+            folders += catalogs.filter { $0.pathExtension == "docc" }
+        }
+        for folder in folders {
+            guard let enumerator = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil) else { continue }
             for case let url as URL in enumerator where url.pathExtension == "md" { files.append(url) }
         }
         var blocks: [Block] = []

@@ -1,0 +1,716 @@
+import Foundation
+import NetworkModuleCore
+import NetworkModuleTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+// sample: cookbook-error-body
+struct ServerProblem: Decodable, Sendable {
+    let code: String
+    let message: String
+    let fields: [String: String]?
+}
+
+extension NetworkError {
+    /// The server's own explanation of a status error, if it sent one in the API's format.
+    var serverProblem: ServerProblem? { decodedBody(as: ServerProblem.self) }
+}
+// end-sample
+
+/// The samples of docs/cookbook.md.
+@Suite("Cookbook samples")
+struct CookbookSamples {
+    struct Note: Codable, Sendable, Equatable {
+        let id: Int
+        let title: String
+    }
+
+    struct GetNote: NetworkRequest {
+        let id: Int
+        var path: String { "/notes/\(id)" }
+    }
+
+    struct CreateNote: NetworkRequest {
+        let title: String
+        var path: String { "/notes" }
+        var method: HTTPMethod { .post }
+        var body: RequestBody? { .json(["title": title]) }
+    }
+
+    // MARK: - Paging
+
+    // sample: cookbook-paging-request
+    struct ListNotes: NetworkRequest {
+        let page: Int
+        var path: String { "/notes" }
+        var queryItems: [URLQueryItem] {
+            [URLQueryItem(name: "page", value: "\(page)"), URLQueryItem(name: "per_page", value: "50")]
+        }
+    }
+
+    struct NotesPage: Decodable, Sendable {
+        let items: [Note]
+        let nextPage: Int?
+    }
+    // end-sample
+
+    // sample: cookbook-paging
+    func allNotes(from module: any NetworkModule) async throws(NetworkError) -> [Note] {
+        var notes: [Note] = []
+        var page: Int? = 1
+        while let current = page {
+            let result = try await module.performAndDecode(request: ListNotes(page: current), responseType: NotesPage.self)
+            notes += result.items
+            page = result.nextPage
+        }
+        return notes
+    }
+    // end-sample
+
+    @Test("when the API pages its results, should fetch every page in order until there is no next page")
+    func paging() async throws {
+        let session = FakeNetworkSession()
+        session.stub(.path("/v2/notes") && .query("page", "1"), with: .json(#"{"items": [{"id": 1, "title": "a"}], "nextPage": 2}"#))
+        session.stub(.path("/v2/notes") && .query("page", "2"), with: .json(#"{"items": [{"id": 2, "title": "b"}], "nextPage": null}"#))
+
+        let notes = try await allNotes(from: makeSampleModule(session: session))
+
+        #expect(notes == [Note(id: 1, title: "a"), Note(id: 2, title: "b")])
+        #expect(session.recordedRequests.map { $0.url?.query ?? "" } == ["page=1&per_page=50", "page=2&per_page=50"])
+    }
+
+    // MARK: - Uploading a file with multipart
+
+    // sample: cookbook-multipart-request
+    struct UploadAttachment: NetworkRequest {
+        let noteID: Int
+        let file: URL
+        let contents: Data
+        var path: String { "/notes/\(noteID)/attachments" }
+        var method: HTTPMethod { .post }
+        var timeout: TimeInterval? { 120 }
+        var body: RequestBody? {
+            var form = MultipartFormData()
+            form.addField(name: "caption", value: "Scanned receipt")
+            form.addFile(name: "file", filename: file.lastPathComponent, contentType: "application/pdf", data: contents)
+            return .multipart(form)
+        }
+    }
+    // end-sample
+
+    @Test("when a file is uploaded as multipart, should send its name, type and bytes in one form")
+    func multipartUpload() async throws {
+        let session = FakeNetworkSession()
+        session.stub(.method(.post) && .path("/v2/notes/7/attachments"), with: .json(#"{"id": 40}"#, status: 201))
+        let module = makeSampleModule(session: session)
+        let receipt = FileManager.default.temporaryDirectory.appendingPathComponent("receipt-\(UUID().uuidString).pdf")
+        try Data("%PDF-1.7 receipt".utf8).write(to: receipt)
+        defer { try? FileManager.default.removeItem(at: receipt) }
+
+        let printed = try await Transcript.recording {
+            // sample: cookbook-multipart-upload
+            let contents = try Data(contentsOf: receipt)
+            let response = try await module.perform(request: UploadAttachment(noteID: 7, file: receipt, contents: contents))
+            print(response.statusCode)
+            // end-sample
+        }
+
+        #expect(printed == ["201"])
+        let sent = try #require(session.recordedRequests.first)
+        let contentType = try #require(sent.value(forHTTPHeaderField: "Content-Type"))
+        #expect(contentType.hasPrefix("multipart/form-data; boundary="))
+        let body = try sent.bodyText()
+        #expect(body.contains(#"Content-Disposition: form-data; name="caption""#))
+        #expect(body.contains(#"name="file"; filename="\#(receipt.lastPathComponent)""#))
+        #expect(body.contains("Content-Type: application/pdf"))
+        #expect(body.contains("%PDF-1.7 receipt"))
+        #expect(sent.timeoutInterval == 120)
+    }
+
+    // MARK: - Downloading a large file
+
+    struct DownloadExport: NetworkRequest {
+        var path: String { "/exports/latest" }
+    }
+
+    @Test("when a module is made for downloads, should raise the transport's size limit and the timeout")
+    func downloadModule() throws {
+        // sample: cookbook-download-module
+        let downloads = DefaultNetworkModule(
+            requestBuilder: DefaultRequestBuilder(
+                baseURL: URL(string: "https://files.example.com")!,
+                defaultTimeout: 600
+            ),
+            session: URLSessionTransport(maximumResponseSize: 2 * 1024 * 1024 * 1024),  // 2 GiB
+            completionExecutor: .background
+        )
+        // end-sample
+
+        let transport = try #require(downloads.session as? URLSessionTransport)
+        #expect(transport.maximumResponseSize == 2 * 1024 * 1024 * 1024)
+        #expect(try downloads.requestBuilder.build(request: DownloadExport()).timeoutInterval == 600)
+    }
+
+    // sample: cookbook-download
+    func download(_ request: some NetworkRequest, to destination: URL, with module: any NetworkModule) async throws {
+        do {
+            let response = try await module.perform(request: request)
+            try response.data.write(to: destination, options: .atomic)
+            print("Saved \(response.data.count) bytes")
+        } catch NetworkError.responseTooLarge(let limit) {
+            print("The file is larger than \(limit) bytes; nothing was saved")
+            throw NetworkError.responseTooLarge(limit: limit)
+        }
+    }
+    // end-sample
+
+    @Test("when a download fits, should save it; when it is too large, should say so and save nothing")
+    func download() async throws {
+        let session = FakeNetworkSession()
+        session.stub(.path("/v2/exports/latest"), with: .status(200, body: Data(repeating: 7, count: 1024)))
+        session.stub(.path("/v2/exports/huge"), with: .failure(.responseTooLarge(limit: 2048)))
+        struct DownloadHuge: NetworkRequest { var path: String { "/exports/huge" } }
+        let module = makeSampleModule(session: session)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cookbook-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+
+        let saved = try await Transcript.recording {
+            try await download(DownloadExport(), to: folder.appendingPathComponent("export.zip"), with: module)
+        }
+        var thrown: (any Error)?
+        let refused = await Transcript.recording {
+            do {
+                try await download(DownloadHuge(), to: folder.appendingPathComponent("huge.zip"), with: module)
+            } catch {
+                thrown = error
+            }
+        }
+
+        #expect(saved == ["Saved 1024 bytes"])
+        #expect(try Data(contentsOf: folder.appendingPathComponent("export.zip")).count == 1024)
+        #expect(refused == ["The file is larger than 2048 bytes; nothing was saved"])
+        #expect(thrown as? NetworkError == .responseTooLarge(limit: 2048))
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("huge.zip").path))
+    }
+
+    // MARK: - Refreshing a token
+
+    struct GetMe: NetworkRequest {
+        var path: String { "/me" }
+        var requiresAuthentication: Bool { true }
+    }
+
+    struct Profile: Decodable, Sendable {
+        let name: String
+    }
+
+    // sample: cookbook-token-store
+    struct SignedOut: Error {}
+
+    struct RefreshSession: NetworkRequest {
+        let refreshToken: String
+        var path: String { "/auth/refresh" }
+        var method: HTTPMethod { .post }
+        var body: RequestBody? { .json(["refresh_token": refreshToken]) }
+    }
+
+    struct Tokens: Decodable, Sendable {
+        let accessToken: String
+    }
+
+    final class TokenStore: AccessTokenProvider, @unchecked Sendable {
+        // @unchecked Sendable is safe: `accessToken` is only touched while holding `lock`.
+        private let lock = NSLock()
+        private var accessToken: String?
+        private let refreshToken: String
+        private let authModule: any NetworkModule  // a module without the authentication action
+
+        init(accessToken: String?, refreshToken: String, authModule: any NetworkModule) {
+            self.accessToken = accessToken
+            self.refreshToken = refreshToken
+            self.authModule = authModule
+        }
+
+        func currentToken(completion: @escaping @Sendable (Result<String, any Error>) -> Void) {
+            lock.lock()
+            let token = accessToken
+            lock.unlock()
+            completion(token.map { .success($0) } ?? .failure(SignedOut()))
+        }
+
+        func refreshToken(completion: @escaping @Sendable (Result<String, any Error>) -> Void) {
+            let request = RefreshSession(refreshToken: refreshToken)
+            authModule.performAndDecode(request: request, responseType: Tokens.self) { result in
+                switch result {
+                case .success(let tokens):
+                    self.lock.lock()
+                    self.accessToken = tokens.accessToken
+                    self.lock.unlock()
+                    completion(.success(tokens.accessToken))
+                case .failure(let error):
+                    completion(.failure(error))
+                }
+            }
+        }
+    }
+    // end-sample
+
+    @Test("when the access token has expired, should refresh it once and send the request again with the new one")
+    func tokenRefresh() async throws {
+        let session = FakeNetworkSession()
+        session.stub(.path("/v2/me"), with: .status(401))
+        session.stub(.path("/v2/me") && .header("Authorization", "Bearer fresh"), with: .json(#"{"name": "Ada"}"#))
+        session.stub(.method(.post) && .path("/v2/auth/refresh"), with: .json(#"{"accessToken": "fresh"}"#))
+        let authModule = makeSampleModule(session: session)
+
+        let printed = try await Transcript.recording {
+            // sample: cookbook-token-module
+            let tokens = TokenStore(accessToken: "expired", refreshToken: "r-123", authModule: authModule)
+            let module = DefaultNetworkModule(
+                requestBuilder: DefaultRequestBuilder(baseURL: URL(string: "https://api.example.com/v2")!),
+                session: session,
+                actions: [.authentication(tokens)],
+                completionExecutor: .immediate
+            )
+            let me = try await module.performAndDecode(request: GetMe(), responseType: Profile.self)
+            print(me.name)
+            // end-sample
+        }
+
+        #expect(printed == ["Ada"])
+        #expect(session.recordedRequests.map { $0.url?.path ?? "" } == ["/v2/me", "/v2/auth/refresh", "/v2/me"])
+        #expect(session.recordedRequests.map { $0.value(forHTTPHeaderField: "Authorization") } == ["Bearer expired", nil, "Bearer fresh"])
+        #expect(try session.recordedRequests[1].bodyJSONObject() as? [String: String] == ["refresh_token": "r-123"])
+    }
+
+    // MARK: - Decoding a server error body
+
+    @Test("when the server explains a rejection in JSON, should show its message and fields")
+    func errorBody() async {
+        let session = FakeNetworkSession()
+        session.stub(
+            .method(.post) && .path("/v2/notes"),
+            with: .json(
+                #"{"code": "invalid", "message": "The note needs a title.", "fields": {"title": "empty"}}"#, status: 422))
+        let module = makeSampleModule(session: session)
+
+        let printed = await Transcript.recording {
+            // sample: cookbook-error-body-use
+            do throws(NetworkError) {
+                _ = try await module.performAndDecode(request: CreateNote(title: ""), responseType: Note.self)
+            } catch {
+                if let problem = error.serverProblem {
+                    print(problem.message, problem.fields ?? [:])
+                } else {
+                    print(error)
+                }
+            }
+            // end-sample
+        }
+
+        #expect(printed == [#"The note needs a title. ["title": "empty"]"#])
+    }
+
+    // MARK: - Retrying with backoff
+
+    // sample: cookbook-retry-policy
+    let patientRetry: any NetworkModuleAction = {
+        var policy = RetryPolicy.default
+        policy.maxAttempts = 4  // the first attempt and up to 3 retries
+        policy.initialDelay = 1  // then about 2 s and 4 s
+        policy.maxDelay = 10
+        return .retry(policy)
+    }()
+
+    struct CreatePayment: NetworkRequest {
+        let amount: Int
+        let idempotencyKey: String
+        var path: String { "/payments" }
+        var method: HTTPMethod { .post }
+        var headers: HTTPHeaders { ["Idempotency-Key": idempotencyKey] }
+        var body: RequestBody? { .json(["amount": amount]) }
+        var retryPolicy: RetryPolicy? {
+            var policy = RetryPolicy.default
+            policy.retriesNonIdempotentMethods = true  // safe: the server sees the same key
+            return policy
+        }
+    }
+    // end-sample
+
+    @Test("when a GET keeps failing with 503, should retry with growing waits and deliver the last failure")
+    func retryBackoff() {
+        let session = FakeNetworkSession()
+        session.stub(.any, with: .status(503))
+        let scheduler = ManualDelayScheduler()
+        let module = makeSampleModule(session: session, actions: [patientRetry], delayScheduler: scheduler)
+        let outcome = LockedLines()
+
+        module.perform(request: GetNote(id: 1)) { result in outcome.append("\((try? result.get())?.statusCode ?? -1)") }
+        scheduler.runAll()
+
+        #expect(outcome.lines == ["-1"])
+        #expect(session.recordedRequests.count == 4)
+        let delays = scheduler.requestedDelays
+        #expect(delays.count == 3)
+        for (delay, base) in zip(delays, [1.0, 2.0, 4.0]) {
+            #expect(delay >= base * 0.8 && delay <= base * 1.2, "\(delay) is not within ±20 % of \(base)")
+        }
+    }
+
+    @Test("when a POST carries an idempotency key and its own policy, should be retried with the same key")
+    func retryIdempotentPost() {
+        let session = FakeNetworkSession()
+        session.stub(.method(.post) && .path("/v2/payments"), sequence: [.status(503), .json(#"{"id": 1}"#, status: 201)])
+        let scheduler = ManualDelayScheduler()
+        let module = makeSampleModule(session: session, actions: [patientRetry], delayScheduler: scheduler)
+        let outcome = LockedLines()
+
+        module.perform(request: CreatePayment(amount: 100, idempotencyKey: "pay-42")) { result in
+            outcome.append("\((try? result.get())?.statusCode ?? -1)")
+        }
+        scheduler.runAll()
+
+        #expect(outcome.lines == ["201"])
+        #expect(session.recordedRequests.map { $0.value(forHTTPHeaderField: "Idempotency-Key") } == ["pay-42", "pay-42"])
+    }
+
+    // MARK: - Cancelling when a screen closes
+
+    // sample: cookbook-cancel-screen
+    final class NoteScreen {
+        private let module: any NetworkModule
+        private var requests: [any NetworkCancellable] = []
+
+        init(module: any NetworkModule) {
+            self.module = module
+        }
+
+        func open(noteID: Int, show: @escaping @Sendable (String) -> Void) {
+            let request = module.performAndDecode(request: GetNote(id: noteID), responseType: Note.self) { result in
+                switch result {
+                case .success(let note): show(note.title)
+                case .failure(.cancelled): break  // the screen is closed: show nothing
+                case .failure(let error): show("Could not load the note: \(error)")
+                }
+            }
+            requests.append(request)
+        }
+
+        func close() {
+            requests.forEach { $0.cancel() }
+            requests.removeAll()
+        }
+
+        deinit {
+            close()
+        }
+    }
+    // end-sample
+
+    @Test("when the screen closes before the answer arrives, should cancel the request and show nothing")
+    func cancelOnClose() {
+        let session = FakeNetworkSession(delivery: .manual)
+        session.stub(.path("/v2/notes/1"), with: .json(Note(id: 1, title: "Groceries")))
+        let shown = LockedLines()
+        var screen: NoteScreen? = NoteScreen(module: makeSampleModule(session: session))
+
+        screen?.open(noteID: 1) { shown.append($0) }
+        screen = nil
+        session.releaseAll()
+
+        #expect(shown.lines.isEmpty)
+        #expect(session.cancelledCount == 1)
+    }
+
+    @Test("when the screen stays open, should show the note")
+    func screenShowsNote() {
+        let session = FakeNetworkSession()
+        session.stub(.path("/v2/notes/1"), with: .json(Note(id: 1, title: "Groceries")))
+        let shown = LockedLines()
+        let screen = NoteScreen(module: makeSampleModule(session: session))
+
+        screen.open(noteID: 1) { shown.append($0) }
+
+        #expect(shown.lines == ["Groceries"])
+    }
+
+    // MARK: - Offline tests with a recorded HAR
+
+    // sample: cookbook-har-fixture
+    /// Runs `exercise` against a session that replays `fixture`, or, when `record` is true,
+    /// against `live` while recording the traffic into `fixture`.
+    func withRecordedTraffic(
+        fixture: URL, record: Bool, live: @autoclosure () -> any NetworkSession,
+        _ exercise: (any NetworkSession) async throws -> Void
+    ) async throws {
+        let redaction = Redaction.default.adding(headers: ["X-API-Key"])
+        if record {
+            let recorder = HARRecordingSession(wrapping: live(), redaction: redaction)
+            try await exercise(recorder)
+            try recorder.write(to: fixture)
+        } else {
+            let replay = try HARReplaySession(contentsOf: fixture, redaction: redaction, onMiss: { message in
+                Issue.record(Comment(rawValue: message))
+            })
+            try await exercise(replay)
+        }
+    }
+    // end-sample
+
+    @Test("when traffic is recorded once, should replay it offline with the same results and no secret in the file")
+    func harFixture() async throws {
+        let fixture = FileManager.default.temporaryDirectory.appendingPathComponent("notes-\(UUID().uuidString).har")
+        defer { try? FileManager.default.removeItem(at: fixture) }
+        let backend = FakeNetworkSession()
+        backend.stub(.path("/v2/notes/1"), with: .json(Note(id: 1, title: "Groceries")))
+        try await withRecordedTraffic(fixture: fixture, record: true, live: backend) { session in
+            let module = DefaultNetworkModule(
+                requestBuilder: DefaultRequestBuilder(baseURL: sampleBaseURL, defaultHeaders: ["X-API-Key": "development-key"]),
+                session: session, completionExecutor: .immediate)
+            _ = try await module.performAndDecode(request: GetNote(id: 1), responseType: Note.self)
+        }
+        let archive = try String(contentsOf: fixture, encoding: .utf8)
+        #expect(!archive.contains("development-key"))
+        #expect(archive.contains("Groceries"))
+
+        // sample: cookbook-har-test
+        // Run once with RECORD_FIXTURES=1 against the real backend, and commit the file.
+        let recording = ProcessInfo.processInfo.environment["RECORD_FIXTURES"] == "1"
+        try await withRecordedTraffic(fixture: fixture, record: recording, live: URLSessionTransport.shared) { session in
+            let module = DefaultNetworkModule(
+                requestBuilder: DefaultRequestBuilder(
+                    baseURL: URL(string: "https://api.example.com/v2")!,
+                    defaultHeaders: ["X-API-Key": "development-key"]
+                ),
+                session: session,
+                completionExecutor: .immediate
+            )
+            let note = try await module.performAndDecode(request: GetNote(id: 1), responseType: Note.self)
+            #expect(note.title == "Groceries")
+        }
+        // end-sample
+
+        #expect(backend.recordedRequests.count == 1, "the replay did not reach the backend")
+    }
+
+    // MARK: - A custom action
+
+    // sample: cookbook-circuit-breaker
+    /// Fails requests at once, without sending them, for `coolDown` seconds after `threshold`
+    /// failures in a row that suggest the server is down, so an app stops hammering it.
+    final class CircuitBreaker: NetworkModuleAction, @unchecked Sendable {
+        // @unchecked Sendable is safe: `failuresInARow` and `openUntil` are only touched while holding `lock`.
+        private let lock = NSLock()
+        private var failuresInARow = 0
+        private var openUntil: Date?
+        private let threshold: Int
+        private let coolDown: TimeInterval
+        private let now: @Sendable () -> Date
+
+        init(threshold: Int = 5, coolDown: TimeInterval = 30, now: @escaping @Sendable () -> Date = { Date() }) {
+            self.threshold = threshold
+            self.coolDown = coolDown
+            self.now = now
+        }
+
+        func prepare(
+            _ urlRequest: URLRequest, context: ActionContext,
+            completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void
+        ) {
+            lock.lock()
+            let isOpen = openUntil.map { now() < $0 } ?? false
+            lock.unlock()
+            completion(isOpen ? .failure(NetworkError.cannotConnectToHost) : .success(urlRequest))
+        }
+
+        func didReceive(_ result: Result<NetworkResponse, NetworkError>, context: ActionContext) {
+            lock.lock()
+            defer { lock.unlock() }
+            switch result {
+            case .success:
+                failuresInARow = 0
+            case .failure(let error) where error.isRetryable:
+                failuresInARow += 1
+                if failuresInARow >= threshold { openUntil = now().addingTimeInterval(coolDown) }
+            case .failure:
+                break  // a 404 or a decoding error says nothing about the server's health
+            }
+        }
+    }
+    // end-sample
+
+    @Test("when the server fails again and again, should fail fast until the cool-down has passed")
+    func circuitBreaker() {
+        let session = FakeNetworkSession()
+        session.stub(.any, with: .status(503))
+        let clock = ManualDelayScheduler()
+        let breaker = CircuitBreaker(threshold: 2, coolDown: 30, now: { Date(timeIntervalSince1970: clock.now) })
+        let module = makeSampleModule(session: session, actions: [breaker])
+        let outcomes = LockedLines()
+        let send: () -> Void = {
+            module.perform(request: GetNote(id: 1)) { result in
+                if case .failure(let error) = result { outcomes.append(error.statusCode.map { "\($0)" } ?? "\(error)") }
+            }
+        }
+
+        send()
+        send()
+        send()
+        clock.advance(by: 31)
+        send()
+
+        #expect(outcomes.lines == ["503", "503", NetworkError.cannotConnectToHost.description, "503"])
+        #expect(session.recordedRequests.count == 3, "the third request is failed without being sent")
+    }
+
+    // MARK: - A custom session decorator
+
+    // sample: cookbook-session-decorator
+    /// A session for debug builds that can simulate being offline, without touching the
+    /// network, so the app's offline screens can be tried on a working connection.
+    struct OfflineSwitchSession: NetworkSession {
+        let wrapped: any NetworkSession
+        let isOffline: @Sendable () -> Bool
+
+        func dataTask(
+            with request: URLRequest,
+            completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+        ) -> any NetworkSessionTask {
+            guard isOffline() else { return wrapped.dataTask(with: request, completionHandler: completionHandler) }
+            return FailingTask { completionHandler(nil, nil, URLError(.notConnectedToInternet)) }
+        }
+    }
+
+    /// Reports its failure when resumed: exactly once, as a session must.
+    struct FailingTask: NetworkSessionTask {
+        let fail: @Sendable () -> Void
+
+        func resume() { fail() }
+        func cancel() {}
+    }
+    // end-sample
+
+    @Test("when the offline switch is on, should fail with notConnectedToInternet without sending; off, should send")
+    func sessionDecorator() {
+        let backend = FakeNetworkSession()
+        backend.stub(.path("/v2/notes/1"), with: .json(Note(id: 1, title: "Groceries")))
+        let offline = LockedLines()
+
+        // sample: cookbook-session-decorator-use
+        let session = OfflineSwitchSession(wrapped: backend, isOffline: { !offline.lines.isEmpty })
+        // end-sample
+        let switched = DefaultNetworkModule(
+            requestBuilder: DefaultRequestBuilder(baseURL: sampleBaseURL), session: session, completionExecutor: .immediate)
+        let outcomes = LockedLines()
+
+        switched.perform(request: GetNote(id: 1)) { result in outcomes.append("\((try? result.get())?.statusCode ?? -1)") }
+        offline.append("on")
+        switched.perform(request: GetNote(id: 1)) { result in
+            if case .failure(let error) = result { outcomes.append("\(error == .notConnectedToInternet)") }
+        }
+
+        #expect(outcomes.lines == ["200", "true"])
+        #expect(backend.recordedRequests.count == 1)
+    }
+
+    // MARK: - Switching environments
+
+    // sample: cookbook-environments
+    enum APIEnvironment: String, CaseIterable, Sendable {
+        case production, staging, local
+
+        var baseURL: URL {
+            switch self {
+            case .production: URL(string: "https://api.example.com/v2")!
+            case .staging: URL(string: "https://staging.api.example.com/v2")!
+            case .local: URL(string: "http://localhost:8080/v2")!
+            }
+        }
+    }
+
+    func makeModule(
+        for environment: APIEnvironment,
+        tokens: any AccessTokenProvider,
+        session: some NetworkSession = URLSessionTransport.shared,
+        completionExecutor: some CompletionExecutor = .main
+    ) -> DefaultNetworkModule {
+        DefaultNetworkModule(
+            requestBuilder: DefaultRequestBuilder(baseURL: environment.baseURL),
+            session: session,
+            actions: [.authentication(tokens), .retry()],
+            completionExecutor: completionExecutor
+        )
+    }
+    // end-sample
+
+    struct FixedTokens: AccessTokenProvider {
+        let token: String
+        func currentToken(completion: @escaping @Sendable (Result<String, any Error>) -> Void) { completion(.success(token)) }
+        func refreshToken(completion: @escaping @Sendable (Result<String, any Error>) -> Void) { completion(.success(token)) }
+    }
+
+    @Test("when the environment changes, should send to its base URL, with the token for its origin only")
+    func environments() async throws {
+        let session = FakeNetworkSession()
+        session.stub(.path("/v2/me"), with: .json(#"{"name": "Ada"}"#))
+
+        let module = makeModule(
+            for: .staging, tokens: FixedTokens(token: "staging-token"), session: session, completionExecutor: .immediate)
+        let sent = try await module.perform(request: GetMe()).request
+
+        #expect(sent.url?.absoluteString == "https://staging.api.example.com/v2/me")
+        #expect(sent.value(forHTTPHeaderField: "Authorization") == "Bearer staging-token")
+        #expect(APIEnvironment.allCases.map(\.baseURL.host) == ["api.example.com", "staging.api.example.com", "localhost"])
+    }
+
+    // MARK: - Logging safely
+
+    struct SignIn: NetworkRequest {
+        let user: String
+        let password: String
+        var path: String { "/sessions" }
+        var method: HTTPMethod { .post }
+        var queryItems: [URLQueryItem] { [URLQueryItem(name: "api_key", value: "k-123")] }
+        var body: RequestBody? { .formURLEncoded(["user": user, "password": password]) }
+    }
+
+    // sample: cookbook-logging
+    func debugLogging(to sink: @escaping @Sendable (String) -> Void) -> [any NetworkModuleAction] {
+        #if DEBUG
+            return [
+                .logging(
+                    redaction: .default.adding(headers: ["X-API-Key"], queryItems: ["api_key"]),
+                    bodies: false,  // form bodies here carry passwords, which no redaction can see
+                    sink: sink
+                )
+            ]
+        #else
+            return []
+        #endif
+    }
+    // end-sample
+
+    @Test("when a sign-in is logged, should mask the key in the URL and headers and leave out the password")
+    func loggingSafely() {
+        let session = FakeNetworkSession()
+        session.stub(.path("/v2/sessions"), with: .status(201))
+        let log = LockedLines()
+        let module = DefaultNetworkModule(
+            requestBuilder: DefaultRequestBuilder(baseURL: sampleBaseURL, defaultHeaders: ["X-API-Key": "k-123"]),
+            session: session, actions: debugLogging(to: { log.append($0) }), completionExecutor: .immediate)
+
+        module.perform(request: SignIn(user: "ada", password: "s3cret")) { _ in }
+
+        let text = log.lines.joined(separator: "\n")
+        #if DEBUG
+            #expect(text.contains("POST https://api.example.com/v2/sessions?api_key=REDACTED"))
+            #expect(text.contains("X-Api-Key: REDACTED") || text.contains("X-API-Key: REDACTED"))
+        #endif
+        #expect(!text.contains("k-123"))
+        #expect(!text.contains("s3cret"))
+    }
+}

@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# Builds the DocC documentation of NetworkModuleCore and NetworkModuleTesting as static sites:
+#
+#   scripts/docs.sh
+#
+# 1. Builds the two library modules (an ordinary debug build: it shares .build with
+#    `swift build` and rebuilds nothing that is up to date).
+# 2. Extracts their public symbol graphs with the toolchain's swift-symbolgraph-extract.
+# 3. Runs the toolchain's `docc convert` on each catalog (Sources/*/*.docc) with
+#    --warnings-as-errors: an unresolved ``symbol`` link, a documented parameter that does
+#    not exist, a broken article reference, any DocC warning fails the build.
+# 4. Checks that every public symbol is curated: listed in a Topics section of the landing page,
+#    an article or a symbol's page, so that none is left in DocC's automatic groups.
+#
+# The sites are written to .build/docs/NetworkModuleCore.doccarchive and
+# .build/docs/NetworkModuleTesting.doccarchive. To read one, serve it and open
+# /documentation/networkmodulecore (or /documentation/networkmoduletesting):
+#
+#   python3 -m http.server --directory .build/docs/NetworkModuleCore.doccarchive 8000
+#
+# Environment: DOCC=/path/to/docc to use another docc. Needs python3 for step 4.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+step() { printf '\n==> %s\n' "$*"; }
+fail() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+modules=(NetworkModuleCore NetworkModuleTesting)
+output=.build/docs
+
+# The toolchain's tools live next to `swift` (there is no xcrun on Linux).
+swift_path="$(command -v swift)" || fail "swift is not on PATH"
+toolchain_bin="$(dirname "$(readlink -f "$swift_path")")"
+find_tool() {
+    local name=$1
+    if [[ -x "$toolchain_bin/$name" ]]; then
+        echo "$toolchain_bin/$name"
+    elif command -v "$name" >/dev/null 2>&1; then
+        command -v "$name"
+    elif command -v xcrun >/dev/null 2>&1; then
+        xcrun --find "$name"
+    else
+        fail "cannot find $name next to $swift_path, on PATH or with xcrun"
+    fi
+}
+docc="${DOCC:-$(find_tool docc)}"
+symbolgraph_extract="$(find_tool swift-symbolgraph-extract)"
+
+step "Build ${modules[*]}"
+for module in "${modules[@]}"; do
+    swift build --target "$module"
+done
+
+bin_path="$(swift build --show-bin-path)"
+modules_path="$bin_path/Modules"
+[[ -d "$modules_path" ]] || modules_path="$bin_path"  # SwiftPM before 6 puts modules in the bin folder
+target_triple="$(swift -print-target-info | python3 -c 'import json, sys; print(json.load(sys.stdin)["target"]["triple"])')"
+sdk_arguments=()
+if command -v xcrun >/dev/null 2>&1; then
+    sdk_arguments=(-sdk "$(xcrun --show-sdk-path)")
+fi
+
+step "Extract symbol graphs"
+for module in "${modules[@]}"; do
+    graphs="$output/symbol-graphs/$module"
+    rm -rf "$graphs"
+    mkdir -p "$graphs"
+    "$symbolgraph_extract" \
+        -module-name "$module" -target "$target_triple" "${sdk_arguments[@]}" \
+        -I "$modules_path" -output-dir "$graphs" \
+        -minimum-access-level public -skip-inherited-docs -emit-extension-block-symbols
+done
+
+# Every public symbol declared in this package must appear in a Topics section that a person
+# wrote. DocC marks the groups it makes up itself ("Instance Properties", "Structures", …) as
+# generated; a symbol found only there, or nowhere, is reported. Exempt: symbols DocC
+# synthesizes for protocol conformances (`!=`, default implementations of the standard
+# library), and members of extensions to Foundation's types (URLSession, URLRequest,
+# HTTPURLResponse), whose module is FoundationNetworking on Linux and Foundation on Apple
+# platforms, so a curated link to them would resolve on one platform only. Those are listed
+# in prose on the landing pages instead.
+check_curation() {
+    python3 - "$1" "$2" "$3" <<'PYTHON'
+import glob, json, os, sys
+
+module, graphs, archive = sys.argv[1:4]
+package_modules = {"NetworkModuleCore", "NetworkModuleTesting"}
+
+declared = {}
+for path in glob.glob(os.path.join(graphs, "*.symbols.json")):
+    name = os.path.basename(path)[: -len(".symbols.json")]
+    extended = name.split("@")[1] if "@" in name else None
+    if extended is not None and extended not in package_modules:
+        continue
+    for symbol in json.load(open(path))["symbols"]:
+        usr = symbol["identifier"]["precise"]
+        if "::SYNTHESIZED::" in usr or symbol["kind"]["identifier"] == "swift.extension":
+            continue
+        declared[usr] = "/".join(symbol["pathComponents"])
+
+pages, curated = {}, set()
+for path in glob.glob(os.path.join(archive, "data", "documentation", "**", "*.json"), recursive=True):
+    page = json.load(open(path))
+    usr = page.get("metadata", {}).get("externalID")
+    if usr:
+        pages[usr] = page["identifier"]["url"]
+    for section in page.get("topicSections", []):
+        if not section.get("generated", False):
+            curated.update(section.get("identifiers", []))
+
+missing = sorted(path for usr, path in declared.items() if usr in pages and pages[usr] not in curated)
+if missing:
+    print(f"error: {len(missing)} public symbol(s) of {module} are not curated in any Topics section:", file=sys.stderr)
+    for path in missing:
+        print(f"  {path}", file=sys.stderr)
+    sys.exit(1)
+print(f"{module}: all {sum(usr in pages for usr in declared)} public symbols are curated")
+PYTHON
+}
+
+for module in "${modules[@]}"; do
+    step "DocC: $module"
+    archive="$output/$module.doccarchive"
+    log="$output/$module.docc.log"
+    rm -rf "$archive"
+    # --warnings-as-errors makes docc exit non-zero on a warning; the log is checked too, so a
+    # docc that only prints them still fails the build.
+    if ! "$docc" convert "Sources/$module/$module.docc" \
+        --additional-symbol-graph-dir "$output/symbol-graphs/$module" \
+        --output-dir "$archive" \
+        --fallback-display-name "$module" --fallback-bundle-identifier "$module" \
+        --warnings-as-errors 2>&1 | tee "$log"; then
+        fail "docc reported problems for $module (see above, or $log)"
+    fi
+    if grep -qE '(^|[^a-z])(warning|error):' "$log"; then
+        fail "docc reported problems for $module (see above, or $log)"
+    fi
+    check_curation "$module" "$output/symbol-graphs/$module" "$archive"
+done
+
+step "Documentation built"
+for module in "${modules[@]}"; do
+    echo "$output/$module.doccarchive"
+done
