@@ -6,41 +6,62 @@ enum PercentEncoding {
     /// RFC 3986 for query names and values: everything but the unreserved characters
     /// (`A-Z a-z 0-9 - . _ ~`) is encoded, including `+`, `&`, `=`, `#`, `/`, `?` and space.
     static func queryComponent(_ string: String) -> String {
-        encode(string, keeping: isUnreserved, spaceAsPlus: false)
+        var output = ""
+        appendQueryComponent(string[...], to: &output)
+        return output
+    }
+
+    /// Appends `text` encoded as a query name or value (see ``queryComponent(_:)``).
+    static func appendQueryComponent(_ text: Substring, to output: inout String) {
+        append(text, keeping: isUnreserved, spaceAsPlus: false, to: &output)
     }
 
     /// `application/x-www-form-urlencoded` (WHATWG URL standard): letters, digits and
     /// `*-._` are kept, a space becomes `+`, everything else is encoded.
     static func formURLEncoded(_ string: String) -> String {
-        encode(string, keeping: isFormSafe, spaceAsPlus: true)
+        var output = ""
+        append(string[...], keeping: isFormSafe, spaceAsPlus: true, to: &output)
+        return output
     }
 
     /// A path, query or fragment given by a caller as URL text: characters that may appear
     /// there are kept, a `%` followed by two hex digits is kept as an escape, and anything
     /// else (space, non-ASCII, a lone `%`, `"`, …) is encoded.
     static func urlText(_ string: String, allowing isAllowed: (UInt8) -> Bool) -> String {
-        let bytes = Array(string.utf8)
-        if bytes.allSatisfy(isAllowed) { return string }
-        var output = [UInt8]()
-        output.reserveCapacity(bytes.count * 3)
-        var index = 0
-        while index < bytes.count {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "%"), index + 2 < bytes.count,
-                isHexDigit(bytes[index + 1]), isHexDigit(bytes[index + 2])
+        var output = ""
+        appendURLText(string[...], allowing: isAllowed, to: &output)
+        return output
+    }
+
+    /// Appends `text` encoded as URL text (see ``urlText(_:allowing:)``). Text that needs no
+    /// encoding, the usual case, is appended as it is, without copying it byte by byte.
+    static func appendURLText(_ text: Substring, allowing isAllowed: (UInt8) -> Bool, to output: inout String) {
+        let utf8 = text.utf8
+        if utf8.allSatisfy(isAllowed) {
+            output.append(contentsOf: text)
+            return
+        }
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(utf8.count * 3)
+        var index = utf8.startIndex
+        while index != utf8.endIndex {
+            let byte = utf8[index]
+            if byte == UInt8(ascii: "%"), let first = utf8.index(index, offsetBy: 1, limitedBy: utf8.endIndex),
+                first != utf8.endIndex, let second = utf8.index(first, offsetBy: 1, limitedBy: utf8.endIndex),
+                second != utf8.endIndex, isHexDigit(utf8[first]), isHexDigit(utf8[second])
             {
-                output.append(contentsOf: bytes[index...index + 2])
-                index += 3
+                bytes.append(contentsOf: [byte, utf8[first], utf8[second]])
+                index = utf8.index(after: second)
                 continue
             }
             if isAllowed(byte) && byte != UInt8(ascii: "%") {
-                output.append(byte)
+                bytes.append(byte)
             } else {
-                appendEscape(byte, to: &output)
+                appendEscape(byte, to: &bytes)
             }
-            index += 1
+            index = utf8.index(after: index)
         }
-        return String(decoding: output, as: UTF8.self)
+        output.append(String(decoding: bytes, as: UTF8.self))
     }
 
     /// Characters allowed in a path: unreserved, sub-delims, `:`, `@` and `/`. Not `%`:
@@ -55,23 +76,26 @@ enum PercentEncoding {
         isPathCharacter(byte) || byte == UInt8(ascii: "?")
     }
 
-    private static func encode(_ string: String, keeping isKept: (UInt8) -> Bool, spaceAsPlus: Bool)
-        -> String
-    {
-        let utf8 = string.utf8
-        if utf8.allSatisfy(isKept) { return string }
-        var output = [UInt8]()
-        output.reserveCapacity(utf8.count * 3)
+    private static func append(
+        _ text: Substring, keeping isKept: (UInt8) -> Bool, spaceAsPlus: Bool, to output: inout String
+    ) {
+        let utf8 = text.utf8
+        if utf8.allSatisfy(isKept) {
+            output.append(contentsOf: text)
+            return
+        }
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(utf8.count * 3)
         for byte in utf8 {
             if isKept(byte) {
-                output.append(byte)
+                bytes.append(byte)
             } else if spaceAsPlus && byte == UInt8(ascii: " ") {
-                output.append(UInt8(ascii: "+"))
+                bytes.append(UInt8(ascii: "+"))
             } else {
-                appendEscape(byte, to: &output)
+                appendEscape(byte, to: &bytes)
             }
         }
-        return String(decoding: output, as: UTF8.self)
+        output.append(String(decoding: bytes, as: UTF8.self))
     }
 
     private static let hexDigits = Array("0123456789ABCDEF".utf8)

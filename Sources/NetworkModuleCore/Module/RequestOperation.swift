@@ -124,7 +124,11 @@ final class RequestOperation<Output: Sendable>: NetworkCancellable {
     private func send(_ request: URLRequest, attempt: Int) {
         do throws(NetworkError) {
             guard request.url != nil else { throw .invalidRequest(.missingURL) }
-            try HeaderValidation.validate(request)
+            // Headers from the default builder are checked already; anything an action or a
+            // caller's raw URLRequest brings is checked here, just before the wire.
+            if networkRequest == nil || !configuration.actions.isEmpty || !configuration.builderChecksHeaders {
+                try HeaderValidation.validate(request)
+            }
         } catch {
             finish(.failure(error))
             return
@@ -169,12 +173,15 @@ final class RequestOperation<Output: Sendable>: NetworkCancellable {
         // A late callback, after a cancel or from a session that answered twice, is dropped.
         guard let totals else { return }
 
+        let interpreted = ResponseInterpreter.interpret(
+            data: data, response: response, error: error, request: request,
+            acceptableStatusCodes: acceptableStatusCodes, duration: duration)
+        guard !configuration.actions.isEmpty else {
+            finish(interpreted)
+            return
+        }
         let context = context(attempt: attempt, sentRequest: request, totals: totals)
-        let result = validated(
-            ResponseInterpreter.interpret(
-                data: data, response: response, error: error, request: request,
-                acceptableStatusCodes: acceptableStatusCodes, duration: duration),
-            context: context)
+        let result = validated(interpreted, context: context)
         for action in configuration.actions { action.didReceive(result, context: context) }
 
         switch result {
@@ -271,8 +278,10 @@ final class RequestOperation<Output: Sendable>: NetworkCancellable {
         case .waitingToRetry(let timer?): timer.cancel()
         default: break
         }
-        let context = context(attempt: attempt, sentRequest: sentRequest, totals: totals)
-        for action in configuration.actions { action.didFinish(result, context: context) }
+        if !configuration.actions.isEmpty {
+            let context = context(attempt: attempt, sentRequest: sentRequest, totals: totals)
+            for action in configuration.actions { action.didFinish(result, context: context) }
+        }
         let output = result.flatMap { response -> Result<Output, NetworkError> in
             do throws(NetworkError) {
                 return .success(try transform(response))

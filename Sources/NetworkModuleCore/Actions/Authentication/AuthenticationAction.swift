@@ -237,7 +237,7 @@ public final class AuthenticationAction: NetworkModuleAction {
     private func authorize(_ urlRequest: URLRequest, with credential: Credential, requestID: UUID) -> URLRequest {
         state.withLock { $0.requests[requestID]?.generation = credential.generation }
         var authorized = urlRequest
-        authorized.setValue(scheme.value(for: credential.token), forHTTPHeaderField: scheme.headerName)
+        authorized.setHeader(scheme.headerName, to: scheme.value(for: credential.token))
         return authorized
     }
 }

@@ -43,9 +43,7 @@ public struct HeadersAction: NetworkModuleAction {
         completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void
     ) {
         var request = urlRequest
-        for field in fields where request.value(forHTTPHeaderField: field.name) == nil {
-            request.setValue(field.value(context), forHTTPHeaderField: field.name)
-        }
+        request.setHeaders(fields.lazy.map { field in (field.name, { field.value(context) }) }, onlyIfMissing: true)
         completion(.success(request))
     }
 }
