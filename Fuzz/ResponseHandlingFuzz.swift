@@ -1,0 +1,145 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Fuzz target (b): response interpretation and decoding. The input becomes what a session
+/// delivers (a status, headers and a body, or a transport error) and goes through the module's
+/// interpretation, decoding (`decode`, `decodeIfPresent`, `text()`, error bodies), and the
+/// parsers of server headers (`Retry-After`, `Cache-Control`). Nothing may crash, and each
+/// outcome must be the one the input deserves.
+///
+/// Built by `scripts/fuzz.sh` together with the NetworkModuleCore sources as one module, so
+/// internal API is reachable.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func responseHandlingFuzz(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
+    guard let start else { return 0 }
+    var input = FuzzInput(UnsafeRawBufferPointer(start: start, count: count))
+    let selector = input.byte()
+    if selector & 0x80 != 0 {
+        interpretTransportError(code: Int(Int16(bitPattern: input.uint16())), message: input.string())
+        return 0
+    }
+    let status = Int(input.uint16() % 1000)
+    var headerFields: [String: String] = [:]
+    for _ in 0..<Int(input.byte() % 6) {
+        headerFields[input.string()] = input.string()
+    }
+    let acceptable: AcceptableStatusCodes = selector & 0x01 == 0 ? .successful : AcceptableStatusCodes(100..<600)
+    let body = Data(input.rest())
+
+    // The header parsers, on the headers they read (a DateFormatter per Retry-After date is
+    // slow: parsing every value would cut the fuzzer's speed tenfold).
+    let headers = HTTPHeaders(headerFields.map { ($0.key, $0.value) })
+    _ = CacheControl(cacheControl: headers["Cache-Control"], pragma: headers["Pragma"])
+    if let retryAfter = headers["Retry-After"],
+        let delay = RetryAfter.delay(from: retryAfter, now: Date(timeIntervalSince1970: 1_700_000_000))
+    {
+        fuzzCheck(delay.isFinite && delay >= 0, "Retry-After \(retryAfter.debugDescription) gave the delay \(delay)")
+    }
+
+    let url = URL(string: "https://api.example.com/v2/fuzz")!
+    guard let response = HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headerFields)
+    else { return 0 }
+    let result = ResponseInterpreter.interpret(
+        data: selector & 0x02 == 0 ? body : nil, response: response, error: nil,
+        request: URLRequest(url: url), acceptableStatusCodes: acceptable, duration: 0)
+    switch result {
+    case .success(let networkResponse):
+        fuzzCheck(acceptable.contains(status), "status \(status) was accepted")
+        decodeEveryWay(networkResponse)
+    case .failure(let error):
+        fuzzCheck(!acceptable.contains(status), "acceptable status \(status) failed with \(error)")
+        fuzzCheck(error.statusCode == status, "status \(status) became \(error)")
+        _ = error.description
+        _ = error.isRetryable
+        _ = error.decodedBody(as: [String: FuzzJSON].self)
+        _ = error.httpErrorResponse?.bodyText
+    }
+    return 0
+}
+
+/// Any JSON value, to decode arbitrary bodies all the way down.
+private indirect enum FuzzJSON: Decodable {
+    case null, bool(Bool), number(Double), string(String), array([FuzzJSON]), object([String: FuzzJSON])
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() { self = .null }
+        else if let value = try? container.decode(Bool.self) { self = .bool(value) }
+        else if let value = try? container.decode(Double.self) { self = .number(value) }
+        else if let value = try? container.decode(String.self) { self = .string(value) }
+        else if let value = try? container.decode([FuzzJSON].self) { self = .array(value) }
+        else { self = .object(try container.decode([String: FuzzJSON].self)) }
+    }
+}
+
+private struct FuzzUser: Decodable {
+    let id: Int
+    let name: String
+    let tags: [String]?
+}
+
+private func decodeEveryWay(_ response: NetworkResponse) {
+    let empty = response.data.isEmpty
+    expectDecodingOutcome(empty: empty) { () throws(NetworkError) in _ = try response.decode(FuzzJSON.self) }
+    expectDecodingOutcome(empty: empty) { () throws(NetworkError) in _ = try response.decode(FuzzUser.self) }
+    do throws(NetworkError) {
+        let value = try response.decodeIfPresent(FuzzUser.self)
+        fuzzCheck(!empty || value == nil, "decodeIfPresent of an empty body returned a value")
+    } catch {
+        fuzzCheck(!empty, "decodeIfPresent of an empty body threw \(error)")
+        checkDecodingFailure(error)
+    }
+    do throws(NetworkError) {
+        let text = try response.text()
+        fuzzCheck(Data(text.utf8) == response.data, "text() changed the bytes")
+    } catch {
+        fuzzCheck(String(validatingUTF8: response.data) == nil, "text() rejected valid UTF-8")
+        checkDecodingFailure(error)
+    }
+    _ = response.headers["Content-Type"]
+}
+
+/// `decode` of an empty body is `.noResponseData`; of anything else, a value or `.decodingFailed`.
+private func expectDecodingOutcome(empty: Bool, _ decode: () throws(NetworkError) -> Void) {
+    do throws(NetworkError) {
+        try decode()
+        fuzzCheck(!empty, "an empty body decoded")
+    } catch {
+        if empty {
+            fuzzCheck(error == .noResponseData, "an empty body failed with \(error)")
+        } else {
+            checkDecodingFailure(error)
+        }
+    }
+}
+
+private func checkDecodingFailure(_ error: NetworkError) {
+    guard case .decodingFailed(let failure) = error else {
+        fuzzCheck(false, "decoding failed with \(error), not .decodingFailed")
+        return
+    }
+    _ = failure.description
+}
+
+private func interpretTransportError(code: Int, message: String) {
+    let error = NSError(domain: NSURLErrorDomain, code: code, userInfo: [NSLocalizedDescriptionKey: message])
+    let normalized = LinuxURLSessionQuirks.normalized(error)
+    let result = ResponseInterpreter.interpret(
+        data: nil, response: nil, error: normalized, request: URLRequest(url: URL(string: "https://example.com")!),
+        acceptableStatusCodes: .successful, duration: 0)
+    guard case .failure(let networkError) = result else {
+        fuzzCheck(false, "a transport error \(code) succeeded")
+        return
+    }
+    _ = networkError.description
+}
+
+private extension String {
+    init?(validatingUTF8 data: Data) {
+        guard let text = String(data: data, encoding: .utf8) else { return nil }
+        self = text
+    }
+}

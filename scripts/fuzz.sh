@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# Coverage-guided fuzzing of NetworkModuleCore with the toolchain's libFuzzer.
+#
+#   scripts/fuzz.sh                       # every target for 30 s each
+#   scripts/fuzz.sh --seconds 300         # longer
+#   scripts/fuzz.sh --target request-building --seconds 60
+#   scripts/fuzz.sh --merge               # fuzz, then merge new coverage into Fuzz/Corpus
+#
+# Targets (Fuzz/<Name>Fuzz.swift, each with Fuzz/FuzzInput.swift):
+#   request-building    bytes -> path, method, query items, headers, body -> DefaultRequestBuilder
+#   response-handling   bytes -> status, headers, body or transport error -> interpretation,
+#                       decode / decodeIfPresent / text(), Retry-After and Cache-Control parsing
+#
+# Each target is compiled with swiftc (no SwiftPM target: it needs -sanitize=fuzzer,address)
+# from the NetworkModuleCore sources plus its file, as one module, into .build/fuzz/. It runs
+# from the corpus in Fuzz/Corpus/<target>/ (read only: new inputs go to .build/fuzz/corpus/);
+# any crash, sanitizer report, leak or property violation fails the script, and the input
+# that caused it is saved as .build/fuzz/artifacts/<target>/crash-* (replay it with
+# `.build/fuzz/<target> <file>`). With --merge, inputs that add coverage are merged into the
+# repository corpus, which must stay under 200 files and 1 MB.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+root="$(pwd)"
+out="$root/.build/fuzz"
+
+seconds=30
+merge=0
+targets=(request-building response-handling)
+while (($#)); do
+    case "$1" in
+        --seconds) seconds="$2"; shift 2 ;;
+        --target) targets=("$2"); shift 2 ;;
+        --merge) merge=1; shift ;;
+        -h | --help) sed -n '2,21p' "$0"; exit 0 ;;
+        *) echo "[fuzz.sh] unknown argument: $1" >&2; exit 2 ;;
+    esac
+done
+
+log() { printf '[fuzz.sh] %s\n' "$*" >&2; }
+
+# libFuzzer ships with the Swift toolchain on Linux (clang's compiler-rt).
+swiftc_bin="$(command -v swiftc)"
+toolchain_lib="$(dirname "$(dirname "$(readlink -f "$swiftc_bin")")")/lib"
+if ! compgen -G "$toolchain_lib/clang/*/lib/*/libclang_rt.fuzzer*.a" >/dev/null \
+    && ! compgen -G "$toolchain_lib/swift/clang/lib/*/libclang_rt.fuzzer*" >/dev/null; then
+    log "error: this toolchain has no libFuzzer (libclang_rt.fuzzer) under $toolchain_lib"
+    exit 1
+fi
+
+# The target file's Swift name: request-building -> RequestBuilding.
+swift_name() {
+    local part name=""
+    IFS=- read -ra parts <<<"$1"
+    for part in "${parts[@]}"; do name+="${part^}"; done
+    printf '%s\n' "$name"
+}
+
+build() {
+    local target="$1" name binary stamp sources
+    name="$(swift_name "$target")"
+    binary="$out/$target"
+    [[ -f "$root/Fuzz/${name}Fuzz.swift" ]] || { log "error: no target Fuzz/${name}Fuzz.swift"; exit 2; }
+    # Compile a snapshot, so that an edit while swiftc runs does not fail the build.
+    rm -rf "$out/src/$target"
+    mkdir -p "$out/src/$target"
+    cp -R "$root/Sources/NetworkModuleCore" "$out/src/$target/Core"
+    cp "$root/Fuzz/FuzzInput.swift" "$root/Fuzz/${name}Fuzz.swift" "$out/src/$target/"
+    mapfile -t sources < <(find "$out/src/$target" -name '*.swift' | LC_ALL=C sort)
+    # Rebuild only when a source changed (a build takes a few minutes).
+    stamp="$(cat "${sources[@]}" | sha256sum | cut -d' ' -f1)"
+    if [[ -x "$binary" && -f "$binary.stamp" && "$(cat "$binary.stamp")" == "$stamp" ]]; then
+        return 0
+    fi
+    log "building $target (swiftc -sanitize=fuzzer,address)"
+    mkdir -p "$out"
+    swiftc -O -g -parse-as-library -swift-version 6 -sanitize=fuzzer,address \
+        -module-name "Fuzz${name}" -package-name NetworkModule -module-cache-path "$out/module-cache" \
+        -emit-executable -o "$binary" "${sources[@]}" >"$out/$target.build.log" 2>&1 || {
+        grep -E 'error' "$out/$target.build.log" | head -n 20 >&2
+        log "error: building $target failed; log: ${out#"$root"/}/$target.build.log"
+        exit 1
+    }
+    printf '%s\n' "$stamp" >"$binary.stamp"
+}
+
+status=0
+for target in "${targets[@]}"; do
+    build "$target"
+    corpus="$root/Fuzz/Corpus/$target"
+    work="$out/corpus/$target"
+    artifacts="$out/artifacts/$target"
+    mkdir -p "$corpus" "$work" "$artifacts"
+    log "fuzzing $target for $seconds s (corpus: ${corpus#"$root"/}, $(find "$corpus" -type f | wc -l) files)"
+    rc=0
+    # The first corpus directory receives new inputs: keep the repository's read only.
+    LSAN_OPTIONS="suppressions=$root/Fuzz/lsan-suppressions.txt:print_suppressions=0" \
+        "$out/$target" "$work" "$corpus" -max_total_time="$seconds" -max_len=4096 -timeout=10 \
+        -rss_limit_mb=2048 -detect_leaks=1 -print_final_stats=1 \
+        -artifact_prefix="$artifacts/" >"$out/$target.log" 2>&1 || rc=$?
+    grep -E '^(#[0-9]+.*DONE|stat::number_of_executed_units|stat::new_units_added|Done [0-9]+ runs)' "$out/$target.log" >&2 || true
+    if ((rc != 0)); then
+        status=1
+        log "FAILED: $target (exit $rc); log: ${out#"$root"/}/$target.log"
+        grep -E 'ERROR|property violated|Fatal error|Test unit written' "$out/$target.log" | head -n 20 >&2 || true
+        continue
+    fi
+    if ((merge)); then
+        log "merging new coverage into ${corpus#"$root"/}"
+        "$out/$target" -merge=1 -max_len=4096 "$corpus" "$work" >>"$out/$target.log" 2>&1
+        files="$(find "$corpus" -type f | wc -l)"
+        bytes="$(du -sb "$corpus" | cut -f1)"
+        log "$target corpus: $files files, $bytes bytes"
+        if ((files >= 200 || bytes >= 1048576)); then
+            log "warning: the corpus is over its budget (< 200 files, < 1 MB); minimise it with -merge=1 into an empty directory"
+        fi
+    fi
+done
+((status == 0)) && log "all targets ran clean"
+exit "$status"
