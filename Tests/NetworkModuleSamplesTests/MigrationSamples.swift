@@ -1,0 +1,305 @@
+import Foundation
+import NetworkModuleCore
+import NetworkModuleTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The "after" samples of docs/migration.md. The "before" snippets (the ancestor module and
+/// Alamofire) are not compiled: this package depends on neither.
+@Suite("Migration samples")
+struct MigrationSamples {
+    struct Character: Codable, Sendable, Equatable {
+        let id: Int
+        let name: String
+    }
+
+    struct NewCharacter: Encodable, Sendable {
+        let name: String
+    }
+
+    // MARK: - From the ancestor module
+
+    // sample: migration-request
+    struct FetchCharacters: NetworkRequest {
+        let species: String
+        var path: String { "/character" }
+        var method: HTTPMethod { .get }
+        var queryItems: [URLQueryItem] { [URLQueryItem(name: "species", value: species)] }
+        var cachePolicy: URLRequest.CachePolicy? { .reloadIgnoringLocalCacheData }
+    }
+
+    struct CreateCharacter: NetworkRequest {
+        let character: NewCharacter
+        var path: String { "/character" }
+        var method: HTTPMethod { .post }
+        var headers: HTTPHeaders { ["X-Client": "ios"] }
+        var body: RequestBody? { .json(character) }
+        var requiresAuthentication: Bool { true }
+    }
+    // end-sample
+
+    // sample: migration-action
+    struct LogNetworkModuleAction: NetworkModuleAction {
+        func performBeforeExecutingNetworkRequest(request: (any NetworkRequest)?, urlRequest: inout URLRequest) {
+            print("→ \(urlRequest.httpMethod ?? "GET") \(urlRequest.url?.absoluteString ?? "")")
+        }
+
+        func performAfterExecutingNetworkRequest(request: (any NetworkRequest)?, networkResponse: NetworkResponse) {
+            print("← \(networkResponse.statusCode) \(networkResponse.request.url?.absoluteString ?? "")")
+        }
+    }
+    // end-sample
+
+    @Test("when an ancestor call site is migrated, should build, send, log and decode as before")
+    func ancestorCallSite() {
+        let session = FakeNetworkSession()
+        session.stub(.path("/api/v0/character"), with: .json([Character(id: 1, name: "Gary")]))
+
+        let printed = Transcript.recording {
+            // sample: migration-module
+            let networkModule = DefaultNetworkModule(
+                requestBuilder: DefaultRequestBuilder(
+                    baseURL: URL(string: "https://finalspaceapi.com/api/v0")!,
+                    defaultHeaders: ["Accept": "application/json"]
+                ),
+                session: session,  // URLSessionTransport.shared when left out
+                actions: [LogNetworkModuleAction()],
+                completionExecutor: .immediate  // .main when left out
+            )
+            // end-sample
+
+            // sample: migration-perform-and-decode
+            let request = FetchCharacters(species: "Human")
+            networkModule.performAndDecode(request: request, responseType: [Character].self) { result in
+                switch result {
+                case .success(let characters):
+                    print("Characters: \(characters.map(\.name))")
+                case .failure(let error):
+                    print("Request failed: \(error)")
+                }
+            }
+            // end-sample
+        }
+
+        #expect(
+            printed == [
+                "→ GET https://finalspaceapi.com/api/v0/character?species=Human",
+                "← 200 https://finalspaceapi.com/api/v0/character?species=Human",
+                #"Characters: ["Gary"]"#,
+            ])
+        let sent = session.recordedRequests.first
+        #expect(sent?.value(forHTTPHeaderField: "Accept") == "application/json")
+        #expect(sent?.cachePolicy == .reloadIgnoringLocalCacheData)
+    }
+
+    @Test("when a request with a JSON body is migrated, should send the body, its content type and the header")
+    func ancestorBody() throws {
+        let builder = DefaultRequestBuilder(baseURL: URL(string: "https://finalspaceapi.com/api/v0")!)
+
+        let request = try builder.build(request: CreateCharacter(character: NewCharacter(name: "Mooncake")))
+
+        #expect(request.httpMethod == "POST")
+        #expect(request.value(forHTTPHeaderField: "Content-Type") == "application/json")
+        #expect(request.value(forHTTPHeaderField: "X-Client") == "ios")
+        #expect(try request.bodyJSONObject() as? [String: String] == ["name": "Mooncake"])
+    }
+
+    @Test("when a cancelled request is migrated, should complete with .cancelled, which the old module never did")
+    func ancestorCancel() {
+        let session = FakeNetworkSession(delivery: .manual)
+        session.stub(.any, with: .json([Character(id: 1, name: "Gary")]))
+        let networkModule = makeSampleModule(session: session)
+
+        let printed = Transcript.recording {
+            // sample: migration-cancel
+            let task = networkModule.perform(request: FetchCharacters(species: "Human")) { result in
+                switch result {
+                case .success(let response): print("Status \(response.statusCode)")
+                case .failure(.cancelled): print("Cancelled: hide the spinner")
+                case .failure(let error): print("Failed: \(error)")
+                }
+            }
+            task.cancel()
+            // end-sample
+        }
+        session.releaseAll()
+
+        #expect(printed == ["Cancelled: hide the spinner"])
+    }
+
+    // sample: migration-errors
+    func message(for error: NetworkError) -> String {
+        switch error {
+        case .notFound: "Not found"  // was .notFound
+        case .unauthorized, .forbidden: "Sign in again"  // was .unauthorized, .forbidden
+        case .clientError(let response): "Rejected (\(response.statusCode)): \(response.bodyText ?? "")"  // was .invalidRequest(code:message:)
+        case .serverError(let response): "Server error \(response.statusCode)"  // was .serverError(code:message:)
+        case .decodingFailed(let failure): "Unexpected data: \(failure)"  // was .responseParsingFailed
+        case .noResponseData: "Empty response"  // was .noResponseData
+        case .cancelled: ""  // never delivered before
+        default: "Network problem: \(error)"  // was .unknown or .custom
+        }
+    }
+    // end-sample
+
+    @Test("when errors are mapped the new way, should keep the status and body the old cases dropped")
+    func ancestorErrors() {
+        let rejected = NetworkError.clientError(HTTPErrorResponse(statusCode: 422, body: Data("name is empty".utf8)))
+
+        #expect(message(for: rejected) == "Rejected (422): name is empty")
+        #expect(message(for: .notFound(HTTPErrorResponse(statusCode: 404))) == "Not found")
+        #expect(message(for: .timedOut).hasPrefix("Network problem: The request timed out."))
+    }
+
+    @Test("when an ancestor async call site is migrated, should throw NetworkError")
+    func ancestorAsync() async {
+        let session = FakeNetworkSession()
+        session.stub(.any, with: .status(404))
+        let networkModule = makeSampleModule(session: session)
+
+        let printed = await Transcript.recording {
+            // sample: migration-async
+            do throws(NetworkError) {
+                let characters = try await networkModule.performAndDecode(
+                    request: FetchCharacters(species: "Human"), responseType: [Character].self)
+                print(characters.count)
+            } catch .notFound {
+                print("No such resource")
+            } catch {
+                print(message(for: error))
+            }
+            // end-sample
+        }
+
+        #expect(printed == ["No such resource"])
+    }
+
+    // MARK: - From Alamofire
+
+    struct GetUser: NetworkRequest {
+        let id: Int
+        var path: String { "/users/\(id)" }
+    }
+
+    struct User: Codable, Sendable {
+        let id: Int
+        let name: String
+    }
+
+    @Test("when an Alamofire responseDecodable call is migrated, should validate the status and decode")
+    func alamofireRequest() {
+        let session = FakeNetworkSession()
+        session.stub(.path("/v2/users/1"), with: .json(User(id: 1, name: "Ada")))
+        session.stub(.path("/v2/users/2"), with: .text("Gone", status: 410))
+        let module = makeSampleModule(session: session)
+
+        let printed = Transcript.recording {
+            for id in [1, 2] {
+                // sample: migration-alamofire-request
+                module.performAndDecode(request: GetUser(id: id), responseType: User.self) { result in
+                    switch result {
+                    case .success(let user):
+                        print("Hello, \(user.name)")
+                    case .failure(let error):
+                        print("Failed with status \(error.statusCode.map(String.init) ?? "none"): \(error)")
+                    }
+                }
+                // end-sample
+            }
+        }
+
+        #expect(
+            printed == [
+                "Hello, Ada",
+                "Failed with status 410: HTTP 410 from https://api.example.com/v2/users/2: "
+                    + "the server rejected the request; its body may say why.",
+            ])
+    }
+
+    // sample: migration-alamofire-interceptor
+    struct APIKeyAction: NetworkModuleAction {
+        let key: String
+
+        // RequestInterceptor.adapt(_:for:completion:)
+        func prepare(
+            _ urlRequest: URLRequest, context: ActionContext,
+            completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void
+        ) {
+            guard context.isSameOrigin(as: urlRequest.url) else { return completion(.success(urlRequest)) }
+            var adapted = urlRequest
+            adapted.setValue(key, forHTTPHeaderField: "X-API-Key")
+            completion(.success(adapted))
+        }
+
+        // RequestRetrier.retry(_:for:dueTo:completion:)
+        func retryDecision(
+            for error: NetworkError, context: ActionContext,
+            completion: @escaping @Sendable (RetryDecision) -> Void
+        ) {
+            completion(error.statusCode == 429 && context.attempt < 3 ? .retryAfter(2) : .doNotRetry)
+        }
+    }
+    // end-sample
+
+    @Test("when an interceptor is migrated to an action, should adapt requests to the API and retry 429s")
+    func alamofireInterceptor() {
+        let session = FakeNetworkSession()
+        session.stub(.path("/v2/users/1"), sequence: [.status(429), .json(User(id: 1, name: "Ada"))])
+        let scheduler = ManualDelayScheduler()
+        let module = makeSampleModule(session: session, actions: [APIKeyAction(key: "k-1")], delayScheduler: scheduler)
+        let statuses = LockedLines()
+
+        module.perform(request: GetUser(id: 1)) { result in statuses.append("\((try? result.get())?.statusCode ?? -1)") }
+        scheduler.runAll()
+
+        #expect(statuses.lines == ["200"])
+        #expect(scheduler.requestedDelays == [2])
+        #expect(session.recordedRequests.map { $0.value(forHTTPHeaderField: "X-API-Key") } == ["k-1", "k-1"])
+    }
+
+    struct GetMe: NetworkRequest {
+        var path: String { "/me" }
+        var requiresAuthentication: Bool { true }
+    }
+
+    struct StoredTokens: AccessTokenProvider {
+        func currentToken(completion: @escaping @Sendable (Result<String, any Error>) -> Void) { completion(.success("t-1")) }
+        func refreshToken(completion: @escaping @Sendable (Result<String, any Error>) -> Void) { completion(.success("t-2")) }
+    }
+
+    @Test("when Alamofire's interceptors and monitors are migrated, should use the built-in actions")
+    func alamofireBuiltIns() {
+        let session = FakeNetworkSession()
+        session.stub(.any, with: .json(User(id: 1, name: "Ada")))
+        let tokens = StoredTokens()
+
+        let printed = Transcript.recording {
+            // sample: migration-alamofire-session
+            let module = DefaultNetworkModule(
+                requestBuilder: DefaultRequestBuilder(baseURL: URL(string: "https://api.example.com/v2")!),
+                session: session,
+                actions: [
+                    .authentication(tokens),  // AuthenticationInterceptor
+                    .retry(.default),  // RetryPolicy
+                    .logging(headers: false, bodies: false, sink: { print($0) }),  // an EventMonitor that logs
+                    .metrics { metrics in print("\(metrics.attempts) attempt(s), \(metrics.bytesReceived) bytes") },
+                ],
+                completionExecutor: .immediate
+            )
+            // end-sample
+            module.perform(request: GetUser(id: 1)) { _ in }
+            module.perform(request: GetMe()) { _ in }
+        }
+
+        let logged = printed.first?.components(separatedBy: "\n") ?? []
+        #expect(logged.count == 2)
+        #expect(logged.first == "→ GET https://api.example.com/v2/users/1")
+        #expect(logged.last?.hasPrefix("← 200 GET https://api.example.com/v2/users/1 (") == true)
+        #expect(printed[1] == "1 attempt(s), 21 bytes")
+        #expect(printed.count == 4)
+        #expect(session.recordedRequests.map { $0.value(forHTTPHeaderField: "Authorization") } == [nil, "Bearer t-1"])
+    }
+}
