@@ -47,28 +47,57 @@ public struct ActionContext: Sendable {
         self.timeInFlight = timeInFlight
         self.bytesSent = bytesSent
         self.bytesReceived = bytesReceived
+        self.baseOrigin = baseURL.flatMap(Origin.init)
     }
+
+    /// A context for the module, with the base URL's origin already worked out.
+    init(
+        networkRequest: (any NetworkRequest)?, attempt: Int, baseURL: URL?, baseOrigin: Origin?,
+        sentRequest: URLRequest?, elapsed: TimeInterval, requestID: UUID, preparationTime: TimeInterval,
+        timeInFlight: TimeInterval, bytesSent: Int, bytesReceived: Int
+    ) {
+        self.networkRequest = networkRequest
+        self.attempt = attempt
+        self.baseURL = baseURL
+        self.baseOrigin = baseOrigin
+        self.sentRequest = sentRequest
+        self.elapsed = elapsed
+        self.requestID = requestID
+        self.preparationTime = preparationTime
+        self.timeInFlight = timeInFlight
+        self.bytesSent = bytesSent
+        self.bytesReceived = bytesReceived
+    }
+
+    /// The origin of ``baseURL``, worked out once per module rather than on every check.
+    let baseOrigin: Origin?
 
     /// Whether `url` has the same origin (scheme, host and port) as ``baseURL``; `false`
     /// when there is no base URL. Credentials should be attached only when this is `true`.
     public func isSameOrigin(as url: URL?) -> Bool {
-        guard let url, let baseURL, let origin = Origin(url), let baseOrigin = Origin(baseURL) else {
-            return false
-        }
+        guard let url, let baseOrigin, let origin = Origin(url) else { return false }
         return origin == baseOrigin
     }
 }
 
 /// The origin of a URL (RFC 6454): scheme, host and port, with default ports filled in.
+/// Scheme and host compare ignoring ASCII case, without building lowercased copies (this runs
+/// for every request an authentication action sees).
 struct Origin: Equatable {
     let scheme: String
     let host: String
     let port: Int?
 
     init?(_ url: URL) {
-        guard let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased() else { return nil }
+        guard let scheme = url.scheme, let host = url.host else { return nil }
         self.scheme = scheme
         self.host = host
-        self.port = url.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : nil)
+        self.port =
+            url.port
+            ?? (scheme.caseInsensitiveEquals("https") ? 443 : scheme.caseInsensitiveEquals("http") ? 80 : nil)
+    }
+
+    static func == (lhs: Origin, rhs: Origin) -> Bool {
+        lhs.port == rhs.port && lhs.scheme.caseInsensitiveEquals(rhs.scheme) && lhs.host.caseInsensitiveEquals(rhs.host)
     }
 }

@@ -63,7 +63,8 @@ public final class DefaultNetworkModule: NetworkModule {
         self.actions = actions
         self.completionExecutor = completionExecutor
         self.configuration = ModuleConfiguration(
-            baseURL: requestBuilder.baseURL, builderChecksHeaders: requestBuilder is DefaultRequestBuilder,
+            baseURL: requestBuilder.baseURL, baseOrigin: requestBuilder.baseURL.flatMap(Origin.init),
+            builderChecksHeaders: requestBuilder is DefaultRequestBuilder,
             session: session, actions: actions,
             completionExecutor: completionExecutor, delayScheduler: delayScheduler)
     }

@@ -304,7 +304,7 @@ final class RequestOperation<Output: Sendable>: NetworkCancellable {
     private func context(attempt: Int, sentRequest: URLRequest?, totals: Totals) -> ActionContext {
         ActionContext(
             networkRequest: networkRequest, attempt: attempt, baseURL: configuration.baseURL,
-            sentRequest: sentRequest, elapsed: Self.seconds(DispatchTime.now().uptimeNanoseconds - startTime),
+            baseOrigin: configuration.baseOrigin, sentRequest: sentRequest, elapsed: Self.seconds(DispatchTime.now().uptimeNanoseconds - startTime),
             requestID: requestID, preparationTime: Self.seconds(totals.preparationNanoseconds),
             timeInFlight: Self.seconds(totals.inFlightNanoseconds), bytesSent: totals.bytesSent,
             bytesReceived: totals.bytesReceived)

@@ -52,15 +52,21 @@ public struct Redaction: Sendable, Equatable {
         HTTPHeaders(headers.map { ($0.name, value($0.value, forHeader: $0.name)) })
     }
 
-    /// `url` with the values of secret query items masked; the rest is left as it was.
+    /// `url` with its password (`https://user:password@host`) and the values of secret query
+    /// items masked; the rest is left as it was. A URL with neither is returned at once.
     public func redacted(_ url: URL) -> URL {
-        guard !queryItemNames.isEmpty,
-            var components = URLComponents(url: url, resolvingAgainstBaseURL: true),
-            let items = components.percentEncodedQueryItems,
-            items.contains(where: { isSecret(queryItem: $0.name) })
+        let hasPassword = url.password != nil
+        let mayHaveSecretQuery = !queryItemNames.isEmpty && url.query != nil
+        guard hasPassword || mayHaveSecretQuery,
+            var components = URLComponents(url: url, resolvingAgainstBaseURL: true)
         else { return url }
-        components.percentEncodedQueryItems = items.map { item in
-            isSecret(queryItem: item.name) ? URLQueryItem(name: item.name, value: Self.mask) : item
+        if hasPassword { components.percentEncodedPassword = Self.mask }
+        if mayHaveSecretQuery, let items = components.percentEncodedQueryItems,
+            items.contains(where: { isSecret(queryItem: $0.name) })
+        {
+            components.percentEncodedQueryItems = items.map { item in
+                isSecret(queryItem: item.name) ? URLQueryItem(name: item.name, value: Self.mask) : item
+            }
         }
         return components.url ?? url
     }

@@ -30,6 +30,12 @@ struct RedactionTests {
         #expect(redaction.redacted(url).absoluteString == "https://api.example.com/a?page=2&token=REDACTED&sig%20nature=REDACTED")
     }
 
+    @Test("when a URL carries a password, should mask it whatever the query names")
+    func urlPassword() throws {
+        let url = try #require(URL(string: "https://ada:s3cret@api.example.com/a?page=2"))
+        #expect(Redaction.default.redacted(url).absoluteString == "https://ada:REDACTED@api.example.com/a?page=2")
+    }
+
     @Test("when a URL has no secret query items, should return it unchanged")
     func untouchedURL() throws {
         let url = try #require(URL(string: "https://api.example.com/a?page=2"))

@@ -9,16 +9,9 @@ extension Redaction {
     /// (`https://user:secret@host`) masked too.
     func loggable(_ url: URL?) -> String {
         guard let url else { return "(no URL)" }
-        let redacted = redacted(url)
-        guard var components = URLComponents(url: redacted, resolvingAgainstBaseURL: true),
-            components.percentEncodedPassword != nil
-        else { return redacted.absoluteString }
-        components.percentEncodedPassword = Self.mask
-        return components.string ?? redacted.absoluteString
+        return redacted(url).absoluteString
     }
 
-    /// The headers of `request`, secret values masked, sorted by name so that the text is the
-    /// same on every platform.
     func loggableHeaders(of request: URLRequest) -> [HTTPHeaders.Field] {
         sortedFields(redacted(HTTPHeaders(request.allHTTPHeaderFields ?? [:])))
     }
