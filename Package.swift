@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "NetworkModuleCore", targets: ["NetworkModuleCore"]),
         .library(name: "NetworkModuleTesting", targets: ["NetworkModuleTesting"]),
         .executable(name: "network-module-demo", targets: ["NetworkModuleDemo"]),
+        .executable(name: "network-module-benchmarks", targets: ["NetworkModuleBenchmarks"]),
     ],
     targets: [
         .target(name: "NetworkModuleCore"),
@@ -16,6 +17,11 @@ let package = Package(
         .executableTarget(
             name: "NetworkModuleDemo",
             dependencies: ["NetworkModuleCore", "NetworkModuleTesting"]
+        ),
+        // The performance harness: build with -c release; scripts/bench.sh runs it against nginx.
+        .executableTarget(
+            name: "NetworkModuleBenchmarks",
+            dependencies: ["NetworkModuleCore"]
         ),
         .testTarget(
             name: "NetworkModuleCoreTests",

@@ -8,9 +8,11 @@
 #    into a cached venv under .build on first use) and stops them on exit, pass or fail.
 # 3. Runs every test target with CI=true, so the integration tests must run, never skip.
 # 4. Runs the demo tour offline and against httpbin.
-# 5. Runs the unit and sample tests again under the thread sanitizer.
+# 5. Runs the unit and sample tests again under the thread and the address sanitizers (the
+#    property and stress tests at a smaller size there: sanitizers slow everything down).
 #
-# Set SKIP_SANITIZERS=1 to leave out step 5 locally (it rebuilds everything in .build-tsan).
+# Set SKIP_SANITIZERS=1 to leave out step 5 locally (it rebuilds everything twice, in
+# .build-tsan and .build-asan).
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -36,8 +38,11 @@ swift run -Xswiftc -warnings-as-errors network-module-demo
 swift run -Xswiftc -warnings-as-errors network-module-demo --base-url "$NETWORK_MODULE_HTTPBIN_URL"
 
 if [[ "${SKIP_SANITIZERS:-0}" != "1" ]]; then
+    export NETWORK_MODULE_PROPERTY_CASES=10000 NETWORK_MODULE_STRESS_REQUESTS=4000
     step "Unit and sample tests under the thread sanitizer"
     swift test --sanitize=thread --scratch-path .build-tsan --skip NetworkModuleIntegrationTests
+    step "Unit and sample tests under the address sanitizer"
+    swift test --sanitize=address --scratch-path .build-asan --skip NetworkModuleIntegrationTests
 fi
 
 step "All tests passed"

@@ -1,0 +1,89 @@
+import Foundation
+
+/// Command-line options of `network-module-benchmarks`.
+struct BenchmarkOptions {
+    enum Mode: String, CaseIterable {
+        case pipeline, loopback, soak
+    }
+
+    var modes: [Mode] = Mode.allCases
+    var baseURL: URL?
+    var json = false
+    var pipelineIterations = 20_000
+    var rounds = 7
+    var loopbackRequests = 20_000
+    var pairs = 5
+    var soakRequests = 200_000
+    var soakSampleEvery = 10_000
+    /// Runs only the pipeline cases whose name contains this text (for profiling one case).
+    var caseFilter: String?
+
+    static let usage = """
+        usage: network-module-benchmarks [--mode pipeline|loopback|soak]... [--base-url URL] [--quick] [--json]
+          --mode M          run only mode M (repeatable); default: every mode (loopback and soak
+                            need --base-url)
+          --base-url URL    the nginx started by scripts/bench.sh (serves benchmarks/nginx)
+          --quick           tiny sizes: a smoke test that the harness works, not a measurement
+          --json            print the results as JSON instead of tables
+          --requests N      requests per loopback run (default 20000)
+          --pairs N         alternating raw/module runs (default 5)
+          --soak N          requests in the soak (default 200000)
+          --case TEXT       pipeline mode: only the cases whose name contains TEXT (for profiling)
+        """
+
+    static func parse(_ arguments: [String]) throws -> BenchmarkOptions {
+        var options = BenchmarkOptions()
+        var chosenModes: [Mode] = []
+        var remaining = arguments[...]
+        func value(for flag: String) throws -> String {
+            guard let value = remaining.popFirst() else { throw UsageError("\(flag) needs a value") }
+            return value
+        }
+        func number(for flag: String) throws -> Int {
+            guard let number = Int(try value(for: flag)), number > 0 else { throw UsageError("\(flag) needs a positive number") }
+            return number
+        }
+        while let argument = remaining.popFirst() {
+            switch argument {
+            case "--mode":
+                let name = try value(for: argument)
+                guard let mode = Mode(rawValue: name) else { throw UsageError("unknown mode \(name)") }
+                chosenModes.append(mode)
+            case "--base-url":
+                let text = try value(for: argument)
+                guard let url = URL(string: text), url.host != nil else { throw UsageError("--base-url needs an absolute URL") }
+                options.baseURL = url
+            case "--quick":
+                options.pipelineIterations = 500
+                options.rounds = 3
+                options.loopbackRequests = 200
+                options.pairs = 1
+                options.soakRequests = 2_000
+                options.soakSampleEvery = 500
+            case "--json": options.json = true
+            case "--requests": options.loopbackRequests = try number(for: argument)
+            case "--pairs": options.pairs = try number(for: argument)
+            case "--soak":
+                options.soakRequests = try number(for: argument)
+                options.soakSampleEvery = max(1, options.soakRequests / 20)
+            case "--case": options.caseFilter = try value(for: argument)
+            case "-h", "--help": throw UsageError(nil)
+            default: throw UsageError("unknown argument \(argument)")
+            }
+        }
+        if !chosenModes.isEmpty { options.modes = chosenModes }
+        if options.baseURL == nil && options.modes.contains(where: { $0 != .pipeline }) {
+            if chosenModes.isEmpty {
+                options.modes = [.pipeline]
+            } else {
+                throw UsageError("loopback and soak modes need --base-url (scripts/bench.sh starts nginx)")
+            }
+        }
+        return options
+    }
+
+    struct UsageError: Error {
+        let message: String?
+        init(_ message: String?) { self.message = message }
+    }
+}

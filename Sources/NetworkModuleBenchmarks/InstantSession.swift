@@ -1,0 +1,38 @@
+import Foundation
+import NetworkModuleCore
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A session that answers every request at once, inside `resume()`, with the same prepared
+/// response: the transport cost is zero, so what is measured is the framework alone.
+final class InstantSession: NetworkSession {
+    private let body: Data
+    private let response: HTTPURLResponse
+
+    init(body: Data, url: URL) {
+        self.body = body
+        // A benchmark's fixed input: Foundation accepts these values.
+        self.response = HTTPURLResponse(
+            url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: ["Content-Type": "application/json"])!
+    }
+
+    func dataTask(
+        with request: URLRequest, completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    ) -> any NetworkSessionTask {
+        InstantTask(body: body, response: response, completionHandler: completionHandler)
+    }
+}
+
+private struct InstantTask: NetworkSessionTask {
+    let body: Data
+    let response: HTTPURLResponse
+    let completionHandler: @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+
+    func resume() {
+        completionHandler(body, response, nil)
+    }
+
+    func cancel() {}
+}

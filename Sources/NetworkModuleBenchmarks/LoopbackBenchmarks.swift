@@ -1,0 +1,127 @@
+import Foundation
+import NetworkModuleCore
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Loopback mode: raw `URLSession` against `DefaultNetworkModule` on the same configuration
+/// and the same nginx, in alternating runs (A B A B …).
+struct LoopbackBenchmarks {
+    let options: BenchmarkOptions
+    let baseURL: URL
+
+    struct Side: Codable {
+        let requestsPerSecond: Summary
+        let cpuMicrosecondsPerRequest: Summary
+        let peakResidentMegabytes: Double
+        let failures: Int
+    }
+
+    struct ModuleSide: Codable {
+        /// The session under the module: a plain `URLSession` or `URLSessionTransport`.
+        let session: String
+        let side: Side
+        /// Module requests/s over raw requests/s, per pair of neighbouring runs.
+        let ratio: Summary
+    }
+
+    struct Comparison: Codable {
+        let name: String
+        let inFlight: Int
+        let requestsPerRun: Int
+        let raw: Side
+        let modules: [ModuleSide]
+    }
+
+    func run() -> [Comparison] {
+        var comparisons: [Comparison] = []
+        for inFlight in [1, 32] {
+            comparisons.append(
+                compare(
+                    name: "GET ~400 B JSON", path: "/users/42.json?fields=name%2Cemail", request: UserRequest(),
+                    inFlight: inFlight, requests: options.loopbackRequests))
+        }
+        comparisons.append(
+            compare(
+                name: "GET 1 MB file", path: "/large.bin", request: LargeFileRequest(), inFlight: 4,
+                requests: max(20, options.loopbackRequests / 40)))
+        return comparisons
+    }
+
+    private func compare(
+        name: String, path: String, request: any NetworkRequest, inFlight: Int, requests: Int
+    ) -> Comparison {
+        // The same configuration for every side: enough connections for the requests in
+        // flight, no cache.
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpMaximumConnectionsPerHost = max(inFlight, 6)
+        configuration.urlCache = nil
+        let rawSession = URLSession(configuration: configuration)
+        let plainSession = URLSession(configuration: configuration)
+        let transport = URLSessionTransport(configuration: configuration, maximumResponseSize: nil)
+        let builder = DefaultRequestBuilder(baseURL: baseURL, defaultHeaders: ["Accept": "application/json"])
+        let modules: [(String, DefaultNetworkModule)] = [
+            ("URLSession", DefaultNetworkModule(requestBuilder: builder, session: plainSession, completionExecutor: .immediate)),
+            ("URLSessionTransport", DefaultNetworkModule(requestBuilder: builder, session: transport, completionExecutor: .immediate)),
+        ]
+        let url = baseURL.absoluteString + path
+
+        let rawRun: () -> (Double, Double, Int, Int) = {
+            measureRun(requests: requests, inFlight: inFlight) { done in
+                var urlRequest = URLRequest(url: URL(string: url)!)
+                urlRequest.setValue("application/json", forHTTPHeaderField: "Accept")
+                rawSession.dataTask(with: urlRequest) { data, response, error in
+                    done(error == nil && (response as? HTTPURLResponse)?.statusCode == 200 && data != nil)
+                }.resume()
+            }
+        }
+        func moduleRun(_ module: DefaultNetworkModule, count: Int) -> (Double, Double, Int, Int) {
+            measureRun(requests: count, inFlight: inFlight) { done in
+                module.perform(request: request) { result in
+                    if case .success = result { done(true) } else { done(false) }
+                }
+            }
+        }
+        // Warm-up: connections, caches and code paths of every side.
+        _ = measureRun(requests: min(requests, 200), inFlight: inFlight) { done in
+            rawSession.dataTask(with: URL(string: url)!) { _, _, _ in done(true) }.resume()
+        }
+        for (_, module) in modules { _ = moduleRun(module, count: min(requests, 200)) }
+
+        // Alternating runs: raw, then each module, then raw again, … so drift hits all alike.
+        var raw: [(Double, Double, Int, Int)] = []
+        var moduleRuns = Array(repeating: [(Double, Double, Int, Int)](), count: modules.count)
+        for _ in 0..<options.pairs {
+            raw.append(rawRun())
+            for (index, (_, module)) in modules.enumerated() { moduleRuns[index].append(moduleRun(module, count: requests)) }
+        }
+        rawSession.finishTasksAndInvalidate()
+        plainSession.finishTasksAndInvalidate()
+        return Comparison(
+            name: name, inFlight: inFlight, requestsPerRun: requests, raw: side(raw, requests: requests),
+            modules: modules.enumerated().map { index, entry in
+                let ratios = zip(raw, moduleRuns[index]).map { $0.0.0 / $0.1.0 }
+                return ModuleSide(session: entry.0, side: side(moduleRuns[index], requests: requests), ratio: Summary(ratios))
+            })
+    }
+
+    private func side(_ runs: [(Double, Double, Int, Int)], requests: Int) -> Side {
+        Side(
+            requestsPerSecond: Summary(runs.map { Double(requests) / $0.0 }),
+            cpuMicrosecondsPerRequest: Summary(runs.map { $0.1 / Double(requests) * 1e6 }),
+            peakResidentMegabytes: Double(runs.map(\.2).max() ?? 0) / 1_048_576,
+            failures: runs.map(\.3).reduce(0, +))
+    }
+}
+
+/// One run: wall seconds, CPU seconds, peak resident bytes, failures.
+func measureRun(
+    requests: Int, inFlight: Int, send: @escaping (@escaping @Sendable (Bool) -> Void) -> Void
+) -> (Double, Double, Int, Int) {
+    let sampler = PeakMemorySampler()
+    let cpuBefore = ResourceUsage.cpuSeconds()
+    let (seconds, failures) = LoadDriver(total: requests, send: send).run(inFlight: inFlight)
+    let cpu = ResourceUsage.cpuSeconds() - cpuBefore
+    return (seconds, cpu, sampler.stop(), failures)
+}

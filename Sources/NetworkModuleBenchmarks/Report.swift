@@ -1,0 +1,73 @@
+import Foundation
+
+/// Everything one run of the harness measured.
+struct BenchmarkReport: Codable {
+    var machine: String
+    var pipeline: [PipelineBenchmarks.Case]?
+    var loopback: [LoopbackBenchmarks.Comparison]?
+    var soak: SoakBenchmark.Result?
+
+    func printTables() {
+        print("Machine: \(machine)")
+        if let pipeline {
+            print("\nPipeline mode (no network; immediate executor; ns per request, median of rounds)")
+            printTable(
+                header: ["case", "ns/request", "spread", "overhead"],
+                rows: pipeline.map { item in
+                    [
+                        item.name, format(item.nanosecondsPerRequest.median, decimals: 0),
+                        "±" + format(item.nanosecondsPerRequest.spreadPercent, decimals: 1) + "%",
+                        item.overheadNanoseconds.map { "\(format($0, decimals: 0)) ns vs \(item.baseline ?? "")" } ?? "",
+                    ]
+                })
+        }
+        if let loopback {
+            print("\nLoopback mode (nginx on 127.0.0.1; requests/s, median of runs; ratio = median of per-pair module/raw)")
+            var rows: [[String]] = []
+            for comparison in loopback {
+                rows.append([
+                    comparison.name, "\(comparison.inFlight)", "raw URLSession",
+                    format(comparison.raw.requestsPerSecond.median, decimals: 0),
+                    format(comparison.raw.cpuMicrosecondsPerRequest.median, decimals: 0),
+                    format(comparison.raw.peakResidentMegabytes, decimals: 1), "", "\(comparison.raw.failures)",
+                ])
+                for module in comparison.modules {
+                    rows.append([
+                        comparison.name, "\(comparison.inFlight)", "module on \(module.session)",
+                        format(module.side.requestsPerSecond.median, decimals: 0),
+                        format(module.side.cpuMicrosecondsPerRequest.median, decimals: 0),
+                        format(module.side.peakResidentMegabytes, decimals: 1),
+                        format(module.ratio.median, decimals: 3) + " (" + format(module.ratio.minimum, decimals: 3) + "–"
+                            + format(module.ratio.maximum, decimals: 3) + ")",
+                        "\(module.side.failures)",
+                    ])
+                }
+            }
+            printTable(
+                header: ["case", "in flight", "side", "req/s", "CPU µs/req", "peak RSS MB", "ratio (min–max)", "failures"],
+                rows: rows)
+        }
+        if let soak {
+            print("\nSoak mode (\(soak.requests) requests through the module, \(soak.inFlight) in flight)")
+            print("  \(format(Double(soak.requests) / soak.seconds, decimals: 0)) req/s, \(soak.failures) failures")
+            print("  resident MB every \(soak.sampleEvery) requests: " + soak.residentMegabytes.map { format($0, decimals: 1) }.joined(separator: " "))
+            print("  growth after warm-up (last vs second sample): \(format(soak.growthAfterWarmUpPercent, decimals: 1))%")
+        }
+    }
+
+    private func printTable(header: [String], rows: [[String]]) {
+        let widths = header.indices.map { column in
+            ([header[column]] + rows.map { $0[column] }).map(\.count).max() ?? 0
+        }
+        func line(_ cells: [String]) -> String {
+            zip(cells, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ")
+        }
+        print(line(header))
+        print(line(widths.map { String(repeating: "-", count: $0) }))
+        rows.forEach { print(line($0)) }
+    }
+
+    private func format(_ value: Double, decimals: Int) -> String {
+        String(format: "%.\(decimals)f", value)
+    }
+}
