@@ -187,7 +187,7 @@ struct RequestsAndBodiesSamples {
 
         #expect(
             printed == [
-                #"The request could not be built, so nothing was sent: the value of header "X-Tag" contains a line break or another control character."#
+                #"The request could not be built, so nothing was sent: the value of header "X-Tag" contains a line break or another control character. Check where the value comes from (a token read with a trailing newline is a common cause); it is not shown here, as it may be a secret."#
             ])
     }
 

@@ -8,7 +8,9 @@ extension NetworkError: LocalizedError, CustomStringConvertible {
     /// What happened and what to check, in one or two sentences.
     public var errorDescription: String? { description }
 
-    /// What happened and what to check, in one or two sentences.
+    /// What happened and what to check, in one or two sentences, with the status and the URL
+    /// when the error has them. Written for developers and logs, not for end users. Header
+    /// values and bodies are never included, and a password in the URL is masked.
     public var description: String {
         switch self {
         case .invalidRequest(let reason):
@@ -17,38 +19,46 @@ extension NetworkError: LocalizedError, CustomStringConvertible {
             return "\(response.summary): the server needs valid credentials. Check that the request sets "
                 + "requiresAuthentication and that an authentication action supplies a current token."
         case .forbidden(let response):
-            return "\(response.summary): the credentials are valid but not allowed to do this."
+            return "\(response.summary): the credentials are valid but not allowed to do this. Check the "
+                + "account's permissions for this resource."
         case .notFound(let response):
             return "\(response.summary): check the base URL and the request's path."
         case .clientError(let response):
-            return "\(response.summary): the server rejected the request; its body may say why."
+            return "\(response.summary): \(response.clientErrorHint)"
         case .serverError(let response):
-            return "\(response.summary): the server failed; trying again later may succeed."
+            return "\(response.summary): \(response.serverErrorHint)"
         case .unacceptableStatusCode(let response):
-            return "\(response.summary), which the request's acceptableStatusCodes do not include."
+            return "\(response.summary), which the request's acceptableStatusCodes do not include. "
+                + response.unacceptableStatusHint
         case .notConnectedToInternet:
-            return "The device is not connected to the internet."
+            return "The device is not connected to the internet. Check the connection (Wi-Fi, cellular "
+                + "data, a VPN or proxy); the request may succeed once it is back."
         case .timedOut:
-            return "The request timed out. Check the server, or raise the request's timeout."
+            return "The request timed out: no answer came within its timeout (the builder's "
+                + "defaultTimeout unless the request sets one). Check that the server is up and reachable, "
+                + "or raise the timeout."
         case .cannotFindHost:
             return "The host name could not be resolved. Check the base URL's host and DNS."
         case .cannotConnectToHost:
             return "No connection could be made to the host. Check that the server is running on the "
                 + "URL's host and port."
         case .networkConnectionLost:
-            return "The connection was lost while the request was in flight."
+            return "The connection was lost while the request was in flight. This is usually transient "
+                + "and trying again may succeed; if it keeps happening, check the server or a proxy closing "
+                + "connections."
         case .secureConnectionFailed(let code):
-            return "The TLS connection failed (URLError code \(code.rawValue)). Check the server's "
-                + "certificate, or the certificate pinning configured for it."
+            return "The TLS connection failed (\(code.summary)). \(code.secureConnectionHint)"
         case .transportError(let code):
-            return "The request failed in transport (URLError code \(code.rawValue))."
+            return "The request failed in transport (\(code.summary)). \(code.transportHint)"
         case .cancelled:
-            return "The request was cancelled."
+            return "The request was cancelled by its caller (cancel() on its handle, or its Task's "
+                + "cancellation). Usually there is nothing to show."
         case .responseTooLarge(let limit):
             return "The response body was larger than the limit of \(limit) bytes, so it was not read. Raise "
                 + "the transport's maximumResponseSize if such responses are expected."
         case .invalidResponse:
-            return "The session returned no response, or a response that is not HTTP."
+            return "The session returned no response, or a response that is not HTTP. Check the session: "
+                + "a custom session, decorator or fake must answer with an HTTPURLResponse or an error."
         case .noResponseData:
             return "A response body was expected but the server sent none. For endpoints that may "
                 + "answer 204 No Content, decode with decodeIfPresent."
@@ -61,9 +71,138 @@ extension NetworkError: LocalizedError, CustomStringConvertible {
 }
 
 extension HTTPErrorResponse {
-    /// "HTTP 404 from https://…".
+    /// "HTTP 404 from https://…", with a password in the URL masked.
     fileprivate var summary: String {
-        "HTTP \(statusCode)" + (url.map { " from \($0.absoluteString)" } ?? "")
+        "HTTP \(statusCode)" + (url.map { " from \(Redaction.default.redacted($0).absoluteString)" } ?? "")
+    }
+
+    fileprivate var clientErrorHint: String {
+        switch statusCode {
+        case 400, 422:
+            return "the server rejected the request's content. Check its query and body; the response body "
+                + "usually says which field is wrong."
+        case 405:
+            return "the server does not accept this method here. Check the request's method and path."
+        case 406:
+            return "the server cannot answer in a format the request accepts. Check the Accept header."
+        case 408:
+            return "the server gave up waiting for the request. Trying again may succeed."
+        case 409:
+            return "the request conflicts with the resource's current state. The response body usually says how."
+        case 410:
+            return "the resource is gone for good. Check whether the API has moved it."
+        case 413:
+            return "the request's body is larger than the server accepts."
+        case 415:
+            return "the server does not accept the body's format. Check the request's body and Content-Type."
+        case 429:
+            return "too many requests. Wait before trying again (the Retry-After header says how long, when "
+                + "the server sends it)."
+        default:
+            return "the server rejected the request; its body may say why."
+        }
+    }
+
+    fileprivate var serverErrorHint: String {
+        switch statusCode {
+        case 501:
+            return "the server does not support this request. Check the request's method."
+        case 502, 504:
+            return "a gateway or proxy in front of the server got no valid answer from it; trying again "
+                + "later may succeed."
+        case 503:
+            return "the server is unavailable for now; trying again later (after Retry-After, when the "
+                + "server sends it) may succeed."
+        default:
+            return "the server failed; trying again later may succeed."
+        }
+    }
+
+    fileprivate var unacceptableStatusHint: String {
+        switch statusCode {
+        case 300..<400:
+            return "It is a redirect that was not followed: check the URL (http or https, a trailing slash) "
+                + "or the Location header."
+        case 200..<300:
+            return "If this status is a success for this endpoint, add it to acceptableStatusCodes."
+        default:
+            return "Check the request's acceptableStatusCodes."
+        }
+    }
+}
+
+extension URLError.Code {
+    /// "URLError code -1202, serverCertificateUntrusted": the number, and the name when known.
+    fileprivate var summary: String {
+        "URLError code \(rawValue)" + (name.map { ", \($0)" } ?? "")
+    }
+
+    /// The name of the codes a request can meet, as Apple's and swift-corelibs-foundation's
+    /// `URLError` spell them.
+    private var name: String? {
+        switch self {
+        case .unknown: "unknown"
+        case .badURL: "badURL"
+        case .unsupportedURL: "unsupportedURL"
+        case .httpTooManyRedirects: "httpTooManyRedirects"
+        case .resourceUnavailable: "resourceUnavailable"
+        case .redirectToNonExistentLocation: "redirectToNonExistentLocation"
+        case .badServerResponse: "badServerResponse"
+        case .userCancelledAuthentication: "userCancelledAuthentication"
+        case .userAuthenticationRequired: "userAuthenticationRequired"
+        case .zeroByteResource: "zeroByteResource"
+        case .cannotDecodeRawData: "cannotDecodeRawData"
+        case .cannotDecodeContentData: "cannotDecodeContentData"
+        case .cannotParseResponse: "cannotParseResponse"
+        case .dataLengthExceedsMaximum: "dataLengthExceedsMaximum"
+        case .callIsActive: "callIsActive"
+        case .cannotLoadFromNetwork: "cannotLoadFromNetwork"
+        case .secureConnectionFailed: "secureConnectionFailed"
+        case .serverCertificateHasBadDate: "serverCertificateHasBadDate"
+        case .serverCertificateUntrusted: "serverCertificateUntrusted"
+        case .serverCertificateHasUnknownRoot: "serverCertificateHasUnknownRoot"
+        case .serverCertificateNotYetValid: "serverCertificateNotYetValid"
+        case .clientCertificateRejected: "clientCertificateRejected"
+        case .clientCertificateRequired: "clientCertificateRequired"
+        default: nil
+        }
+    }
+
+    fileprivate var secureConnectionHint: String {
+        switch self {
+        case .serverCertificateHasBadDate, .serverCertificateNotYetValid:
+            return "The server's certificate has expired or is not valid yet: check its dates, and the "
+                + "device's clock."
+        case .serverCertificateUntrusted, .serverCertificateHasUnknownRoot:
+            return "The server's certificate is not trusted (self-signed, issued by an unknown authority, "
+                + "or for another host name). Check the server's certificate chain, or the certificate "
+                + "pinning configured for it."
+        case .clientCertificateRejected, .clientCertificateRequired:
+            return "The server asks for a client certificate, or rejected the one sent."
+        default:
+            return "Check the server's certificate, or the certificate pinning configured for it."
+        }
+    }
+
+    fileprivate var transportHint: String {
+        switch self {
+        case .badURL, .unsupportedURL:
+            return "Check the URL: its scheme must be http or https, and it must have a host."
+        case .httpTooManyRedirects, .redirectToNonExistentLocation:
+            return "The server's redirects loop or lead nowhere. Check the URL and the server's redirects."
+        case .badServerResponse, .cannotParseResponse:
+            return "The server sent something that is not a valid HTTP response. Check that the URL's "
+                + "port serves HTTP (and https is not sent to a plain HTTP port, or the reverse)."
+        case .cannotDecodeContentData, .cannotDecodeRawData:
+            return "The body could not be decompressed. Check the server's Content-Encoding."
+        case .userAuthenticationRequired, .userCancelledAuthentication:
+            return "The server asked for authentication that was not given. Check the request's credentials."
+        case .unknown:
+            return "The session reported an error that is not a URLError; check the session (a custom "
+                + "session, decorator or fake)."
+        default:
+            return "Check the URL and the connection; the code says which failure it was."
+        }
     }
 }
 
@@ -71,21 +210,27 @@ extension InvalidRequestReason {
     fileprivate var explanation: String {
         switch self {
         case .invalidBaseURL(let url):
-            return "the base URL \"\(url)\" needs a scheme and a host, and no query or fragment."
+            return "the base URL \"\(url)\" needs a scheme and a host, and no query or fragment. Check the "
+                + "request builder's baseURL."
         case .invalidPath(let path):
-            return "the path \"\(path)\" does not make a valid URL."
+            return "the path \"\(path)\" does not make a valid URL. Check the request's path."
         case .invalidMethod(let method):
             return "the method \"\(method)\" is not a valid HTTP method token."
         case .invalidHeaderName(let name):
-            return "the header name \"\(name)\" is empty or has characters not allowed in a header name."
+            return "the header name \"\(name)\" is empty or has characters not allowed in a header name. Check "
+                + "the request's headers, the builder's defaultHeaders and the headers actions add."
         case .invalidHeaderValue(let name):
-            return "the value of header \"\(name)\" contains a line break or another control character."
+            return "the value of header \"\(name)\" contains a line break or another control character. "
+                + "Check where the value comes from (a token read with a trailing newline is a common cause); "
+                + "it is not shown here, as it may be a secret."
         case .bodyEncodingFailed(let message):
-            return "the body could not be encoded (\(message))."
+            return "the body could not be encoded (\(message)). Check the body's Encodable values: JSON "
+                + "cannot hold a NaN or infinite number, for example."
         case .invalidTimeout(let timeout):
-            return "the timeout \(timeout) is not a positive number of seconds."
+            return "the timeout \(timeout) is not a positive number of seconds. Check the request's timeout "
+                + "and the builder's defaultTimeout."
         case .missingURL:
-            return "the URLRequest has no URL."
+            return "the URLRequest passed to perform(urlRequest:) has no URL."
         }
     }
 }

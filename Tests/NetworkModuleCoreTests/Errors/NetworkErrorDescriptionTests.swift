@@ -55,22 +55,76 @@ struct NetworkErrorDescriptionTests {
                 == "HTTP 500: the server failed; trying again later may succeed.")
     }
 
-    @Test(
-        "when described, should give the exact text for each kind of error",
-        arguments: [
-            (NetworkError.notFound(response(404)), "HTTP 404 from \(urlText): check the base URL and the request's path."),
-            (.unacceptableStatusCode(response(304)), "HTTP 304 from \(urlText), which the request's acceptableStatusCodes do not include."),
-            (.invalidRequest(.invalidMethod("GE T")), #"The request could not be built, so nothing was sent: the method "GE T" is not a valid HTTP method token."#),
-            (.invalidRequest(.invalidHeaderValue(name: "Authorization")), #"The request could not be built, so nothing was sent: the value of header "Authorization" contains a line break or another control character."#),
-            (.invalidRequest(.invalidTimeout(-1)), "The request could not be built, so nothing was sent: the timeout -1.0 is not a positive number of seconds."),
-            (.secureConnectionFailed(.serverCertificateUntrusted), "The TLS connection failed (URLError code -1202). Check the server's certificate, or the certificate pinning configured for it."),
-            (.transportError(.badServerResponse), "The request failed in transport (URLError code -1011)."),
-            (.cancelled, "The request was cancelled."),
-            (.decodingFailed(DecodingFailure(typeName: "User", kind: .keyNotFound("id"), codingPath: "", debugDescription: "d")), #"The response could not be decoded: User: key "id" not found. Check the type against the server's JSON."#),
-            (.actionFailed(ActionFailure(actionName: "TokenAction", message: "no token")), "The action TokenAction failed the request: no token"),
-        ])
+    static let exactTexts: [(NetworkError, String)] = [
+        (.notFound(response(404)), "HTTP 404 from \(urlText): check the base URL and the request's path."),
+        (
+            .unacceptableStatusCode(response(304)),
+            "HTTP 304 from \(urlText), which the request's acceptableStatusCodes do not include. It is a redirect that was not followed: check the URL (http or https, a trailing slash) or the Location header."
+        ),
+        (
+            .unacceptableStatusCode(response(204)),
+            "HTTP 204 from \(urlText), which the request's acceptableStatusCodes do not include. If this status is a success for this endpoint, add it to acceptableStatusCodes."
+        ),
+        (
+            .clientError(response(429)),
+            "HTTP 429 from \(urlText): too many requests. Wait before trying again (the Retry-After header says how long, when the server sends it)."
+        ),
+        (
+            .clientError(response(418)),
+            "HTTP 418 from \(urlText): the server rejected the request; its body may say why."
+        ),
+        (
+            .serverError(response(503)),
+            "HTTP 503 from \(urlText): the server is unavailable for now; trying again later (after Retry-After, when the server sends it) may succeed."
+        ),
+        (
+            .invalidRequest(.invalidMethod("GE T")),
+            #"The request could not be built, so nothing was sent: the method "GE T" is not a valid HTTP method token."#
+        ),
+        (
+            .invalidRequest(.invalidHeaderValue(name: "Authorization")),
+            #"The request could not be built, so nothing was sent: the value of header "Authorization" contains a line break or another control character. Check where the value comes from (a token read with a trailing newline is a common cause); it is not shown here, as it may be a secret."#
+        ),
+        (
+            .invalidRequest(.invalidTimeout(-1)),
+            "The request could not be built, so nothing was sent: the timeout -1.0 is not a positive number of seconds. Check the request's timeout and the builder's defaultTimeout."
+        ),
+        (
+            .secureConnectionFailed(.serverCertificateUntrusted),
+            "The TLS connection failed (URLError code -1202, serverCertificateUntrusted). The server's certificate is not trusted (self-signed, issued by an unknown authority, or for another host name). Check the server's certificate chain, or the certificate pinning configured for it."
+        ),
+        (
+            .transportError(.badServerResponse),
+            "The request failed in transport (URLError code -1011, badServerResponse). The server sent something that is not a valid HTTP response. Check that the URL's port serves HTTP (and https is not sent to a plain HTTP port, or the reverse)."
+        ),
+        (
+            .transportError(.unknown),
+            "The request failed in transport (URLError code -1, unknown). The session reported an error that is not a URLError; check the session (a custom session, decorator or fake)."
+        ),
+        (
+            .cancelled,
+            "The request was cancelled by its caller (cancel() on its handle, or its Task's cancellation). Usually there is nothing to show."
+        ),
+        (
+            .decodingFailed(DecodingFailure(typeName: "User", kind: .keyNotFound("id"), codingPath: "", debugDescription: "d")),
+            #"The response could not be decoded: User: key "id" not found. Check the type against the server's JSON."#
+        ),
+        (.actionFailed(ActionFailure(actionName: "TokenAction", message: "no token")), "The action TokenAction failed the request: no token"),
+    ]
+
+    @Test("when described, should give the exact text for each kind of error", arguments: exactTexts)
     func exactText(error: NetworkError, expected: String) {
         #expect(error.description == expected)
+    }
+
+    @Test("when the URL of an HTTP error carries a password, should mask it and keep the rest of the URL")
+    func passwordInURLMasked() throws {
+        let url = try #require(URL(string: "https://ada:s3cret@api.example.com/v2/users/1?page=2"))
+
+        let description = NetworkError.notFound(HTTPErrorResponse(statusCode: 404, url: url)).description
+
+        #expect(description.hasPrefix("HTTP 404 from https://ada:REDACTED@api.example.com/v2/users/1?page=2: "))
+        #expect(!description.contains("s3cret"))
     }
 
     @Test(
