@@ -6,10 +6,19 @@
 #                 scripts/requirements-test-servers.txt
 #   fault server  scripts/fault_server.py (standard library only): hangs,
 #                 truncated bodies, bad status lines, endless bodies, ...
+#   TLS server    nginx (Debian's nginx-light, installed with apt-get when
+#                 missing and run as root) serving HTTPS with a self-signed
+#                 certificate for 127.0.0.1 made by openssl at each start:
+#                 GET /get answers {"tls":true}
 #
-# Both bind 127.0.0.1 on free ports picked by the OS. Their URLs are exported
-# as NETWORK_MODULE_HTTPBIN_URL and NETWORK_MODULE_FAULT_SERVER_URL and also
-# written to .build/test-servers/env; logs go to .build/test-servers/*.log.
+# All bind 127.0.0.1 on free ports. Their URLs are exported as
+# NETWORK_MODULE_HTTPBIN_URL, NETWORK_MODULE_FAULT_SERVER_URL and
+# NETWORK_MODULE_TLS_URL (with NETWORK_MODULE_TLS_CERT, the certificate's PEM
+# file, and NETWORK_MODULE_FAULT_SERVER_LOG, the fault server's log of request
+# lines) and also written to .build/test-servers/env; logs go to
+# .build/test-servers/*.log. Without nginx or openssl (and no root to install
+# them) the TLS server is skipped with a warning and NETWORK_MODULE_TLS_URL is
+# not set.
 #
 # As a command:
 #   bash scripts/servers.sh start            # start; prints the export lines
@@ -35,7 +44,7 @@ _TS_SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 _TS_ROOT="$(cd "$_TS_SCRIPT_DIR/.." && pwd)"
 _TS_VENV="$_TS_ROOT/.build/test-servers-venv"
 _TS_REQUIREMENTS="$_TS_SCRIPT_DIR/requirements-test-servers.txt"
-_TS_NAMES=(httpbin fault)
+_TS_NAMES=(httpbin fault tls)
 
 _ts_state_dir() { printf '%s\n' "${TEST_SERVERS_STATE_DIR:-$_TS_ROOT/.build/test-servers}"; }
 _ts_log() { printf '[servers.sh] %s\n' "$*" >&2; }
@@ -76,6 +85,7 @@ _ts_is_our_server() {
     case "$2" in
         httpbin) [[ "$cmdline" == *gunicorn* ]] ;;
         fault) [[ "$cmdline" == *fault_server.py* ]] ;;
+        tls) [[ "$cmdline" == *nginx* ]] ;;
         *) return 1 ;;
     esac
 }
@@ -135,7 +145,9 @@ test_servers_stop() {
         rm -f "$dir/$name.pid" "$dir/$name.port"
     done
     rm -f "$dir/env"
-    unset NETWORK_MODULE_HTTPBIN_URL NETWORK_MODULE_FAULT_SERVER_URL
+    rm -f "$dir/tls.skipped"
+    unset NETWORK_MODULE_HTTPBIN_URL NETWORK_MODULE_FAULT_SERVER_URL NETWORK_MODULE_FAULT_SERVER_LOG \
+        NETWORK_MODULE_TLS_URL NETWORK_MODULE_TLS_CERT
     return 0
 }
 
@@ -271,6 +283,74 @@ _ts_spawn() {
     return 0
 }
 
+# --- TLS server (nginx with a self-signed certificate) -----------------------
+
+# Installs nginx-light / openssl with apt-get when missing and we are root.
+_ts_tls_tools() {
+    local dir="$1" pkg
+    for pkg in nginx openssl; do
+        if [[ "$pkg" == nginx ]] && { command -v nginx >/dev/null 2>&1 || [[ -x /usr/sbin/nginx ]]; }; then continue; fi
+        if [[ "$pkg" == openssl ]] && command -v openssl >/dev/null 2>&1; then continue; fi
+        if [[ "$(id -u)" != 0 ]] || ! command -v apt-get >/dev/null 2>&1; then
+            _ts_log "warning: $pkg is missing (and cannot be installed here): no TLS server"
+            return 1
+        fi
+        [[ "$pkg" == nginx ]] && pkg=nginx-light
+        _ts_log "installing $pkg with apt-get"
+        DEBIAN_FRONTEND=noninteractive apt-get update -q >>"$dir/tls.log" 2>&1 || true
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$pkg" >>"$dir/tls.log" 2>&1 ||
+            { _ts_log "warning: apt-get install $pkg failed: no TLS server"; return 1; }
+    done
+}
+
+_ts_free_port() {
+    "${TEST_SERVERS_PYTHON:-python3}" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}
+
+# Can we open a TCP connection to 127.0.0.1:$1?
+_ts_tcp_open() {
+    { exec {_ts_fd}<>"/dev/tcp/127.0.0.1/$1"; } 2>/dev/null || return 1
+    exec {_ts_fd}>&-
+}
+
+# Makes a fresh self-signed certificate and key, writes the nginx config and
+# spawns nginx; prints its pid and port (the port was free a moment ago).
+_ts_spawn_tls() {
+    local dir="$1" tls="$1/tls" port nginx_bin
+    rm -rf "$tls"
+    mkdir -p "$tls"
+    # Valid 2 days, for 127.0.0.1 and localhost: only "untrusted issuer" is wrong with it.
+    openssl req -x509 -newkey rsa:2048 -nodes -sha256 -days 2 -subj "/CN=127.0.0.1" \
+        -addext "subjectAltName=IP:127.0.0.1,DNS:localhost" \
+        -keyout "$tls/key.pem" -out "$tls/cert.pem" >>"$dir/tls.log" 2>&1 || return 1
+    port="$(_ts_free_port)" || return 1
+    cat >"$tls/nginx.conf" <<CONF
+worker_processes 1;
+daemon off;
+pid $tls/nginx.pid;
+error_log $tls/error.log warn;
+events { worker_connections 64; }
+http {
+    access_log off;
+    client_body_temp_path $tls/client_body;
+    proxy_temp_path $tls/proxy;
+    fastcgi_temp_path $tls/fastcgi;
+    uwsgi_temp_path $tls/uwsgi;
+    scgi_temp_path $tls/scgi;
+    server {
+        listen 127.0.0.1:$port ssl;
+        ssl_certificate $tls/cert.pem;
+        ssl_certificate_key $tls/key.pem;
+        default_type application/json;
+        location / { return 200 '{"tls":true}'; }
+    }
+}
+CONF
+    nginx_bin="$(command -v nginx || echo /usr/sbin/nginx)"
+    _ts_spawn "$dir/tls.log" "$nginx_bin" -p "$tls" -e "$tls/error.log" -c "$tls/nginx.conf"
+    printf '%s %s\n' "$_ts_spawned_pid" "$port"
+}
+
 test_servers_start() {
     local dir timeout deadline name port pid httpbin_port="" fault_port="" httpbin_pid fault_pid
     dir="$(_ts_state_dir)"
@@ -288,9 +368,10 @@ test_servers_start() {
             break
         fi
     done
-    rm -f "$dir"/{httpbin,fault}.{pid,port} "$dir/env"
+    rm -f "$dir"/{httpbin,fault,tls}.{pid,port} "$dir/env" "$dir/tls.skipped"
     : >"$dir/httpbin.log"
     : >"$dir/fault.log"
+    : >"$dir/tls.log"
 
     _ts_spawn "$dir/httpbin.log" env -u GUNICORN_CMD_ARGS \
         TEST_SERVERS_HTTPBIN_PORT_FILE="$dir/httpbin.port" \
@@ -302,6 +383,14 @@ test_servers_start() {
         --port 0 --port-file "$dir/fault.port"
     fault_pid=$_ts_spawned_pid
     printf '%s\n' "$fault_pid" >"$dir/fault.pid"
+    local tls_pid="" tls_port="" tls_ready=""
+    if _ts_tls_tools "$dir" && read -r tls_pid tls_port < <(_ts_spawn_tls "$dir") && [[ -n "$tls_pid" ]]; then
+        printf '%s\n' "$tls_pid" >"$dir/tls.pid"
+        printf '%s\n' "$tls_port" >"$dir/tls.port"
+    else
+        tls_ready=skipped
+        printf 'nginx or openssl unavailable\n' >"$dir/tls.skipped"
+    fi
 
     deadline=$((SECONDS + timeout))
     while :; do
@@ -317,7 +406,12 @@ test_servers_start() {
             port="$(tr -dc '0-9' <"$dir/fault.port")"
             _ts_http_ok "$port" /health && fault_port="$port"
         fi
-        [[ -n "$httpbin_port" && -n "$fault_port" ]] && break
+        if [[ -z "$tls_ready" ]]; then
+            _ts_pid_alive "$tls_pid" ||
+                { _ts_fail_start "$dir" "the TLS server (nginx) exited during startup"; return 1; }
+            _ts_tcp_open "$tls_port" && tls_ready=yes
+        fi
+        [[ -n "$httpbin_port" && -n "$fault_port" && -n "$tls_ready" ]] && break
         if ((SECONDS >= deadline)); then
             _ts_fail_start "$dir" "servers did not answer within $timeout s (httpbin port: ${httpbin_port:-none}, fault port: ${fault_port:-none})"
             return 1
@@ -326,23 +420,31 @@ test_servers_start() {
     done
 
     # stop relies on each server leading its own process group.
-    for pid in "$httpbin_pid" "$fault_pid"; do
+    for pid in "$httpbin_pid" "$fault_pid" $tls_pid; do
         [[ "$(_ts_proc_info "$pid")" == *" $pid" ]] ||
             { _ts_fail_start "$dir" "pid $pid is not a process group leader"; return 1; }
     done
 
     export NETWORK_MODULE_HTTPBIN_URL="http://127.0.0.1:$httpbin_port"
     export NETWORK_MODULE_FAULT_SERVER_URL="http://127.0.0.1:$fault_port"
+    export NETWORK_MODULE_FAULT_SERVER_LOG="$dir/fault.log"
     {
         printf 'export NETWORK_MODULE_HTTPBIN_URL=%s\n' "$NETWORK_MODULE_HTTPBIN_URL"
         printf 'export NETWORK_MODULE_FAULT_SERVER_URL=%s\n' "$NETWORK_MODULE_FAULT_SERVER_URL"
+        printf 'export NETWORK_MODULE_FAULT_SERVER_LOG=%q\n' "$NETWORK_MODULE_FAULT_SERVER_LOG"
+        if [[ "$tls_ready" == yes ]]; then
+            export NETWORK_MODULE_TLS_URL="https://127.0.0.1:$tls_port"
+            export NETWORK_MODULE_TLS_CERT="$dir/tls/cert.pem"
+            printf 'export NETWORK_MODULE_TLS_URL=%s\n' "$NETWORK_MODULE_TLS_URL"
+            printf 'export NETWORK_MODULE_TLS_CERT=%q\n' "$NETWORK_MODULE_TLS_CERT"
+        fi
     } >"$dir/env.tmp" && mv -f "$dir/env.tmp" "$dir/env"
     # If a proxy is configured, keep loopback traffic away from it.
     if [[ -n "${http_proxy:-}${HTTP_PROXY:-}${all_proxy:-}${ALL_PROXY:-}" ]]; then
         export no_proxy="${no_proxy:+$no_proxy,}127.0.0.1,localhost"
         export NO_PROXY="${NO_PROXY:+$NO_PROXY,}127.0.0.1,localhost"
     fi
-    _ts_log "httpbin at $NETWORK_MODULE_HTTPBIN_URL, fault server at $NETWORK_MODULE_FAULT_SERVER_URL (logs: $dir)"
+    _ts_log "httpbin at $NETWORK_MODULE_HTTPBIN_URL, fault server at $NETWORK_MODULE_FAULT_SERVER_URL, TLS server at ${NETWORK_MODULE_TLS_URL:-none} (logs: $dir)"
     return 0
 }
 
@@ -350,6 +452,10 @@ test_servers_status() {
     local dir name pid rc=0
     dir="$(_ts_state_dir)"
     for name in "${_TS_NAMES[@]}"; do
+        if [[ "$name" == tls && -f "$dir/tls.skipped" ]]; then
+            printf 'tls: skipped (%s)\n' "$(cat "$dir/tls.skipped")"
+            continue
+        fi
         pid="$(tr -dc '0-9' 2>/dev/null <"$dir/$name.pid" || true)"
         if _ts_pid_alive "$pid" && _ts_is_our_server "$pid" "$name"; then
             printf '%s: running (pid %s, port %s)\n' "$name" "$pid" "$(tr -dc '0-9' 2>/dev/null <"$dir/$name.port" || true)"

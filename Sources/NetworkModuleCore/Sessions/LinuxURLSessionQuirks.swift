@@ -17,8 +17,10 @@ enum LinuxURLSessionQuirks {
 
     /// Maps libcurl-specific errors to the codes Apple's `URLSession` reports: a connection
     /// closed before the whole body arrived is `.networkConnectionLost` (Linux: `.unknown`,
-    /// "transfer closed with N bytes remaining"), and a response that is not HTTP/1.x is
-    /// `.badServerResponse` (Linux: `.unsupportedURL`, "Received HTTP/0.9").
+    /// "transfer closed with N bytes remaining"), a response that is not HTTP/1.x is
+    /// `.badServerResponse` (Linux: `.unsupportedURL`, "Received HTTP/0.9"), and TLS failures
+    /// (Linux: `.unknown` with libcurl's message) get a TLS code: see ``tlsErrorCode(for:)``.
+    /// The `userInfo`, with libcurl's message as the localized description, is kept.
     static func normalized(_ error: any Error) -> any Error {
         guard apply, let urlError = error as? URLError else { return error }
         let message = (urlError as NSError).localizedDescription
@@ -28,6 +30,52 @@ enum LinuxURLSessionQuirks {
         if urlError.code == .unsupportedURL && message.contains("HTTP/0.9") {
             return URLError(.badServerResponse, userInfo: urlError.userInfo)
         }
+        if urlError.code == .unknown, let code = tlsErrorCode(for: message) {
+            return URLError(code, userInfo: urlError.userInfo)
+        }
         return error
+    }
+
+    /// The code Apple's `URLSession` reports for the TLS failure libcurl describes as
+    /// `message`, or `nil` if the message is not about TLS. libcurl (OpenSSL) says, for example,
+    /// "SSL certificate problem: self-signed certificate", "SSL certificate problem: certificate
+    /// has expired", "SSL: no alternative certificate subject name matches target host name
+    /// 'x'", or "OpenSSL SSL_connect: SSL_ERROR_SYSCALL in connection to x:443".
+    static func tlsErrorCode(for message: String) -> URLError.Code? {
+        let lowercased = message.lowercased()
+        if lowercased.hasPrefix("ssl certificate problem:") {
+            if lowercased.contains("has expired") { return .serverCertificateHasBadDate }
+            if lowercased.contains("not yet valid") { return .serverCertificateNotYetValid }
+            return .serverCertificateUntrusted
+        }
+        if lowercased.contains("subject name") && lowercased.hasPrefix("ssl:") {
+            return .serverCertificateUntrusted
+        }
+        let tlsMarkers = ["ssl_connect", "ssl routines", "ssl connect error", "tls connect error", "ssl peer", "ssl:"]
+        if tlsMarkers.contains(where: lowercased.contains) {
+            return .secureConnectionFailed
+        }
+        return nil
+    }
+
+    /// Whether a transport pinning certificates must refuse HTTPS: the platform's `URLSession`
+    /// cannot enforce pinning (swift-corelibs-foundation has no server-trust challenge).
+    #if canImport(FoundationNetworking)
+        static let pinningUnsupported = true
+    #else
+        static let pinningUnsupported = false
+    #endif
+
+    /// The error an HTTPS request to `url` fails with on a transport that pins certificates
+    /// where pinning cannot be enforced: it was not sent.
+    static func pinningUnsupportedError(url: URL?) -> URLError {
+        var userInfo: [String: Any] = [
+            NSLocalizedDescriptionKey:
+                "Certificate pinning (URLSessionTransport serverTrust: .pinnedCertificates) is not supported by "
+                + "URLSession on this platform (swift-corelibs-foundation has no server-trust challenge), so the "
+                + "HTTPS request was not sent rather than sent without the pin."
+        ]
+        if let url { userInfo[NSURLErrorFailingURLErrorKey] = url }
+        return URLError(.secureConnectionFailed, userInfo: userInfo)
     }
 }

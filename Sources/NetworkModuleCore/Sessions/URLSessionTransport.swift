@@ -19,7 +19,10 @@ import Foundation
 /// - **No hang on a 401 challenge on Linux.** Linux's `URLSession` waits forever when a
 ///   server answers 401 with `WWW-Authenticate` and no credential is stored; here the 401
 ///   is delivered, as on Apple platforms.
-/// - libcurl's error codes are mapped to the ones Apple's `URLSession` reports.
+/// - libcurl's error codes are mapped to the ones Apple's `URLSession` reports, TLS failures
+///   included (an untrusted certificate is `URLError.serverCertificateUntrusted`).
+/// - **Certificate pinning, as an explicit opt-in** (``serverTrust``): enforced on Apple
+///   platforms; on Linux, where `URLSession` cannot enforce it, HTTPS requests fail closed.
 ///
 /// ```swift
 /// let transport = URLSessionTransport(configuration: .ephemeral, maximumResponseSize: 20 * 1024 * 1024)
@@ -38,6 +41,10 @@ public final class URLSessionTransport: NetworkSession {
     /// The largest body read, in bytes; `nil` for no limit.
     public let maximumResponseSize: Int?
 
+    /// Which HTTPS servers are trusted: the platform's validation (``ServerTrustPolicy/system``)
+    /// or pinned certificates.
+    public let serverTrust: ServerTrustPolicy
+
     /// The `URLSession` requests are sent on. Its delegate belongs to the transport.
     public let urlSession: URLSession
 
@@ -51,15 +58,22 @@ public final class URLSessionTransport: NetworkSession {
     ///     for no limit. Bodies are held in memory, so keep this bounded.
     ///   - credentialHeaderNames: more header names that carry credentials (for example an
     ///     API key header), removed like `Authorization` on a redirect to another origin.
+    ///   - serverTrust: which HTTPS servers are trusted; the platform's validation by default.
+    ///     Pinned certificates are enforced on Apple platforms; on Linux every HTTPS request
+    ///     then fails with ``NetworkError/secureConnectionFailed(_:)`` (see
+    ///     ``ServerTrustPolicy``).
     public init(
         configuration: URLSessionConfiguration = .default,
         maximumResponseSize: Int? = 100 * 1024 * 1024,
-        credentialHeaderNames: Set<String> = []
+        credentialHeaderNames: Set<String> = [],
+        serverTrust: ServerTrustPolicy = .system
     ) {
         let names = Set(["authorization", "proxy-authorization", "cookie"] + credentialHeaderNames.map { $0.lowercased() })
         self.credentialHeaderNames = credentialHeaderNames
         self.maximumResponseSize = maximumResponseSize
-        self.delegate = TransportDelegate(maximumResponseSize: maximumResponseSize, credentialHeaderNames: names)
+        self.serverTrust = serverTrust
+        self.delegate = TransportDelegate(
+            maximumResponseSize: maximumResponseSize, credentialHeaderNames: names, serverTrust: serverTrust)
         self.urlSession = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
     }
 
@@ -72,6 +86,10 @@ public final class URLSessionTransport: NetworkSession {
         with request: URLRequest,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
+        if delegate.refusesHTTPS, TransportDelegate.isHTTPS(request.url) {
+            return RefusedTask(
+                error: LinuxURLSessionQuirks.pinningUnsupportedError(url: request.url), completionHandler: completionHandler)
+        }
         let task = urlSession.dataTask(with: request)
         return TransportTask(
             task: task, timeout: LinuxURLSessionQuirks.apply ? request.timeoutInterval : nil, delegate: delegate,
@@ -106,6 +124,31 @@ private final class TransportTask: NetworkSessionTask {
     }
 }
 
+/// A task that is never sent: it fails with `error` when resumed, or reports cancellation if
+/// cancelled first; either way once.
+private final class RefusedTask: NetworkSessionTask {
+    let error: URLError
+    /// The completion handler until the outcome is reported, then `nil`.
+    let completionHandler: LockedState<(@Sendable (Data?, URLResponse?, (any Error)?) -> Void)?>
+
+    init(error: URLError, completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void) {
+        self.error = error
+        self.completionHandler = LockedState(completionHandler)
+    }
+
+    func resume() { report(error) }
+
+    func cancel() { report(URLError(.cancelled)) }
+
+    private func report(_ error: URLError) {
+        let handler = completionHandler.withLock { handler in
+            defer { handler = nil }
+            return handler
+        }
+        handler?(nil, nil, error)
+    }
+}
+
 /// The delegate of a transport's `URLSession`: collects each task's body and reports its
 /// outcome once.
 private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
@@ -117,16 +160,29 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
         var deadline: Deadline?
         var declinedChallenge = false
         var exceededLimit = false
+        /// The server's certificate did not lead to a pinned one (Apple platforms).
+        var rejectedServerTrust = false
     }
 
     private let maximumResponseSize: Int?
     private let credentialHeaderNames: Set<String>
+    private let serverTrust: ServerTrustPolicy
     /// The tasks in flight, by task identifier.
     private let tasks = LockedState([Int: Record]())
 
-    init(maximumResponseSize: Int?, credentialHeaderNames: Set<String>) {
+    /// Whether HTTPS must be refused: certificates are pinned where pinning cannot be enforced.
+    let refusesHTTPS: Bool
+
+    init(maximumResponseSize: Int?, credentialHeaderNames: Set<String>, serverTrust: ServerTrustPolicy) {
         self.maximumResponseSize = maximumResponseSize
         self.credentialHeaderNames = credentialHeaderNames
+        self.serverTrust = serverTrust
+        self.refusesHTTPS = serverTrust.isPinned && LinuxURLSessionQuirks.pinningUnsupported
+    }
+
+    static func isHTTPS(_ url: URL?) -> Bool {
+        guard let scheme = url?.scheme?.lowercased() else { return false }
+        return scheme == "https" || scheme == "wss"
     }
 
     func register(
@@ -176,7 +232,10 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let record = tasks.withLock { $0[task.taskIdentifier] }
         guard let record else { return }
-        if record.declinedChallenge, let response = task.response as? HTTPURLResponse {
+        if record.rejectedServerTrust {
+            // Cancelling the challenge reports URLError.cancelled; say what really happened.
+            finish(task.taskIdentifier, data: nil, response: nil, error: URLError(.serverCertificateUntrusted))
+        } else if record.declinedChallenge, let response = task.response as? HTTPURLResponse {
             // The challenge was declined so that the 401 already received is delivered as it
             // is, as on Apple platforms, instead of a cancellation.
             finish(task.taskIdentifier, data: record.body, response: response, error: nil)
@@ -191,6 +250,14 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
+        if refusesHTTPS, Self.isHTTPS(request.url) {
+            // Fail closed: a redirect must not reach an HTTPS server unpinned either.
+            finish(task.taskIdentifier, data: nil, response: nil,
+                error: LinuxURLSessionQuirks.pinningUnsupportedError(url: request.url))
+            completionHandler(nil)
+            task.cancel()
+            return
+        }
         var redirected = request
         let from = task.originalRequest?.url.flatMap(Origin.init)
         let to = request.url.flatMap(Origin.init)
@@ -207,6 +274,22 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
         _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
         completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
+        #if canImport(Security) && !canImport(FoundationNetworking)
+            if serverTrust.isPinned,
+                challenge.protectionSpace.authenticationMethod == NSURLAuthenticationMethodServerTrust
+            {
+                // No session-level challenge method: URLSession sends server trust here too.
+                if let trust = challenge.protectionSpace.serverTrust,
+                    serverTrust.accepts(trust, host: challenge.protectionSpace.host)
+                {
+                    completionHandler(.useCredential, URLCredential(trust: trust))
+                } else {
+                    tasks.withLock { $0[task.taskIdentifier]?.rejectedServerTrust = true }
+                    completionHandler(.cancelAuthenticationChallenge, nil)
+                }
+                return
+            }
+        #endif
         #if canImport(FoundationNetworking)
             // Linux raises challenges only for HTTP authentication (no server trust here), and
             // its default handling with no credential never completes the task. Declining
