@@ -4,7 +4,8 @@
 #   scripts/docs.sh
 #
 # 1. Builds the two library modules (an ordinary debug build: it shares .build with
-#    `swift build` and rebuilds nothing that is up to date).
+#    `swift build` and rebuilds nothing that is up to date; no extra compiler flags, so it
+#    never invalidates the normal build).
 # 2. Extracts their public symbol graphs with the toolchain's swift-symbolgraph-extract.
 # 3. Runs the toolchain's `docc convert` on each catalog (Sources/*/*.docc) with
 #    --warnings-as-errors: an unresolved ``symbol`` link, a documented parameter that does
@@ -48,9 +49,7 @@ docc="${DOCC:-$(find_tool docc)}"
 symbolgraph_extract="$(find_tool swift-symbolgraph-extract)"
 
 step "Build ${modules[*]}"
-for module in "${modules[@]}"; do
-    swift build --target "$module"
-done
+swift build --target NetworkModuleTesting  # builds NetworkModuleCore, which it depends on
 
 bin_path="$(swift build --show-bin-path)"
 modules_path="$bin_path/Modules"
