@@ -3,7 +3,8 @@
 #
 #   scripts/test.sh
 #
-# 1. Builds everything with warnings as errors (zero warnings is a project rule).
+# 1. Builds everything with warnings as errors (zero warnings is a project rule), and the DocC
+#    documentation, failing on any DocC warning or uncurated public symbol.
 # 2. Starts httpbin and the fault server on loopback (scripts/servers.sh installs httpbin
 #    into a cached venv under .build on first use) and stops them on exit, pass or fail.
 # 3. Runs every test target with CI=true, so the integration tests must run, never skip.
@@ -21,6 +22,9 @@ step() { printf '\n==> %s\n' "$*"; }
 
 step "Build (warnings are errors)"
 swift build --build-tests -Xswiftc -warnings-as-errors
+
+step "Documentation (DocC, warnings are errors)"
+bash scripts/docs.sh
 
 step "Start the test servers"
 # shellcheck source=scripts/servers.sh
