@@ -75,7 +75,10 @@ public struct ActionContext: Sendable {
     /// Whether `url` has the same origin (scheme, host and port) as ``baseURL``; `false`
     /// when there is no base URL. Credentials should be attached only when this is `true`.
     public func isSameOrigin(as url: URL?) -> Bool {
-        guard let url, let baseOrigin, let origin = Origin(url) else { return false }
+        guard let url, let baseOrigin else { return false }
+        // Fast path: most URLs start with the base's own "scheme://host[:port]" text.
+        if baseOrigin.isPrefix(of: url.absoluteString) { return true }
+        guard let origin = Origin(url) else { return false }
         return origin == baseOrigin
     }
 }
@@ -87,6 +90,8 @@ struct Origin: Equatable {
     let scheme: String
     let host: String
     let port: Int?
+    /// "scheme://host" or "scheme://host:port" as the URL spelled it, for the fast prefix check.
+    private let spelledPrefix: String?
 
     init?(_ url: URL) {
         guard let scheme = url.scheme, let host = url.host else { return nil }
@@ -95,6 +100,23 @@ struct Origin: Equatable {
         self.port =
             url.port
             ?? (scheme.caseInsensitiveEquals("https") ? 443 : scheme.caseInsensitiveEquals("http") ? 80 : nil)
+        let prefix = scheme + "://" + host + (url.port.map { ":\($0)" } ?? "")
+        // Only a URL without user info or an IP-literal host spells its origin this plainly.
+        self.spelledPrefix =
+            url.user == nil && !host.contains(":") && url.absoluteString.hasPrefix(prefix) ? prefix : nil
+    }
+
+    /// Whether `urlText` starts with exactly this origin's spelled prefix, followed by the end,
+    /// `/`, `?` or `#`: then it has this origin. A `false` proves nothing; compare origins then.
+    func isPrefix(of urlText: String) -> Bool {
+        guard let spelledPrefix else { return false }
+        let text = urlText.utf8
+        let prefix = spelledPrefix.utf8
+        guard text.count >= prefix.count, text.starts(with: prefix) else { return false }
+        let boundary = text.index(text.startIndex, offsetBy: prefix.count)
+        guard boundary != text.endIndex else { return true }
+        let next = text[boundary]
+        return next == UInt8(ascii: "/") || next == UInt8(ascii: "?") || next == UInt8(ascii: "#")
     }
 
     static func == (lhs: Origin, rhs: Origin) -> Bool {

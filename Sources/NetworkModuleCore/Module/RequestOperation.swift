@@ -70,7 +70,7 @@ final class RequestOperation<Output: Sendable>: NetworkCancellable {
     private let configuration: ModuleConfiguration
     private let transform: Transform
     private let startTime: UInt64
-    private let requestID = UUID()
+    private let requestID = RequestIdentifiers.next()
     private let state: LockedState<State>
 
     init(
