@@ -5,6 +5,7 @@
 #   scripts/fuzz.sh --seconds 300         # longer
 #   scripts/fuzz.sh --target request-building --seconds 60
 #   scripts/fuzz.sh --merge               # fuzz, then merge new coverage into Fuzz/Corpus
+#                                         # (a minimal covering set; named seeds are kept)
 #
 # Targets (Fuzz/<Name>Fuzz.swift, each with Fuzz/FuzzInput.swift):
 #   request-building    bytes -> path, method, query items, headers, body -> DefaultRequestBuilder
@@ -16,8 +17,8 @@
 # from the corpus in Fuzz/Corpus/<target>/ (read only: new inputs go to .build/fuzz/corpus/);
 # any crash, sanitizer report, leak or property violation fails the script, and the input
 # that caused it is saved as .build/fuzz/artifacts/<target>/crash-* (replay it with
-# `.build/fuzz/<target> <file>`). With --merge, inputs that add coverage are merged into the
-# repository corpus, which must stay under 200 files and 1 MB.
+# `.build/fuzz/<target> <file>`). With --merge, the corpus's merged inputs are replaced by a
+# minimal set covering everything found so far; it must stay under 200 files and 1 MB.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -32,7 +33,7 @@ while (($#)); do
         --seconds) seconds="$2"; shift 2 ;;
         --target) targets=("$2"); shift 2 ;;
         --merge) merge=1; shift ;;
-        -h | --help) sed -n '2,21p' "$0"; exit 0 ;;
+        -h | --help) sed -n '2,22p' "$0"; exit 0 ;;
         *) echo "[fuzz.sh] unknown argument: $1" >&2; exit 2 ;;
     esac
 done
@@ -84,6 +85,31 @@ build() {
     printf '%s\n' "$stamp" >"$binary.stamp"
 }
 
+# Replaces the corpus's merged files (named by their SHA-1, as libFuzzer names them) with the
+# smallest set of inputs that covers every edge reached by the corpus and this run's new inputs
+# (-set_cover_merge, hit counts ignored: covering those too would take hundreds of files). The named seed files are kept as they are. Refuses to write a corpus over
+# its budget (200 files, 1 MB).
+merge_into_corpus() {
+    local target="$1" corpus="$2" work="$3" merged="$out/merged/$1" file files bytes
+    rm -rf "$merged"
+    mkdir -p "$merged"
+    "$out/$target" -set_cover_merge=1 -use_counters=0 -max_len=4096 "$merged" "$corpus" "$work" >>"$out/$target.log" 2>&1
+    # Drop inputs identical to a named seed.
+    for file in "$corpus"/*; do
+        [[ "$(basename "$file")" =~ ^[0-9a-f]{40}$ ]] && continue
+        rm -f "$merged/$(sha1sum "$file" | cut -d' ' -f1)"
+    done
+    files=$(($(find "$merged" -type f | wc -l) + $(find "$corpus" -type f | grep -cvE '/[0-9a-f]{40}$' || true)))
+    bytes=$(($(du -sb "$merged" | cut -f1) + $(find "$corpus" -type f | grep -vE '/[0-9a-f]{40}$' | xargs -r cat | wc -c)))
+    if ((files >= 200 || bytes >= 1048576)); then
+        log "not merged: $target's corpus would have $files files, $bytes bytes (budget: < 200 files, < 1 MB)"
+        return 1
+    fi
+    find "$corpus" -type f -regextype posix-extended -regex '.*/[0-9a-f]{40}' -delete
+    cp "$merged"/* "$corpus"/ 2>/dev/null || true
+    log "$target corpus: $files files, $bytes bytes (${corpus#"$root"/})"
+}
+
 status=0
 for target in "${targets[@]}"; do
     build "$target"
@@ -106,14 +132,7 @@ for target in "${targets[@]}"; do
         continue
     fi
     if ((merge)); then
-        log "merging new coverage into ${corpus#"$root"/}"
-        "$out/$target" -merge=1 -max_len=4096 "$corpus" "$work" >>"$out/$target.log" 2>&1
-        files="$(find "$corpus" -type f | wc -l)"
-        bytes="$(du -sb "$corpus" | cut -f1)"
-        log "$target corpus: $files files, $bytes bytes"
-        if ((files >= 200 || bytes >= 1048576)); then
-            log "warning: the corpus is over its budget (< 200 files, < 1 MB); minimise it with -merge=1 into an empty directory"
-        fi
+        merge_into_corpus "$target" "$corpus" "$work" || status=1
     fi
 done
 ((status == 0)) && log "all targets ran clean"
