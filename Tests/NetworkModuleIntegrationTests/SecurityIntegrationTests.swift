@@ -47,7 +47,11 @@ private func sessionOutcome(_ session: some NetworkSession, _ request: URLReques
 /// TLS against nginx with a self-signed certificate on loopback: refused by default with a
 /// clear error, on the framework's transport and on a plain URLSession; trusted only through
 /// the explicit pinning opt-in, which fails closed where it cannot be enforced (Linux).
-@Suite("Integration: TLS", .integration)
+@Suite(
+    "Integration: TLS", .integration,
+    .enabled(
+        if: IntegrationServers.tlsURL != nil || IntegrationServers.isCI,
+        "no TLS server: scripts/servers.sh starts one when nginx and openssl are installed"))
 struct TLSIntegrationTests {
     /// A transport that pins the TLS server's own certificate.
     static func pinningTransport() throws -> URLSessionTransport {

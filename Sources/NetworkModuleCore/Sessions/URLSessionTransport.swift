@@ -4,6 +4,10 @@ import Foundation
     import FoundationNetworking
 #endif
 
+#if canImport(Security) && !canImport(FoundationNetworking)
+    import Security
+#endif
+
 /// A ``NetworkSession`` on a `URLSession` of its own, whose delegate makes the transport
 /// behave the same, and safely, on every platform. The default session of
 /// ``DefaultNetworkModule``.
