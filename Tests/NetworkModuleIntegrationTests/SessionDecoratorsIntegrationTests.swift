@@ -125,12 +125,18 @@ struct SessionDecoratorsIntegrationTests {
     @Test("when one of two shared callers is cancelled, should still answer the other from the one call")
     func deduplicatedCancelOne() async throws {
         let wire = WireCounter(Self.uncachedTransport())
-        let module = IntegrationServers.module(baseURL: try IntegrationServers.httpbin(), session: wire.deduplicated())
+        let deduplicated = wire.deduplicated()
+        let module = IntegrationServers.module(baseURL: try IntegrationServers.httpbin(), session: deduplicated)
         let cancelled = LockedState<Result<NetworkResponse, NetworkError>?>(nil)
 
         let handle = module.perform(request: Endpoint(path: "/delay/1")) { result in cancelled.withLock { $0 = result } }
         async let kept = module.outcome(of: Endpoint(path: "/delay/1"))
-        try await Task.sleep(nanoseconds: 200_000_000)
+        // Cancel only once the second caller has joined the call (a fixed sleep raced on a
+        // loaded machine: a cancel before the join ends the shared call).
+        let deadline = Date().addingTimeInterval(10)
+        while deduplicated.statistics.joined < 1 && Date() < deadline {
+            try await Task.sleep(nanoseconds: 5_000_000)
+        }
         handle.cancel()
         let keptResult = await kept
 
