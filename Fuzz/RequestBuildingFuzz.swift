@@ -47,7 +47,8 @@ private struct FuzzRequest: NetworkRequest {
     init(from input: inout FuzzInput) {
         let selector = input.byte()
         let methods: [HTTPMethod] = [.get, .post, .put, .patch, .delete, .head]
-        method = Int(selector & 0x07) < methods.count ? methods[Int(selector & 0x07)] : HTTPMethod(rawValue: input.string())
+        method =
+            Int(selector & 0x07) < methods.count ? methods[Int(selector & 0x07)] : HTTPMethod(rawValue: input.string())
         timeout = selector & 0x08 != 0 ? TimeInterval(Int(input.uint16()) - 1000) / 10 : nil
         path = input.string()
         queryItems = (0..<Int(input.byte() % 6)).map { _ in
@@ -68,7 +69,8 @@ private struct FuzzRequest: NetworkRequest {
         default:
             var form = MultipartFormData(boundary: input.byte() & 1 == 0 ? nil : input.string())
             form.addField(name: input.string(), value: input.string())
-            form.addFile(name: input.string(), filename: input.string(), contentType: input.string(), data: Data(input.chunk()))
+            form.addFile(
+                name: input.string(), filename: input.string(), contentType: input.string(), data: Data(input.chunk()))
             body = .multipart(form)
         }
     }
@@ -87,7 +89,8 @@ private func check(_ urlRequest: URLRequest, builtFrom request: FuzzRequest) {
             "header \(name.debugDescription): \(value.debugDescription) holds a control character")
     }
     fuzzCheck(
-        text.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F }, "the URL \(text.debugDescription) holds a raw space or control character")
+        text.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F },
+        "the URL \(text.debugDescription) holds a raw space or control character")
 
     // A plain relative path: the origin is the base URL's, the query items decode back exactly.
     // By scalar, not Character: "?" followed by a combining mark is one Character, and the
@@ -112,7 +115,8 @@ private func decodedQueryItems(_ query: String?) -> [URLQueryItem] {
     guard let query else { return [] }
     return query.split(separator: "&", omittingEmptySubsequences: false).map { pair in
         guard let equals = pair.firstIndex(of: "=") else { return URLQueryItem(name: percentDecoded(pair), value: nil) }
-        return URLQueryItem(name: percentDecoded(pair[..<equals]), value: percentDecoded(pair[pair.index(after: equals)...]))
+        return URLQueryItem(
+            name: percentDecoded(pair[..<equals]), value: percentDecoded(pair[pair.index(after: equals)...]))
     }
 }
 

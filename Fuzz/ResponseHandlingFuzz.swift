@@ -40,7 +40,9 @@ public func responseHandlingFuzz(_ start: UnsafeRawPointer?, _ count: Int) -> CI
     }
 
     let url = URL(string: "https://api.example.com/v2/fuzz")!
-    guard let response = HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headerFields)
+    guard
+        let response = HTTPURLResponse(
+            url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headerFields)
     else { return 0 }
     let result = ResponseInterpreter.interpret(
         data: selector & 0x02 == 0 ? body : nil, response: response, error: nil,
@@ -62,16 +64,28 @@ public func responseHandlingFuzz(_ start: UnsafeRawPointer?, _ count: Int) -> CI
 
 /// Any JSON value, to decode arbitrary bodies all the way down.
 private indirect enum FuzzJSON: Decodable {
-    case null, bool(Bool), number(Double), string(String), array([FuzzJSON]), object([String: FuzzJSON])
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([FuzzJSON])
+    case object([String: FuzzJSON])
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
-        if container.decodeNil() { self = .null }
-        else if let value = try? container.decode(Bool.self) { self = .bool(value) }
-        else if let value = try? container.decode(Double.self) { self = .number(value) }
-        else if let value = try? container.decode(String.self) { self = .string(value) }
-        else if let value = try? container.decode([FuzzJSON].self) { self = .array(value) }
-        else { self = .object(try container.decode([String: FuzzJSON].self)) }
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([FuzzJSON].self) {
+            self = .array(value)
+        } else {
+            self = .object(try container.decode([String: FuzzJSON].self))
+        }
     }
 }
 
@@ -137,8 +151,8 @@ private func interpretTransportError(code: Int, message: String) {
     _ = networkError.description
 }
 
-private extension String {
-    init?(validatingUTF8 data: Data) {
+extension String {
+    fileprivate init?(validatingUTF8 data: Data) {
         guard let text = String(data: data, encoding: .utf8) else { return nil }
         self = text
     }

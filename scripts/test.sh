@@ -3,7 +3,7 @@
 #
 #   scripts/test.sh
 #
-# 1. Builds everything with warnings as errors (zero warnings is a project rule), and the DocC
+# 1. Checks formatting (scripts/format.sh --lint), builds everything with warnings as errors (zero warnings is a project rule), and the DocC
 #    documentation, failing on any DocC warning or uncurated public symbol.
 # 2. Starts httpbin and the fault server on loopback (scripts/servers.sh installs httpbin
 #    into a cached venv under .build on first use) and stops them on exit, pass or fail.
@@ -21,6 +21,9 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 step() { printf '\n==> %s\n' "$*"; }
+
+step "Format (swift format lint, .swift-format)"
+bash scripts/format.sh --lint
 
 step "Build (warnings are errors)"
 swift build --build-tests -Xswiftc -warnings-as-errors

@@ -40,7 +40,9 @@ struct BenchmarkOptions {
             return value
         }
         func number(for flag: String) throws -> Int {
-            guard let number = Int(try value(for: flag)), number > 0 else { throw UsageError("\(flag) needs a positive number") }
+            guard let number = Int(try value(for: flag)), number > 0 else {
+                throw UsageError("\(flag) needs a positive number")
+            }
             return number
         }
         while let argument = remaining.popFirst() {
@@ -51,7 +53,9 @@ struct BenchmarkOptions {
                 chosenModes.append(mode)
             case "--base-url":
                 let text = try value(for: argument)
-                guard let url = URL(string: text), url.host != nil else { throw UsageError("--base-url needs an absolute URL") }
+                guard let url = URL(string: text), url.host != nil else {
+                    throw UsageError("--base-url needs an absolute URL")
+                }
                 options.baseURL = url
             case "--quick":
                 options.pipelineIterations = 500

@@ -62,8 +62,14 @@ struct LoopbackBenchmarks {
         let transport = URLSessionTransport(configuration: configuration, maximumResponseSize: nil)
         let builder = DefaultRequestBuilder(baseURL: baseURL, defaultHeaders: ["Accept": "application/json"])
         let modules: [(String, DefaultNetworkModule)] = [
-            ("URLSession", DefaultNetworkModule(requestBuilder: builder, session: plainSession, completionExecutor: .immediate)),
-            ("URLSessionTransport", DefaultNetworkModule(requestBuilder: builder, session: transport, completionExecutor: .immediate)),
+            (
+                "URLSession",
+                DefaultNetworkModule(requestBuilder: builder, session: plainSession, completionExecutor: .immediate)
+            ),
+            (
+                "URLSessionTransport",
+                DefaultNetworkModule(requestBuilder: builder, session: transport, completionExecutor: .immediate)
+            ),
         ]
         let url = baseURL.absoluteString + path
 
@@ -94,7 +100,9 @@ struct LoopbackBenchmarks {
         var moduleRuns = Array(repeating: [(Double, Double, Int, Int)](), count: modules.count)
         for _ in 0..<options.pairs {
             raw.append(rawRun())
-            for (index, (_, module)) in modules.enumerated() { moduleRuns[index].append(moduleRun(module, count: requests)) }
+            for (index, (_, module)) in modules.enumerated() {
+                moduleRuns[index].append(moduleRun(module, count: requests))
+            }
         }
         rawSession.finishTasksAndInvalidate()
         plainSession.finishTasksAndInvalidate()
@@ -102,7 +110,8 @@ struct LoopbackBenchmarks {
             name: name, inFlight: inFlight, requestsPerRun: requests, raw: side(raw, requests: requests),
             modules: modules.enumerated().map { index, entry in
                 let ratios = zip(raw, moduleRuns[index]).map { $0.0.0 / $0.1.0 }
-                return ModuleSide(session: entry.0, side: side(moduleRuns[index], requests: requests), ratio: Summary(ratios))
+                return ModuleSide(
+                    session: entry.0, side: side(moduleRuns[index], requests: requests), ratio: Summary(ratios))
             })
     }
 

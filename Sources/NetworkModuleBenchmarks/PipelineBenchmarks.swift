@@ -24,7 +24,8 @@ struct PipelineBenchmarks {
         let body = try Workload.userJSON()
         let session = InstantSession(body: body, url: baseURL)
         let builder = DefaultRequestBuilder(baseURL: baseURL, defaultHeaders: ["Accept": "application/json"])
-        let plainModule = DefaultNetworkModule(requestBuilder: builder, session: session, completionExecutor: .immediate)
+        let plainModule = DefaultNetworkModule(
+            requestBuilder: builder, session: session, completionExecutor: .immediate)
         let actionModule = DefaultNetworkModule(
             requestBuilder: builder, session: session, actions: TypicalActions.make(), completionExecutor: .immediate)
         let decoder = JSONDecoder()
@@ -32,36 +33,56 @@ struct PipelineBenchmarks {
 
         // Each case: a name, the baseline it is compared with, and one request's work.
         var plan: [(name: String, baseline: String?, body: () -> Void)] = [
-            ("(a) hand-built URLRequest + session", nil, {
-                let urlRequest = Workload.handBuiltRequest(baseURL: baseURLString)
-                session.dataTask(with: urlRequest) { data, response, _ in
-                    blackHole((data, (response as? HTTPURLResponse)?.statusCode))
-                }.resume()
-            }),
-            ("(b) perform(request:), no actions", "(a)", {
-                plainModule.perform(request: request) { blackHole($0) }
-            }),
-            ("(c) perform(request:), 3 typical actions", "(a)", {
-                actionModule.perform(request: request) { blackHole($0) }
-            }),
-            ("(d0) hand-built + JSONDecoder", nil, {
-                let urlRequest = Workload.handBuiltRequest(baseURL: baseURLString)
-                session.dataTask(with: urlRequest) { data, response, _ in
-                    guard (response as? HTTPURLResponse)?.statusCode == 200, let data else { return }
-                    blackHole(try? decoder.decode(BenchmarkUser.self, from: data))
-                }.resume()
-            }),
-            ("(d) performAndDecode", "(d0)", {
-                plainModule.performAndDecode(request: request, responseType: BenchmarkUser.self, decoder: decoder) {
-                    blackHole($0)
+            (
+                "(a) hand-built URLRequest + session", nil,
+                {
+                    let urlRequest = Workload.handBuiltRequest(baseURL: baseURLString)
+                    session.dataTask(with: urlRequest) { data, response, _ in
+                        blackHole((data, (response as? HTTPURLResponse)?.statusCode))
+                    }.resume()
                 }
-            }),
+            ),
+            (
+                "(b) perform(request:), no actions", "(a)",
+                {
+                    plainModule.perform(request: request) { blackHole($0) }
+                }
+            ),
+            (
+                "(c) perform(request:), 3 typical actions", "(a)",
+                {
+                    actionModule.perform(request: request) { blackHole($0) }
+                }
+            ),
+            (
+                "(d0) hand-built + JSONDecoder", nil,
+                {
+                    let urlRequest = Workload.handBuiltRequest(baseURL: baseURLString)
+                    session.dataTask(with: urlRequest) { data, response, _ in
+                        guard (response as? HTTPURLResponse)?.statusCode == 200, let data else { return }
+                        blackHole(try? decoder.decode(BenchmarkUser.self, from: data))
+                    }.resume()
+                }
+            ),
+            (
+                "(d) performAndDecode", "(d0)",
+                {
+                    plainModule.performAndDecode(request: request, responseType: BenchmarkUser.self, decoder: decoder) {
+                        blackHole($0)
+                    }
+                }
+            ),
         ]
         for decorated in SessionDecoratorCases.make(inner: session) {
-            let module = DefaultNetworkModule(requestBuilder: builder, session: decorated.session, completionExecutor: .immediate)
-            plan.append(("(e) perform(request:), \(decorated.name)", "(b)", {
-                module.perform(request: request) { blackHole($0) }
-            }))
+            let module = DefaultNetworkModule(
+                requestBuilder: builder, session: decorated.session, completionExecutor: .immediate)
+            plan.append(
+                (
+                    "(e) perform(request:), \(decorated.name)", "(b)",
+                    {
+                        module.perform(request: request) { blackHole($0) }
+                    }
+                ))
         }
 
         var medians: [String: Double] = [:]

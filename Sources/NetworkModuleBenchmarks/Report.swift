@@ -17,12 +17,15 @@ struct BenchmarkReport: Codable {
                     [
                         item.name, format(item.nanosecondsPerRequest.median, decimals: 0),
                         "±" + format(item.nanosecondsPerRequest.spreadPercent, decimals: 1) + "%",
-                        item.overheadNanoseconds.map { "\(format($0, decimals: 0)) ns vs \(item.baseline ?? "")" } ?? "",
+                        item.overheadNanoseconds.map { "\(format($0, decimals: 0)) ns vs \(item.baseline ?? "")" }
+                            ?? "",
                     ]
                 })
         }
         if let loopback {
-            print("\nLoopback mode (nginx on 127.0.0.1; requests/s, median of runs; ratio = median of per-pair module/raw)")
+            print(
+                "\nLoopback mode (nginx on 127.0.0.1; requests/s, median of runs; ratio = median of per-pair module/raw)"
+            )
             var rows: [[String]] = []
             for comparison in loopback {
                 rows.append([
@@ -37,21 +40,28 @@ struct BenchmarkReport: Codable {
                         format(module.side.requestsPerSecond.median, decimals: 0),
                         format(module.side.cpuMicrosecondsPerRequest.median, decimals: 0),
                         format(module.side.peakResidentMegabytes, decimals: 1),
-                        format(module.ratio.median, decimals: 3) + " (" + format(module.ratio.minimum, decimals: 3) + "–"
+                        format(module.ratio.median, decimals: 3) + " (" + format(module.ratio.minimum, decimals: 3)
+                            + "–"
                             + format(module.ratio.maximum, decimals: 3) + ")",
                         "\(module.side.failures)",
                     ])
                 }
             }
             printTable(
-                header: ["case", "in flight", "side", "req/s", "CPU µs/req", "peak RSS MB", "ratio (min–max)", "failures"],
+                header: [
+                    "case", "in flight", "side", "req/s", "CPU µs/req", "peak RSS MB", "ratio (min–max)", "failures",
+                ],
                 rows: rows)
         }
         if let soak {
             print("\nSoak mode (\(soak.requests) requests through the module, \(soak.inFlight) in flight)")
             print("  \(format(Double(soak.requests) / soak.seconds, decimals: 0)) req/s, \(soak.failures) failures")
-            print("  resident MB every \(soak.sampleEvery) requests: " + soak.residentMegabytes.map { format($0, decimals: 1) }.joined(separator: " "))
-            print("  growth after warm-up (last vs second sample): \(format(soak.growthAfterWarmUpPercent, decimals: 1))%")
+            print(
+                "  resident MB every \(soak.sampleEvery) requests: "
+                    + soak.residentMegabytes.map { format($0, decimals: 1) }.joined(separator: " "))
+            print(
+                "  growth after warm-up (last vs second sample): \(format(soak.growthAfterWarmUpPercent, decimals: 1))%"
+            )
         }
     }
 
@@ -64,7 +74,7 @@ struct BenchmarkReport: Codable {
         }
         print(line(header))
         print(line(widths.map { String(repeating: "-", count: $0) }))
-        rows.forEach { print(line($0)) }
+        for row in rows { print(line(row)) }
     }
 
     private func format(_ value: Double, decimals: Int) -> String {

@@ -19,11 +19,14 @@ do {
 
 var report = BenchmarkReport(
     machine: "\(ProcessInfo.processInfo.activeProcessorCount) cores, "
-        + "\(ProcessInfo.processInfo.physicalMemory / 1_073_741_824) GiB, \(ProcessInfo.processInfo.operatingSystemVersionString)")
+        + "\(ProcessInfo.processInfo.physicalMemory / 1_073_741_824) GiB, \(ProcessInfo.processInfo.operatingSystemVersionString)"
+)
 do {
     if options.modes.contains(.pipeline) { report.pipeline = try PipelineBenchmarks(options: options).run() }
     if let baseURL = options.baseURL {
-        if options.modes.contains(.loopback) { report.loopback = LoopbackBenchmarks(options: options, baseURL: baseURL).run() }
+        if options.modes.contains(.loopback) {
+            report.loopback = LoopbackBenchmarks(options: options, baseURL: baseURL).run()
+        }
         if options.modes.contains(.soak) { report.soak = SoakBenchmark(options: options, baseURL: baseURL).run() }
     }
 } catch {
@@ -38,6 +41,7 @@ if options.json {
 } else {
     report.printTables()
 }
-let failures = (report.loopback ?? []).flatMap { [$0.raw.failures] + $0.modules.map(\.side.failures) }.reduce(0, +)
+let failures =
+    (report.loopback ?? []).flatMap { [$0.raw.failures] + $0.modules.map(\.side.failures) }.reduce(0, +)
     + (report.soak?.failures ?? 0)
 exit(failures == 0 ? 0 : 1)

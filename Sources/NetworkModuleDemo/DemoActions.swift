@@ -10,9 +10,11 @@ enum DemoActions {
             .headers(["User-Agent": "network-module-demo"]),
             .requestID(),
             .retry(RetryPolicy(maxAttempts: 3, initialDelay: 0.2, jitter: 0)),
-            .logging(headers: false, bodies: false, sink: { entry in
-                print(entry.split(separator: "\n").map { "    [log] \($0)" }.joined(separator: "\n"))
-            }),
+            .logging(
+                headers: false, bodies: false,
+                sink: { entry in
+                    print(entry.split(separator: "\n").map { "    [log] \($0)" }.joined(separator: "\n"))
+                }),
             .metrics { metrics.store($0) },
         ]
     }

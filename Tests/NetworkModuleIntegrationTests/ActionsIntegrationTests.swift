@@ -91,7 +91,9 @@ struct ActionsIntegrationTests {
 
         let statuses = await withTaskGroup(of: Int?.self) { group in
             for _ in 0..<50 {
-                group.addTask { try? await module.outcome(of: Authenticated(path: "/basic-auth/user/passwd")).get().statusCode }
+                group.addTask {
+                    try? await module.outcome(of: Authenticated(path: "/basic-auth/user/passwd")).get().statusCode
+                }
             }
             return await group.reduce(into: [Int?]()) { $0.append($1) }
         }
@@ -105,13 +107,17 @@ struct ActionsIntegrationTests {
     func tokenStaysOnOrigin() async throws {
         let tokens = SlowRefreshTokens(current: "t0k", refreshed: "t0k")
         let faultServer = try IntegrationServers.faultServer()
-        let module = IntegrationServers.module(baseURL: try IntegrationServers.httpbin(), actions: [.authentication(tokens)])
+        let module = IntegrationServers.module(
+            baseURL: try IntegrationServers.httpbin(), actions: [.authentication(tokens)])
 
         let echoed = try await module.perform(request: Authenticated(path: "/bearer"))
         let elsewhere = try await module.perform(
             request: Authenticated(path: faultServer.appendingPathComponent("echo-headers").absoluteString))
 
-        struct BearerEcho: Decodable { let authenticated: Bool; let token: String }
+        struct BearerEcho: Decodable {
+            let authenticated: Bool
+            let token: String
+        }
         #expect(try echoed.decode(BearerEcho.self).token == "t0k")
         let elsewhereHeaders = try JSONSerialization.jsonObject(with: elsewhere.data) as? [String: Any]
         #expect(elsewhereHeaders?.keys.contains { $0.lowercased() == "authorization" } == false)
@@ -120,7 +126,8 @@ struct ActionsIntegrationTests {
     @Test("when fixed basic credentials are wrong, should deliver the 401 after one attempt")
     func wrongBasicCredentials() async throws {
         let module = IntegrationServers.module(
-            baseURL: try IntegrationServers.httpbin(), actions: [.basicAuthentication(username: "user", password: "nope")])
+            baseURL: try IntegrationServers.httpbin(),
+            actions: [.basicAuthentication(username: "user", password: "nope")])
 
         let error = await module.outcome(of: Authenticated(path: "/basic-auth/user/passwd")).error
 
@@ -172,7 +179,8 @@ struct ActionsIntegrationTests {
     func headersOnTheWire() async throws {
         // The fault server echoes every header; httpbin hides X-Request-Id.
         let module = IntegrationServers.module(
-            baseURL: try IntegrationServers.faultServer(), actions: [.headers(["User-Agent": "Notes/2.4.1"]), .requestID()])
+            baseURL: try IntegrationServers.faultServer(),
+            actions: [.headers(["User-Agent": "Notes/2.4.1"]), .requestID()])
 
         let echo = try await module.perform(request: Endpoint(path: "/echo-headers"))
 
@@ -199,7 +207,9 @@ struct ActionsIntegrationTests {
 
         let text = log.all.joined(separator: "\n")
         #expect(log.all.count == 2)
-        for secret in ["bearer-secret", "cookie-secret", "query-secret"] { #expect(!text.contains(secret), "\(secret) leaked") }
+        for secret in ["bearer-secret", "cookie-secret", "query-secret"] {
+            #expect(!text.contains(secret), "\(secret) leaked")
+        }
         #expect(text.contains("\"Authorization\" : \"REDACTED\""), "httpbin's echo of the header is masked too")
     }
 
@@ -208,7 +218,8 @@ struct ActionsIntegrationTests {
         let reports = Collected<RequestMetrics>()
         let tokens = SlowRefreshTokens(current: "t0k", refreshed: "t0k", currentDelay: 0.3)
         let module = IntegrationServers.module(
-            baseURL: try IntegrationServers.httpbin(), actions: [.authentication(tokens), .metrics { reports.append($0) }])
+            baseURL: try IntegrationServers.httpbin(),
+            actions: [.authentication(tokens), .metrics { reports.append($0) }])
         struct SlowPost: NetworkRequest {
             var path: String { "/delay/1" }
             var method: HTTPMethod { .post }

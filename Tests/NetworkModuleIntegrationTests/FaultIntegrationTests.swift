@@ -42,7 +42,8 @@ struct FaultIntegrationTests {
     func malformedStatusLine() async throws {
         let module = IntegrationServers.module(baseURL: try IntegrationServers.faultServer())
 
-        #expect(await module.outcome(of: Endpoint(path: "/malformed-status")).error == .transportError(.badServerResponse))
+        #expect(
+            await module.outcome(of: Endpoint(path: "/malformed-status")).error == .transportError(.badServerResponse))
     }
 
     @Test("when the body trickles in byte by byte, should deliver it whole")
@@ -51,7 +52,8 @@ struct FaultIntegrationTests {
 
         let response = try await module.perform(
             request: Endpoint(
-                path: "/slow", queryItems: [URLQueryItem(name: "bytes", value: "8"), URLQueryItem(name: "delay_ms", value: "30")]))
+                path: "/slow",
+                queryItems: [URLQueryItem(name: "bytes", value: "8"), URLQueryItem(name: "delay_ms", value: "30")]))
 
         #expect(response.data.count == 8)
     }

@@ -52,7 +52,8 @@ extension Trait where Self == ConditionTrait {
     static var integration: Self {
         .enabled(
             if: IntegrationServers.shouldRun,
-            "integration servers not configured: run scripts/test.sh, or set NETWORK_MODULE_HTTPBIN_URL and NETWORK_MODULE_FAULT_SERVER_URL")
+            "integration servers not configured: run scripts/test.sh, or set NETWORK_MODULE_HTTPBIN_URL and NETWORK_MODULE_FAULT_SERVER_URL"
+        )
     }
 }
 
@@ -109,7 +110,9 @@ func closedLoopbackPort() throws -> Int {
     address.sin_port = 0
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
     let bound = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socketFD, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            bind(socketFD, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
     }
     try #require(bound == 0)
     var length = socklen_t(MemoryLayout<sockaddr_in>.size)

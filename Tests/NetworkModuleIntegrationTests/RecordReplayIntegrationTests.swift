@@ -22,7 +22,8 @@ struct RecordReplayIntegrationTests {
             switch result {
             case .success(let response):
                 status = response.statusCode
-                headers = Dictionary(response.headers.map { ($0.name.lowercased(), $0.value) }, uniquingKeysWith: { $1 })
+                headers = Dictionary(
+                    response.headers.map { ($0.name.lowercased(), $0.value) }, uniquingKeysWith: { $1 })
                 body = response.data
                 error = nil
             case .failure(let failure):
@@ -35,7 +36,9 @@ struct RecordReplayIntegrationTests {
     }
 
     private static let scenario: [Endpoint] = [
-        Endpoint(path: "/get", queryItems: [URLQueryItem(name: "name", value: "Ada"), URLQueryItem(name: "token", value: "abc123")]),
+        Endpoint(
+            path: "/get",
+            queryItems: [URLQueryItem(name: "name", value: "Ada"), URLQueryItem(name: "token", value: "abc123")]),
         Endpoint(path: "/post", method: .post, body: .json(["note": "Hello", "tag": "é"])),
         Endpoint(path: "/status/404"),
         Endpoint(path: "/bytes/256", queryItems: [URLQueryItem(name: "seed", value: "7")]),
@@ -52,13 +55,15 @@ struct RecordReplayIntegrationTests {
             baseURL: baseURL, session: recorder, defaultHeaders: ["Authorization": "Bearer live-secret"])
         var recorded: [Outcome] = []
         for request in Self.scenario { recorded.append(Outcome(await live.outcome(of: request))) }
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("record-replay-\(UUID().uuidString).har")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "record-replay-\(UUID().uuidString).har")
         defer { try? FileManager.default.removeItem(at: file) }
         try recorder.write(to: file)
 
         let replay = try HARReplaySession(contentsOf: file, redaction: redaction)
         let offline = IntegrationServers.module(
-            baseURL: baseURL, session: replay, defaultHeaders: ["Authorization": "Bearer other-secret"], executor: .immediate)
+            baseURL: baseURL, session: replay, defaultHeaders: ["Authorization": "Bearer other-secret"],
+            executor: .immediate)
         var replayed: [Outcome] = []
         for request in Self.scenario { replayed.append(Outcome(await offline.outcome(of: request))) }
 
@@ -79,7 +84,8 @@ struct RecordReplayIntegrationTests {
             baseURL: try IntegrationServers.httpbin(), session: recorder,
             defaultHeaders: ["Authorization": "Bearer live-secret"])
 
-        _ = await live.outcome(of: Endpoint(path: "/status/204", queryItems: [URLQueryItem(name: "token", value: "abc123")]))
+        _ = await live.outcome(
+            of: Endpoint(path: "/status/204", queryItems: [URLQueryItem(name: "token", value: "abc123")]))
 
         let archive = try #require(try JSONSerialization.jsonObject(with: recorder.harData()) as? [String: Any])
         let entry = try #require(((archive["log"] as? [String: Any])?["entries"] as? [[String: Any]])?.first)

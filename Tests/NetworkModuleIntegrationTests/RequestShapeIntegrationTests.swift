@@ -111,7 +111,8 @@ struct RequestShapeIntegrationTests {
         let module = IntegrationServers.module(baseURL: try IntegrationServers.httpbin())
 
         let echo = try await module.performAndDecode(
-            request: Endpoint(path: "/post", method: .post, body: .data(Data("plain text body".utf8), contentType: "text/plain")),
+            request: Endpoint(
+                path: "/post", method: .post, body: .data(Data("plain text body".utf8), contentType: "text/plain")),
             responseType: HTTPBinEcho.self)
 
         #expect(echo.data == "plain text body")

@@ -91,7 +91,8 @@ struct ResponseHandlingIntegrationTests {
         }
         let module = IntegrationServers.module(baseURL: try IntegrationServers.httpbin())
 
-        let body = try await module.performAndDecode(request: Endpoint(path: "/\(encoding)"), responseType: Compressed.self)
+        let body = try await module.performAndDecode(
+            request: Endpoint(path: "/\(encoding)"), responseType: Compressed.self)
 
         #expect((encoding == "gzip" ? body.gzipped : body.deflated) == true)
     }
@@ -141,7 +142,9 @@ struct ResponseHandlingIntegrationTests {
 
         let elapsed = Date().timeIntervalSince(start)
         #expect(error == .timedOut)
-        #expect(elapsed >= 0.9 && elapsed < 6, "timed out after \(elapsed) s for a 1 s timeout; the server answers after 10 s")
+        #expect(
+            elapsed >= 0.9 && elapsed < 6,
+            "timed out after \(elapsed) s for a 1 s timeout; the server answers after 10 s")
     }
 
     @Test("when a cookie is set, should send it back on the next request of the same session")
@@ -168,7 +171,8 @@ struct ResponseHandlingIntegrationTests {
             return Endpoint(path: "/basic-auth/ada/s3cret", headers: ["Authorization": "Basic \(credentials)"])
         }
 
-        let good = try await module.performAndDecode(request: request("ada", "s3cret"), responseType: Authenticated.self)
+        let good = try await module.performAndDecode(
+            request: request("ada", "s3cret"), responseType: Authenticated.self)
         let bad = await module.outcome(of: request("ada", "wrong")).error
 
         #expect(good.authenticated && good.user == "ada")

@@ -55,7 +55,8 @@ private func sessionOutcome(_ session: some NetworkSession, _ request: URLReques
 struct TLSIntegrationTests {
     /// A transport that pins the TLS server's own certificate.
     static func pinningTransport() throws -> URLSessionTransport {
-        URLSessionTransport(configuration: .ephemeral, serverTrust: .pinnedCertificates([try IntegrationServers.tlsCertificate()]))
+        URLSessionTransport(
+            configuration: .ephemeral, serverTrust: .pinnedCertificates([try IntegrationServers.tlsCertificate()]))
     }
 
     @Test("when the server's certificate is self-signed, URLSessionTransport should fail with .secureConnectionFailed")
@@ -67,7 +68,8 @@ struct TLSIntegrationTests {
         #expect(result.error == .secureConnectionFailed(.serverCertificateUntrusted))
     }
 
-    @Test("when the server's certificate is self-signed, a plain URLSession should fail with .secureConnectionFailed too")
+    @Test(
+        "when the server's certificate is self-signed, a plain URLSession should fail with .secureConnectionFailed too")
     func plainURLSessionRejectsSelfSigned() async throws {
         let session = URLSession(configuration: .ephemeral)
         let module = IntegrationServers.module(baseURL: try IntegrationServers.tlsServer(), session: session)
@@ -165,7 +167,9 @@ struct HeaderInjectionIntegrationTests {
         return request
     }
 
-    @Test("when a header value set through allHTTPHeaderFields holds CR/LF, a plain URLSession should send the injected header (pinned)")
+    @Test(
+        "when a header value set through allHTTPHeaderFields holds CR/LF, a plain URLSession should send the injected header (pinned)"
+    )
     func plainURLSessionSendsInjectedHeader() async throws {
         let marker = "plain-\(UUID().uuidString)"
         let request = try Self.injectedRequest(marker: marker)
@@ -221,7 +225,9 @@ struct HeaderInjectionIntegrationTests {
 struct LifetimeIntegrationTests {
     final class Sentinel: Sendable {}
 
-    @Test("when a burst against httpbin has finished and the module is released, should free the transport and everything above it")
+    @Test(
+        "when a burst against httpbin has finished and the module is released, should free the transport and everything above it"
+    )
     func transportBurstThenRelease() async throws {
         weak var weakTransport: URLSessionTransport?
         weak var weakCached: CachedSession?

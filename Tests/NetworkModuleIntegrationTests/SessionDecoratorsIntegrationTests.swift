@@ -22,7 +22,8 @@ struct SessionDecoratorsIntegrationTests {
         let wire = WireCounter(Self.uncachedTransport())
         let session = wire.cached()
         let module = IntegrationServers.module(baseURL: try IntegrationServers.httpbin(), session: session)
-        let request = Endpoint(path: "/response-headers", queryItems: [URLQueryItem(name: "Cache-Control", value: "max-age=60")])
+        let request = Endpoint(
+            path: "/response-headers", queryItems: [URLQueryItem(name: "Cache-Control", value: "max-age=60")])
 
         let first = try await module.outcome(of: request).get()
         let second = try await module.outcome(of: request).get()
@@ -129,7 +130,8 @@ struct SessionDecoratorsIntegrationTests {
         let module = IntegrationServers.module(baseURL: try IntegrationServers.httpbin(), session: deduplicated)
         let cancelled = LockedState<Result<NetworkResponse, NetworkError>?>(nil)
 
-        let handle = module.perform(request: Endpoint(path: "/delay/1")) { result in cancelled.withLock { $0 = result } }
+        let handle = module.perform(request: Endpoint(path: "/delay/1")) { result in cancelled.withLock { $0 = result }
+        }
         async let kept = module.outcome(of: Endpoint(path: "/delay/1"))
         // Cancel only once the second caller has joined the call (a fixed sleep raced on a
         // loaded machine: a cancel before the join ends the shared call).

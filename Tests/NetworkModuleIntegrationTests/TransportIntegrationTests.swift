@@ -51,7 +51,9 @@ struct TransportIntegrationTests {
         let echo = try await module.performAndDecode(
             request: Endpoint(
                 path: "/redirect-to",
-                queryItems: [URLQueryItem(name: "url", value: httpbin.appendingPathComponent("headers").absoluteString)],
+                queryItems: [
+                    URLQueryItem(name: "url", value: httpbin.appendingPathComponent("headers").absoluteString)
+                ],
                 headers: ["X-API-Key": "k3y"]),
             responseType: HeadersEcho.self)
 
@@ -104,7 +106,9 @@ struct TransportIntegrationTests {
     }
 
     #if canImport(FoundationNetworking)
-        @Test("when a plain URLSession on Linux meets a 401 challenge, should end at the request timeout instead of hanging")
+        @Test(
+            "when a plain URLSession on Linux meets a 401 challenge, should end at the request timeout instead of hanging"
+        )
         func plainURLSessionChallengeOnLinux() async throws {
             // swift-corelibs-foundation leaves such a task waiting forever; the framework's
             // deadline ends it. URLSessionTransport delivers the 401 instead (test above).

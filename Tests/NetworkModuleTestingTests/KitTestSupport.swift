@@ -53,7 +53,9 @@ final class AnswerLog: Sendable {
 extension NetworkSession {
     /// Creates and resumes a task for `request`; the log collects what it delivers.
     @discardableResult
-    func send(_ request: URLRequest, into log: AnswerLog = AnswerLog()) -> (task: any NetworkSessionTask, log: AnswerLog) {
+    func send(_ request: URLRequest, into log: AnswerLog = AnswerLog()) -> (
+        task: any NetworkSessionTask, log: AnswerLog
+    ) {
         let task = dataTask(with: request, completionHandler: log.handler)
         task.resume()
         return (task, log)

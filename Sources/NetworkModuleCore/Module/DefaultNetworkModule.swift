@@ -97,7 +97,10 @@ public final class DefaultNetworkModule: NetworkModule {
         decoder: JSONDecoder,
         completion: @escaping @Sendable (Result<Response, NetworkError>) -> Void
     ) -> any NetworkCancellable {
-        run(request: request, transform: { response throws(NetworkError) in try response.decode(responseType, decoder: decoder) }, completion: completion)
+        run(
+            request: request,
+            transform: { response throws(NetworkError) in try response.decode(responseType, decoder: decoder) },
+            completion: completion)
     }
 
     /// Performs `urlRequest` and decodes the JSON body into `responseType`, off the
@@ -109,7 +112,10 @@ public final class DefaultNetworkModule: NetworkModule {
         decoder: JSONDecoder,
         completion: @escaping @Sendable (Result<Response, NetworkError>) -> Void
     ) -> any NetworkCancellable {
-        run(urlRequest: urlRequest, transform: { response throws(NetworkError) in try response.decode(responseType, decoder: decoder) }, completion: completion)
+        run(
+            urlRequest: urlRequest,
+            transform: { response throws(NetworkError) in try response.decode(responseType, decoder: decoder) },
+            completion: completion)
     }
 
     private func run<Output: Sendable>(

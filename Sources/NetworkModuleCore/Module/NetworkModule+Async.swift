@@ -42,7 +42,8 @@ extension NetworkModule {
         urlRequest: URLRequest, responseType: Response.Type = Response.self, decoder: JSONDecoder = JSONDecoder()
     ) async throws(NetworkError) -> Response {
         try await bridge { completion in
-            performAndDecode(urlRequest: urlRequest, responseType: responseType, decoder: decoder, completion: completion)
+            performAndDecode(
+                urlRequest: urlRequest, responseType: responseType, decoder: decoder, completion: completion)
         }
     }
 }

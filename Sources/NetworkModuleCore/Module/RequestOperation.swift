@@ -102,7 +102,8 @@ final class RequestOperation<Output: Sendable>: NetworkCancellable {
             return
         }
         let action = actions[actionIndex]
-        action.prepare(request, context: context(attempt: attempt, sentRequest: nil, totals: currentTotals())) { result in
+        action.prepare(request, context: context(attempt: attempt, sentRequest: nil, totals: currentTotals())) {
+            result in
             let isCurrent = self.state.withLock { state -> Bool in
                 guard state.attempt == attempt, case .preparing(let next) = state.phase, next == actionIndex else {
                     return false
@@ -146,7 +147,8 @@ final class RequestOperation<Output: Sendable>: NetworkCancellable {
         let sentAt = DispatchTime.now().uptimeNanoseconds
         let task = configuration.session.dataTask(with: request) { data, response, error in
             let duration = Double(DispatchTime.now().uptimeNanoseconds - sentAt) / 1e9
-            self.receive(data: data, response: response, error: error, request: request, attempt: attempt, duration: duration)
+            self.receive(
+                data: data, response: response, error: error, request: request, attempt: attempt, duration: duration)
         }
         let shouldResume = state.withLock { state -> Bool in
             guard state.attempt == attempt, case .sending(task: .none) = state.phase else { return false }
@@ -304,7 +306,8 @@ final class RequestOperation<Output: Sendable>: NetworkCancellable {
     private func context(attempt: Int, sentRequest: URLRequest?, totals: Totals) -> ActionContext {
         ActionContext(
             networkRequest: networkRequest, attempt: attempt, baseURL: configuration.baseURL,
-            baseOrigin: configuration.baseOrigin, sentRequest: sentRequest, elapsed: Self.seconds(DispatchTime.now().uptimeNanoseconds - startTime),
+            baseOrigin: configuration.baseOrigin, sentRequest: sentRequest,
+            elapsed: Self.seconds(DispatchTime.now().uptimeNanoseconds - startTime),
             requestID: requestID, preparationTime: Self.seconds(totals.preparationNanoseconds),
             timeInFlight: Self.seconds(totals.inFlightNanoseconds), bytesSent: totals.bytesSent,
             bytesReceived: totals.bytesReceived)

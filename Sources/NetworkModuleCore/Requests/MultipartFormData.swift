@@ -46,12 +46,16 @@ public struct MultipartFormData: Sendable, Equatable {
         let boundary: String
         if let fixedBoundary {
             guard Self.isValidBoundary(fixedBoundary) else {
-                throw .invalidRequest(.bodyEncodingFailed(
-                    "the multipart boundary must be 1 to 70 letters, digits or '()+_,-./:=? ' and not end in a space"))
+                throw .invalidRequest(
+                    .bodyEncodingFailed(
+                        "the multipart boundary must be 1 to 70 letters, digits or '()+_,-./:=? ' and not end in a space"
+                    ))
             }
             guard !occursInParts(Data(fixedBoundary.utf8)) else {
-                throw .invalidRequest(.bodyEncodingFailed(
-                    "the multipart boundary \"\(fixedBoundary)\" occurs inside a part; use another or let the framework choose one"))
+                throw .invalidRequest(
+                    .bodyEncodingFailed(
+                        "the multipart boundary \"\(fixedBoundary)\" occurs inside a part; use another or let the framework choose one"
+                    ))
             }
             boundary = fixedBoundary
         } else {
@@ -66,8 +70,9 @@ public struct MultipartFormData: Sendable, Equatable {
             if let contentType = part.contentType,
                 contentType.utf8.contains(where: { $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\n") })
             {
-                throw .invalidRequest(.bodyEncodingFailed(
-                    "the content type of multipart part \"\(part.name)\" contains a line break"))
+                throw .invalidRequest(
+                    .bodyEncodingFailed(
+                        "the content type of multipart part \"\(part.name)\" contains a line break"))
             }
             var head = "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(Self.escaped(part.name))\""
             if let filename = part.filename { head += "; filename=\"\(Self.escaped(filename))\"" }

@@ -72,7 +72,8 @@ public final class URLSessionTransport: NetworkSession {
         credentialHeaderNames: Set<String> = [],
         serverTrust: ServerTrustPolicy = .system
     ) {
-        let names = Set(["authorization", "proxy-authorization", "cookie"] + credentialHeaderNames.map { $0.lowercased() })
+        let names = Set(
+            ["authorization", "proxy-authorization", "cookie"] + credentialHeaderNames.map { $0.lowercased() })
         self.credentialHeaderNames = credentialHeaderNames
         self.maximumResponseSize = maximumResponseSize
         self.serverTrust = serverTrust
@@ -92,7 +93,8 @@ public final class URLSessionTransport: NetworkSession {
     ) -> any NetworkSessionTask {
         if delegate.refusesHTTPS, TransportDelegate.isHTTPS(request.url) {
             return RefusedTask(
-                error: LinuxURLSessionQuirks.pinningUnsupportedError(url: request.url), completionHandler: completionHandler)
+                error: LinuxURLSessionQuirks.pinningUnsupportedError(url: request.url),
+                completionHandler: completionHandler)
         }
         let task = urlSession.dataTask(with: request)
         return TransportTask(
@@ -244,7 +246,8 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
             // is, as on Apple platforms, instead of a cancellation.
             finish(task.taskIdentifier, data: record.body, response: response, error: nil)
         } else if let error {
-            finish(task.taskIdentifier, data: nil, response: task.response, error: LinuxURLSessionQuirks.normalized(error))
+            finish(
+                task.taskIdentifier, data: nil, response: task.response, error: LinuxURLSessionQuirks.normalized(error))
         } else {
             finish(task.taskIdentifier, data: record.body, response: task.response, error: nil)
         }
@@ -256,7 +259,8 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
     ) {
         if refusesHTTPS, Self.isHTTPS(request.url) {
             // Fail closed: a redirect must not reach an HTTPS server unpinned either.
-            finish(task.taskIdentifier, data: nil, response: nil,
+            finish(
+                task.taskIdentifier, data: nil, response: nil,
                 error: LinuxURLSessionQuirks.pinningUnsupportedError(url: request.url))
             completionHandler(nil)
             task.cancel()

@@ -34,7 +34,8 @@ extension URLRequest {
         do {
             return try decoder.decode(type, from: data)
         } catch {
-            throw bodyError("does not decode as \(type): \(error); body: \(String(decoding: data.prefix(500), as: UTF8.self))")
+            throw bodyError(
+                "does not decode as \(type): \(error); body: \(String(decoding: data.prefix(500), as: UTF8.self))")
         }
     }
 
@@ -85,6 +86,7 @@ extension URLRequest {
     }
 
     private func bodyError(_ problem: String) -> RecordedBodyError {
-        RecordedBodyError(description: "the body of \(httpMethod ?? "GET") \(url?.absoluteString ?? "(no URL)") \(problem)")
+        RecordedBodyError(
+            description: "the body of \(httpMethod ?? "GET") \(url?.absoluteString ?? "(no URL)") \(problem)")
     }
 }

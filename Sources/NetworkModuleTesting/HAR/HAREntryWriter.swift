@@ -43,7 +43,8 @@ struct HAREntryWriter {
             httpVersion: "HTTP/1.1",
             headers: headers,
             queryString: queryItems.map { HARArchive.NameValue(name: $0.name, value: $0.value ?? "") },
-            postData: body.isEmpty ? nil : postData(body, contentType: request.value(forHTTPHeaderField: "Content-Type")),
+            postData: body.isEmpty
+                ? nil : postData(body, contentType: request.value(forHTTPHeaderField: "Content-Type")),
             headersSize: -1,
             bodySize: body.count,
             cookies: [])

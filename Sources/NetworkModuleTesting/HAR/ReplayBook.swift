@@ -89,7 +89,8 @@ final class ReplayBook: Sendable {
     private static func entry(_ entry: HARArchive.Entry, index: Int) throws -> Entry {
         let request = entry.request
         guard let body = HARBody.data(of: request.postData?.text, encoding: request.postData?.encoding) else {
-            throw HARReadError(description: "entry \(index) (\(request.method) \(request.url)): the request body is invalid base64")
+            throw HARReadError(
+                description: "entry \(index) (\(request.method) \(request.url)): the request body is invalid base64")
         }
         return Entry(
             method: request.method.uppercased(), url: request.url, body: body,
@@ -104,7 +105,8 @@ final class ReplayBook: Sendable {
         }
         let content = response.content
         guard let body = HARBody.data(of: content?.text, encoding: content?.encoding) else {
-            throw HARReadError(description: "entry \(index) (\(request.method) \(request.url)): the response body is invalid base64")
+            throw HARReadError(
+                description: "entry \(index) (\(request.method) \(request.url)): the response body is invalid base64")
         }
         let headers = HTTPHeaders((response.headers ?? []).map { ($0.name, $0.value) })
         return .status(response.status, headers: headers, body: body)

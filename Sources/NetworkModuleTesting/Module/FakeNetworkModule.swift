@@ -223,7 +223,8 @@ public final class FakeNetworkModule: NetworkModule {
         completion: @escaping @Sendable (Result<Response, NetworkError>) -> Void
     ) -> any NetworkCancellable {
         run(PerformedRequest(request: nil, urlRequest: urlRequest)) {
-            $0.performAndDecode(urlRequest: urlRequest, responseType: responseType, decoder: decoder, completion: completion)
+            $0.performAndDecode(
+                urlRequest: urlRequest, responseType: responseType, decoder: decoder, completion: completion)
         }
     }
 

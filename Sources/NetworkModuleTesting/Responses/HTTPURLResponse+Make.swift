@@ -58,6 +58,7 @@ extension NetworkResponse {
         json value: some Encodable, statusCode: Int = 200, encoder: JSONEncoder = JSONEncoder(), url: URL? = nil
     ) throws -> NetworkResponse {
         try make(
-            statusCode: statusCode, headers: ["Content-Type": "application/json"], body: encoder.encode(value), url: url)
+            statusCode: statusCode, headers: ["Content-Type": "application/json"], body: encoder.encode(value), url: url
+        )
     }
 }

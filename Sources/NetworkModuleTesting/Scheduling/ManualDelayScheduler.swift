@@ -63,9 +63,12 @@ public final class ManualDelayScheduler: DelayScheduler {
     public func advance(by seconds: TimeInterval) {
         let target = state.withLock { $0.now + seconds }
         while let next = state.withLock({ state -> Scheduled? in
-            guard let index = state.scheduled.indices.min(by: {
-                (state.scheduled[$0].dueTime, state.scheduled[$0].id) < (state.scheduled[$1].dueTime, state.scheduled[$1].id)
-            }), state.scheduled[index].dueTime <= target
+            guard
+                let index = state.scheduled.indices.min(by: {
+                    (state.scheduled[$0].dueTime, state.scheduled[$0].id) < (
+                        state.scheduled[$1].dueTime, state.scheduled[$1].id
+                    )
+                }), state.scheduled[index].dueTime <= target
             else { return nil }
             let item = state.scheduled.remove(at: index)
             state.now = max(state.now, item.dueTime)

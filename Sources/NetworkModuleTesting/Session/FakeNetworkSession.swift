@@ -92,7 +92,9 @@ public final class FakeNetworkSession: NetworkSession {
     /// ```
     /// `respond` runs without any lock held, on the thread that resumes the task.
     public func stub(_ matcher: RequestMatcher, respond: @escaping @Sendable (URLRequest) -> StubbedResponse) {
-        state.withLock { $0.stubs.add(matcher.description, matches: matcher.matches, responses: [], responder: respond) }
+        state.withLock {
+            $0.stubs.add(matcher.description, matches: matcher.matches, responses: [], responder: respond)
+        }
     }
 
     /// Removes every stub (recorded requests are kept).

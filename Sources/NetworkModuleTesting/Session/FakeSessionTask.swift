@@ -69,7 +69,8 @@ final class FakeSessionTask: NetworkSessionTask {
 
     /// Delivers the answer, unless it was delivered or cancelled already.
     func deliverAnswer() {
-        let delivery = state.withLock { state -> ((@Sendable (Data?, URLResponse?, (any Error)?) -> Void), (Data?, URLResponse?, (any Error)?))? in
+        let delivery = state.withLock {
+            state -> ((@Sendable (Data?, URLResponse?, (any Error)?) -> Void), (Data?, URLResponse?, (any Error)?))? in
             guard let handler = state.completionHandler, let answer = state.answer else { return nil }
             state.completionHandler = nil
             state.timer = nil

@@ -93,14 +93,18 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
 
     /// Requests whose body is JSON equal to `value` encoded with `encoder`, whatever the key
     /// order. A value that cannot be encoded matches nothing.
-    public static func jsonBody(_ value: some Encodable & Sendable, encoder: JSONEncoder = JSONEncoder()) -> RequestMatcher {
+    public static func jsonBody(_ value: some Encodable & Sendable, encoder: JSONEncoder = JSONEncoder())
+        -> RequestMatcher
+    {
         let encoded = (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) }
         return jsonBody(encoded ?? "(\(type(of: value)) could not be encoded)")
     }
 
     /// Requests whose body satisfies `predicate` (which gets an empty `Data` for a request
     /// without a body); `description` names it in failure messages.
-    public static func body(_ description: String, where predicate: @escaping @Sendable (Data) -> Bool) -> RequestMatcher {
+    public static func body(_ description: String, where predicate: @escaping @Sendable (Data) -> Bool)
+        -> RequestMatcher
+    {
         RequestMatcher("body \(description)") { predicate($0.httpBody ?? Data()) }
     }
 

@@ -76,6 +76,7 @@ struct StubTable<Request> {
             stubs.isEmpty
             ? "\n  (none)"
             : stubs.enumerated().map { "\n  \($0.offset + 1). \($0.element.candidate.description)" }.joined()
-        return "\(source): no stub matches \(request).\nRegistered stubs (oldest first; the newest match answers):" + list
+        return "\(source): no stub matches \(request).\nRegistered stubs (oldest first; the newest match answers):"
+            + list
     }
 }

@@ -28,7 +28,8 @@ final class FakeTokenProvider: AccessTokenProvider {
     ///   - current: what `currentToken` answers.
     ///   - refreshed: what successive refreshes answer; the last one repeats.
     init(
-        current: Result<String, any Error> = .success("stale"), refreshed: [Result<String, any Error>] = [.success("fresh")],
+        current: Result<String, any Error> = .success("stale"),
+        refreshed: [Result<String, any Error>] = [.success("fresh")],
         holdsCurrent: Bool = false, holdsRefresh: Bool = false
     ) {
         self.current = current
@@ -65,7 +66,9 @@ final class FakeTokenProvider: AccessTokenProvider {
     func releaseRefresh() {
         let (held, answer) = log.mutate { log in
             defer { log.heldRefresh = [] }
-            return (log.heldRefresh, log.refreshAnswers.count > 1 ? log.refreshAnswers.removeFirst() : log.refreshAnswers[0])
+            return (
+                log.heldRefresh, log.refreshAnswers.count > 1 ? log.refreshAnswers.removeFirst() : log.refreshAnswers[0]
+            )
         }
         for completion in held { completion(answer) }
     }

@@ -11,11 +11,14 @@ import Testing
 struct AuthenticationActionTests {
     // MARK: - Which requests get the token
 
-    @Test("when a request requires authentication on the base URL's origin, should attach the bearer token; otherwise not")
+    @Test(
+        "when a request requires authentication on the base URL's origin, should attach the bearer token; otherwise not"
+    )
     func tokenOnlyWhereItBelongs() throws {
         let session = FakeNetworkSession()
         session.stub(.any, with: .status(200))
-        let module = makeModule(session: session, actions: [.authentication(FakeTokenProvider(current: .success("t0k")))])
+        let module = makeModule(
+            session: session, actions: [.authentication(FakeTokenProvider(current: .success("t0k")))])
         let sameOrigin = try #require(URL(string: "https://api.example.com/v2/raw"))
         let otherHost = try #require(URL(string: "https://cdn.example.net/a.png"))
 
@@ -46,7 +49,8 @@ struct AuthenticationActionTests {
         makeModule(
             session: session,
             actions: [
-                .authentication(FakeTokenProvider(current: .success("k3y")), scheme: .header("Authorization", prefix: "Token "))
+                .authentication(
+                    FakeTokenProvider(current: .success("k3y")), scheme: .header("Authorization", prefix: "Token "))
             ]
         ).perform(request: AuthenticatedRequest()) { _ in }
 
@@ -74,11 +78,14 @@ struct AuthenticationActionTests {
         #expect(session.recordedRequests.allSatisfy { $0.value(forHTTPHeaderField: "Authorization") == "Bearer t0k" })
     }
 
-    @Test("when the current token cannot be had, should fail the waiting requests with the provider's error and send nothing")
+    @Test(
+        "when the current token cannot be had, should fail the waiting requests with the provider's error and send nothing"
+    )
     func currentTokenFailure() {
         let session = FakeNetworkSession()
         let module = makeModule(
-            session: session, actions: [.authentication(FakeTokenProvider(current: .failure(NetworkError.notConnectedToInternet)))])
+            session: session,
+            actions: [.authentication(FakeTokenProvider(current: .failure(NetworkError.notConnectedToInternet)))])
         let results = ResultCollector<NetworkResponse>()
 
         module.perform(request: AuthenticatedRequest(), completion: results.completion)
@@ -136,7 +143,8 @@ struct AuthenticationActionTests {
         #expect(results.results.filter { (try? $0.get().statusCode) == 200 }.count == 50)
     }
 
-    @Test("when a request was sent with a token already replaced, should retry it with the new token without refreshing")
+    @Test(
+        "when a request was sent with a token already replaced, should retry it with the new token without refreshing")
     func staleTokenRetriesWithoutRefresh() {
         let session = FakeNetworkSession(delivery: .manual)
         session.stub(.any, respond: acceptingOnly("Bearer fresh"))
@@ -158,11 +166,14 @@ struct AuthenticationActionTests {
             ])
     }
 
-    @Test("when the refresh fails, should fail every waiting request with its error, and ask for the current token next time")
+    @Test(
+        "when the refresh fails, should fail every waiting request with its error, and ask for the current token next time"
+    )
     func refreshFailureReachesAllWaiters() {
         let session = FakeNetworkSession(delivery: .manual)
         session.stub(.any, respond: acceptingOnly("Bearer fresh"))
-        let tokens = FakeTokenProvider(current: .success("stale"), refreshed: [.failure(SignedOut())], holdsRefresh: true)
+        let tokens = FakeTokenProvider(
+            current: .success("stale"), refreshed: [.failure(SignedOut())], holdsRefresh: true)
         let module = makeModule(session: session, actions: [.authentication(tokens)])
         let results = ResultCollector<NetworkResponse>()
         for _ in 0..<3 { module.perform(request: AuthenticatedRequest(), completion: results.completion) }
@@ -276,6 +287,9 @@ struct AuthenticationActionTests {
         module.perform(request: AuthenticatedRequest()) { _ in }
         module.perform(request: AuthenticatedRequest()) { _ in }
 
-        #expect(session.recordedRequests.map { $0.value(forHTTPHeaderField: "Authorization") } == ["Bearer first", "Bearer first"])
+        #expect(
+            session.recordedRequests.map { $0.value(forHTTPHeaderField: "Authorization") } == [
+                "Bearer first", "Bearer first",
+            ])
     }
 }

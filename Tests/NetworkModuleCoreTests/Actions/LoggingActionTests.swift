@@ -40,16 +40,19 @@ struct LoggingActionTests {
     @Test("when secrets are in headers, cookies, the query or the URL, should mask them in every line, curl included")
     func noSecretReachesAnyLine() throws {
         let session = FakeNetworkSession()
-        session.stub(.any, with: .status(401, headers: ["Set-Cookie": "session=cookie-secret", "WWW-Authenticate": "Bearer"]))
+        session.stub(
+            .any, with: .status(401, headers: ["Set-Cookie": "session=cookie-secret", "WWW-Authenticate": "Bearer"]))
         let log = LogEntries()
         let redaction = Redaction.default.adding(headers: ["X-API-Key"], queryItems: ["token"])
         let module = makeModule(
             session: session,
             actions: [
-                .authentication(FakeTokenProvider(current: .success("bearer-secret"), refreshed: [.success("fresh-secret")])),
+                .authentication(
+                    FakeTokenProvider(current: .success("bearer-secret"), refreshed: [.success("fresh-secret")])),
                 .logging(redaction: redaction, curl: true, sink: log.sink),
             ])
-        var urlRequest = URLRequest(url: try #require(URL(string: "https://ada:url-secret@api.example.com/v2/me?token=query-secret&page=2")))
+        var urlRequest = URLRequest(
+            url: try #require(URL(string: "https://ada:url-secret@api.example.com/v2/me?token=query-secret&page=2")))
         urlRequest.setValue("key-secret", forHTTPHeaderField: "X-API-Key")
         urlRequest.setValue("session=cookie-secret", forHTTPHeaderField: "Cookie")
         urlRequest.setValue("Basic proxy-secret", forHTTPHeaderField: "Proxy-Authorization")
@@ -57,7 +60,10 @@ struct LoggingActionTests {
         module.perform(urlRequest: urlRequest) { _ in }
 
         #expect(log.entries.count == 2, "the 401 and the attempt after the refresh")
-        for secret in ["bearer-secret", "fresh-secret", "url-secret", "query-secret", "key-secret", "cookie-secret", "proxy-secret"] {
+        for secret in [
+            "bearer-secret", "fresh-secret", "url-secret", "query-secret", "key-secret", "cookie-secret",
+            "proxy-secret",
+        ] {
             #expect(!log.text.contains(secret), "\(secret) leaked")
         }
         #expect(log.text.contains("token=REDACTED&page=2"))
@@ -69,7 +75,8 @@ struct LoggingActionTests {
     @Test("when a JSON body holds a key named like a secret, should mask its value in the log and in curl")
     func jsonSecretsMasked() throws {
         let session = FakeNetworkSession()
-        session.stub(.any, with: .json(#"{"headers":{"Authorization":"Bearer echoed-secret"},"token":"body-secret","page":2}"#))
+        session.stub(
+            .any, with: .json(#"{"headers":{"Authorization":"Bearer echoed-secret"},"token":"body-secret","page":2}"#))
         let log = LogEntries()
         var request = URLRequest(url: try #require(URL(string: "https://api.example.com/v2/login")))
         request.httpMethod = "POST"
@@ -77,10 +84,14 @@ struct LoggingActionTests {
 
         makeModule(
             session: session,
-            actions: [.logging(redaction: .default.adding(queryItems: ["token"]), headers: false, curl: true, sink: log.sink)]
+            actions: [
+                .logging(redaction: .default.adding(queryItems: ["token"]), headers: false, curl: true, sink: log.sink)
+            ]
         ).perform(urlRequest: request) { _ in }
 
-        for secret in ["echoed-secret", "body-secret", "sent-secret"] { #expect(!log.text.contains(secret), "\(secret) leaked") }
+        for secret in ["echoed-secret", "body-secret", "sent-secret"] {
+            #expect(!log.text.contains(secret), "\(secret) leaked")
+        }
         #expect(log.text.contains(#""page" : 2"#))
         #expect(log.text.contains(#"--data-binary '{"token":"REDACTED","user":"ada"}'"#))
     }
@@ -92,7 +103,9 @@ struct LoggingActionTests {
         session.stub(.any, with: .json(huge))
         let log = LogEntries()
 
-        makeModule(session: session, actions: [.logging(headers: false, sink: log.sink)]).perform(request: TestRequest()) { _ in }
+        makeModule(session: session, actions: [.logging(headers: false, sink: log.sink)]).perform(
+            request: TestRequest()
+        ) { _ in }
 
         #expect(log.text.hasSuffix("\n  (1200003 bytes of JSON, too large to show)"))
     }
@@ -112,7 +125,8 @@ struct LoggingActionTests {
     @Test("when the body is binary, should write its size only")
     func binaryBody() {
         let session = FakeNetworkSession()
-        session.stub(.any, with: .status(200, headers: ["Content-Type": "image/png"], body: Data([0xFF, 0xD8, 0xFF, 0x00])))
+        session.stub(
+            .any, with: .status(200, headers: ["Content-Type": "image/png"], body: Data([0xFF, 0xD8, 0xFF, 0x00])))
         let log = LogEntries()
 
         makeModule(session: session, actions: [.logging(headers: false, sink: log.sink)])
@@ -124,7 +138,9 @@ struct LoggingActionTests {
     @Test("when an attempt fails in transport, is cancelled, or is failed before sending, should write one line for it")
     func failureLines() {
         struct Offline: NetworkModuleAction {
-            func performBeforeExecutingNetworkRequest(request: (any NetworkRequest)?, urlRequest: inout URLRequest) throws {
+            func performBeforeExecutingNetworkRequest(request: (any NetworkRequest)?, urlRequest: inout URLRequest)
+                throws
+            {
                 throw NetworkError.notConnectedToInternet
             }
         }
@@ -144,9 +160,15 @@ struct LoggingActionTests {
 
         let lines = log.entries.map(timeless)
         #expect(lines.count == 3)
-        #expect(lines.first?.hasSuffix("← ✗ GET https://api.example.com/v2/timeout \(NetworkError.timedOut.localizedDescription) (N ms)") == true)
+        #expect(
+            lines.first?.hasSuffix(
+                "← ✗ GET https://api.example.com/v2/timeout \(NetworkError.timedOut.localizedDescription) (N ms)")
+                == true)
         #expect(lines.dropFirst().first == "✗ GET https://api.example.com/v2/slow cancelled (N ms)")
-        #expect(lines.last == "✗ GET /offline?token=x not sent: \(NetworkError.notConnectedToInternet.localizedDescription) (N ms)")
+        #expect(
+            lines.last
+                == "✗ GET /offline?token=x not sent: \(NetworkError.notConnectedToInternet.localizedDescription) (N ms)"
+        )
     }
 
     @Test("when a retry fails before it is sent, should write the first attempt and a line for the failure")
@@ -154,7 +176,8 @@ struct LoggingActionTests {
         let session = FakeNetworkSession()
         session.stub(.any, with: .status(401))
         let log = LogEntries()
-        let tokens = FakeTokenProvider(current: .success("stale"), refreshed: [.failure(NetworkError.notConnectedToInternet)])
+        let tokens = FakeTokenProvider(
+            current: .success("stale"), refreshed: [.failure(NetworkError.notConnectedToInternet)])
 
         makeModule(session: session, actions: [.authentication(tokens), .logging(headers: false, sink: log.sink)])
             .perform(request: AuthenticatedRequest()) { _ in }
@@ -185,7 +208,9 @@ struct LoggingActionTests {
         makeModule(session: session, actions: [.logging(headers: false, bodies: false, curl: true, sink: log.sink)])
             .perform(urlRequest: raw) { _ in }
 
-        let commands = log.entries.compactMap { entry in entry.range(of: "curl ").map { String(entry[$0.lowerBound...]) } }
+        let commands = log.entries.compactMap { entry in
+            entry.range(of: "curl ").map { String(entry[$0.lowerBound...]) }
+        }
         #expect(
             commands.first == """
                 curl \\

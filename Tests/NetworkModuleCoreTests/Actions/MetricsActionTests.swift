@@ -16,7 +16,9 @@ struct MetricsActionTests {
         var report: @Sendable (RequestMetrics) -> Void { { metrics in self.storage.mutate { $0.append(metrics) } } }
     }
 
-    @Test("when a request succeeds after a retry, should report both attempts, bytes both ways and the final status, once")
+    @Test(
+        "when a request succeeds after a retry, should report both attempts, bytes both ways and the final status, once"
+    )
     func successAfterRetry() throws {
         let session = FakeNetworkSession()
         session.stub(.any, with: .text("busy", status: 503), .text("created!", status: 201))

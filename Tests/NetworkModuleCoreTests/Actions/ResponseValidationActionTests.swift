@@ -13,7 +13,9 @@ struct ResponseValidationActionTests {
         let error: String
     }
 
-    @Test("when a status is listed as failing, should deliver it as the matching error with its body, seen by every action")
+    @Test(
+        "when a status is listed as failing, should deliver it as the matching error with its body, seen by every action"
+    )
     func failingStatusCodes() {
         let session = FakeNetworkSession()
         session.stub(.any, with: .text("partial", status: 299))
@@ -42,7 +44,8 @@ struct ResponseValidationActionTests {
             if let envelope = try? response.decode(ErrorEnvelope.self) { throw envelope }
         }
 
-        makeModule(session: session, actions: [validation]).perform(request: TestRequest(), completion: results.completion)
+        makeModule(session: session, actions: [validation]).perform(
+            request: TestRequest(), completion: results.completion)
 
         guard case .actionFailed(let failure)? = results.singleError else {
             Issue.record("expected .actionFailed, got \(String(describing: results.single))")

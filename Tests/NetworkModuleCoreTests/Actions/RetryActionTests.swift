@@ -38,7 +38,9 @@ struct RetryActionTests {
         #expect(outcome.result?.error?.statusCode == 503)
     }
 
-    @Test("when the random source is at its ends, should spread each wait by the jitter", arguments: [(0.0, [0.4, 0.8]), (1.0, [0.6, 1.2])])
+    @Test(
+        "when the random source is at its ends, should spread each wait by the jitter",
+        arguments: [(0.0, [0.4, 0.8]), (1.0, [0.6, 1.2])])
     func jitter(random: Double, expected: [TimeInterval]) {
         let outcome = run(action: RetryAction(random: { random }), responses: [.status(503)])
 
@@ -91,7 +93,9 @@ struct RetryActionTests {
     func retryAfterPastDate() {
         let action = RetryAction(random: { 0.5 }, now: { Self.rfcDate.addingTimeInterval(3600) })
 
-        let outcome = run(action: action, responses: [.status(503, headers: ["Retry-After": "Sun, 06 Nov 1994 08:49:37 GMT"]), .status(200)])
+        let outcome = run(
+            action: action,
+            responses: [.status(503, headers: ["Retry-After": "Sun, 06 Nov 1994 08:49:37 GMT"]), .status(200)])
 
         #expect(outcome.delays == [0])
     }
@@ -99,7 +103,8 @@ struct RetryActionTests {
     @Test("when Retry-After cannot be read, should fall back to the backoff")
     func unreadableRetryAfter() {
         let outcome = run(
-            action: RetryAction(random: { 0.5 }), responses: [.status(503, headers: ["Retry-After": "soon"]), .status(200)])
+            action: RetryAction(random: { 0.5 }),
+            responses: [.status(503, headers: ["Retry-After": "soon"]), .status(200)])
 
         #expect(outcome.delays == [0.5])
     }
@@ -131,8 +136,10 @@ struct RetryActionTests {
         arguments: [
             (StubbedResponse.status(408), true), (.status(429), true), (.status(500), true), (.status(502), true),
             (.status(503), true), (.status(504), true), (.status(400), false), (.status(401), false),
-            (.status(404), false), (.status(501), false), (.error(.timedOut), true), (.error(.networkConnectionLost), true),
-            (.error(.notConnectedToInternet), true), (.error(.cannotConnectToHost), true), (.error(.cannotFindHost), false),
+            (.status(404), false), (.status(501), false), (.error(.timedOut), true),
+            (.error(.networkConnectionLost), true),
+            (.error(.notConnectedToInternet), true), (.error(.cannotConnectToHost), true),
+            (.error(.cannotFindHost), false),
             (.error(.secureConnectionFailed), false),
         ])
     func whatIsRetried(response: StubbedResponse, retried: Bool) {

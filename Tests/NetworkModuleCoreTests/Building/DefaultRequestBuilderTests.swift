@@ -41,7 +41,8 @@ struct DefaultRequestBuilderTests {
     /// canonicalizes the casing of names (`X-Request-ID` → `X-Request-Id`), so exact casing
     /// is not observable on every platform; the count of fields is.
     func lowercasedFields(_ urlRequest: URLRequest) -> [String: String] {
-        Dictionary((urlRequest.allHTTPHeaderFields ?? [:]).map { ($0.key.lowercased(), $0.value) }) { first, _ in first }
+        Dictionary((urlRequest.allHTTPHeaderFields ?? [:]).map { ($0.key.lowercased(), $0.value) }) { first, _ in first
+        }
     }
 
     /// The error building `request` fails with, or `nil` if it builds.
@@ -99,7 +100,9 @@ struct DefaultRequestBuilderTests {
 
     @Test("when the path starts with several slashes, should still join with exactly one")
     func severalLeadingSlashes() throws {
-        #expect(try urlText(Request(path: "//users"), base: "https://api.example.com/v2") == "https://api.example.com/v2/users")
+        #expect(
+            try urlText(Request(path: "//users"), base: "https://api.example.com/v2")
+                == "https://api.example.com/v2/users")
     }
 
     @Test("when the path ends with a slash, should keep it")
@@ -140,17 +143,23 @@ struct DefaultRequestBuilderTests {
 
     @Test("when the absolute URL's path has characters not allowed in a path, should encode them")
     func absoluteURLPathEncoding() throws {
-        #expect(try urlText(Request(path: "https://cdn.example.com/my file/ü[1]%2F")) == "https://cdn.example.com/my%20file/%C3%BC%5B1%5D%2F")
+        #expect(
+            try urlText(Request(path: "https://cdn.example.com/my file/ü[1]%2F"))
+                == "https://cdn.example.com/my%20file/%C3%BC%5B1%5D%2F")
     }
 
     @Test("when the base URL is invalid but the path is absolute, should use the path")
     func absoluteURLWithInvalidBase() throws {
-        #expect(try urlText(Request(path: "https://cdn.example.com/a"), base: "/relative/only") == "https://cdn.example.com/a")
+        #expect(
+            try urlText(Request(path: "https://cdn.example.com/a"), base: "/relative/only")
+                == "https://cdn.example.com/a")
     }
 
     @Test("when a path starts with a word and a colon but no //, should treat it as relative")
     func colonInRelativePath() throws {
-        #expect(try urlText(Request(path: "users:search"), base: "https://api.example.com/v2") == "https://api.example.com/v2/users:search")
+        #expect(
+            try urlText(Request(path: "users:search"), base: "https://api.example.com/v2")
+                == "https://api.example.com/v2/users:search")
     }
 
     // MARK: - Query
@@ -158,7 +167,8 @@ struct DefaultRequestBuilderTests {
     @Test("when the path has a query and there are query items, should append the items after it with &")
     func pathQueryPlusItems() throws {
         let request = Request(
-            path: "search?sort=asc", queryItems: [URLQueryItem(name: "page", value: "2"), URLQueryItem(name: "q", value: "x")])
+            path: "search?sort=asc",
+            queryItems: [URLQueryItem(name: "page", value: "2"), URLQueryItem(name: "q", value: "x")])
         #expect(try urlText(request) == "https://api.example.com/search?sort=asc&page=2&q=x")
     }
 
@@ -196,7 +206,9 @@ struct DefaultRequestBuilderTests {
 
     @Test("when a query item has an empty value, should send the name and =")
     func emptyValuedItem() throws {
-        #expect(try urlText(Request(path: "x", queryItems: [URLQueryItem(name: "q", value: "")])) == "https://api.example.com/x?q=")
+        #expect(
+            try urlText(Request(path: "x", queryItems: [URLQueryItem(name: "q", value: "")]))
+                == "https://api.example.com/x?q=")
     }
 
     @Test(
@@ -291,12 +303,16 @@ struct DefaultRequestBuilderTests {
     @Test("when the base URL is invalid, should report it even for an empty path")
     func invalidBaseURLEmptyPath() throws {
         let builder = try makeBuilder(base: "https://api.example.com?x=1")
-        #expect(buildError(Request(path: ""), builder: builder) == .invalidRequest(.invalidBaseURL("https://api.example.com?x=1")))
+        #expect(
+            buildError(Request(path: ""), builder: builder)
+                == .invalidRequest(.invalidBaseURL("https://api.example.com?x=1")))
     }
 
     @Test("should expose the base URL it was created with")
     func exposesBaseURL() throws {
-        #expect(try makeBuilder(base: "https://api.example.com/v2/").baseURL?.absoluteString == "https://api.example.com/v2/")
+        #expect(
+            try makeBuilder(base: "https://api.example.com/v2/").baseURL?.absoluteString
+                == "https://api.example.com/v2/")
     }
 
     // MARK: - Method
@@ -320,7 +336,9 @@ struct DefaultRequestBuilderTests {
     @Test("when a custom method token is used, should send it exactly as given")
     func customMethod() throws {
         #expect(try makeBuilder().build(request: Request(path: "x", method: "PURGE")).httpMethod == "PURGE")
-        #expect(try makeBuilder().build(request: Request(path: "x", method: HTTPMethod(rawValue: "M-SEARCH"))).httpMethod == "M-SEARCH")
+        #expect(
+            try makeBuilder().build(request: Request(path: "x", method: HTTPMethod(rawValue: "M-SEARCH"))).httpMethod
+                == "M-SEARCH")
     }
 
     @Test(
@@ -341,7 +359,9 @@ struct DefaultRequestBuilderTests {
         #expect(lowercasedFields(urlRequest) == ["accept": "application/json", "x-client": "tests/1.0"])
     }
 
-    @Test("when the request sets a header with other casing than a default, should send one field with the request's value")
+    @Test(
+        "when the request sets a header with other casing than a default, should send one field with the request's value"
+    )
     func requestHeaderOverridesCaseInsensitively() throws {
         let builder = try makeBuilder(defaultHeaders: ["content-type": "text/plain", "Accept": "*/*"])
         let urlRequest = try builder.build(request: Request(path: "x", headers: ["Content-Type": "application/xml"]))
@@ -362,7 +382,10 @@ struct DefaultRequestBuilderTests {
 
     @Test(
         "when a header name is empty or not a token, should fail with invalidHeaderName",
-        arguments: ["", "X Header", "X-Header\r\nX-Admin", "X-Header\n", "X-Header\r", "X\0", "X:Y", "Ünicode", "X\tY", "X\u{7F}"])
+        arguments: [
+            "", "X Header", "X-Header\r\nX-Admin", "X-Header\n", "X-Header\r", "X\0", "X:Y", "Ünicode", "X\tY",
+            "X\u{7F}",
+        ])
     func invalidHeaderName(name: String) throws {
         let error = buildError(Request(path: "x", headers: HTTPHeaders([(name, "v")])), builder: try makeBuilder())
         #expect(error == .invalidRequest(.invalidHeaderName(name)))
@@ -392,7 +415,9 @@ struct DefaultRequestBuilderTests {
     @Test("when a default header value has a line break, should fail with invalidHeaderValue")
     func invalidDefaultHeaderValue() throws {
         let builder = try makeBuilder(defaultHeaders: ["Authorization": "Bearer t\r\nX: 1"])
-        #expect(buildError(Request(path: "x"), builder: builder) == .invalidRequest(.invalidHeaderValue(name: "Authorization")))
+        #expect(
+            buildError(Request(path: "x"), builder: builder)
+                == .invalidRequest(.invalidHeaderValue(name: "Authorization")))
     }
 
     @Test("when an invalid default header value is overridden by the request, should build")
@@ -436,7 +461,9 @@ struct DefaultRequestBuilderTests {
         #expect(try makeBuilder(defaultTimeout: 30).build(request: Request(path: "x", timeout: 5)).timeoutInterval == 5)
     }
 
-    @Test("when the request's timeout is 0, negative or infinite, should fail with invalidTimeout", arguments: [0, -1, -0.001, .infinity, -.infinity])
+    @Test(
+        "when the request's timeout is 0, negative or infinite, should fail with invalidTimeout",
+        arguments: [0, -1, -0.001, .infinity, -.infinity])
     func invalidTimeout(timeout: TimeInterval) throws {
         let error = buildError(Request(path: "x", timeout: timeout), builder: try makeBuilder())
         #expect(error == .invalidRequest(.invalidTimeout(timeout)))
@@ -454,7 +481,9 @@ struct DefaultRequestBuilderTests {
 
     @Test("when the builder's default timeout is invalid and the request sets none, should fail with invalidTimeout")
     func invalidDefaultTimeout() throws {
-        #expect(buildError(Request(path: "x"), builder: try makeBuilder(defaultTimeout: 0)) == .invalidRequest(.invalidTimeout(0)))
+        #expect(
+            buildError(Request(path: "x"), builder: try makeBuilder(defaultTimeout: 0))
+                == .invalidRequest(.invalidTimeout(0)))
     }
 
     @Test("when the request sets no cache policy, should use the protocol's policy by default")

@@ -85,13 +85,16 @@ struct DecodingFailureTests {
     @Test("when a type's init(from:) throws its own error, should be other with the error's description")
     func otherError() throws {
         let failure = try failure(decoding: "{}", as: Picky.self)
-        #expect(failure == DecodingFailure(typeName: "Picky", kind: .other, codingPath: "", debugDescription: "picky refuses"))
+        #expect(
+            failure
+                == DecodingFailure(typeName: "Picky", kind: .other, codingPath: "", debugDescription: "picky refuses"))
         #expect(failure.description == "Picky: picky refuses")
     }
 
     @Test("when the top-level value is an array, should render the index path without a leading dot")
     func topLevelArrayPath() throws {
-        let failure = try failure(decoding: #"[{"name":"a","role":"admin"},{"name":1,"role":"admin"}]"#, as: [Item].self)
+        let failure = try failure(
+            decoding: #"[{"name":"a","role":"admin"},{"name":1,"role":"admin"}]"#, as: [Item].self)
         #expect(failure.typeName == "Array<Item>")
         #expect(failure.codingPath == "[1].name")
     }
@@ -117,12 +120,27 @@ struct DecodingFailureTests {
 
     @Test("when two failures differ in any field, should not be equal")
     func equality() {
-        let failure = DecodingFailure(typeName: "User", kind: .keyNotFound("id"), codingPath: "a", debugDescription: "d")
-        #expect(failure == DecodingFailure(typeName: "User", kind: .keyNotFound("id"), codingPath: "a", debugDescription: "d"))
-        #expect(failure != DecodingFailure(typeName: "Team", kind: .keyNotFound("id"), codingPath: "a", debugDescription: "d"))
-        #expect(failure != DecodingFailure(typeName: "User", kind: .keyNotFound("name"), codingPath: "a", debugDescription: "d"))
-        #expect(failure != DecodingFailure(typeName: "User", kind: .valueNotFound("id"), codingPath: "a", debugDescription: "d"))
-        #expect(failure != DecodingFailure(typeName: "User", kind: .keyNotFound("id"), codingPath: "b", debugDescription: "d"))
-        #expect(failure != DecodingFailure(typeName: "User", kind: .keyNotFound("id"), codingPath: "a", debugDescription: "e"))
+        let failure = DecodingFailure(
+            typeName: "User", kind: .keyNotFound("id"), codingPath: "a", debugDescription: "d")
+        #expect(
+            failure
+                == DecodingFailure(typeName: "User", kind: .keyNotFound("id"), codingPath: "a", debugDescription: "d"))
+        #expect(
+            failure
+                != DecodingFailure(typeName: "Team", kind: .keyNotFound("id"), codingPath: "a", debugDescription: "d"))
+        #expect(
+            failure
+                != DecodingFailure(typeName: "User", kind: .keyNotFound("name"), codingPath: "a", debugDescription: "d")
+        )
+        #expect(
+            failure
+                != DecodingFailure(typeName: "User", kind: .valueNotFound("id"), codingPath: "a", debugDescription: "d")
+        )
+        #expect(
+            failure
+                != DecodingFailure(typeName: "User", kind: .keyNotFound("id"), codingPath: "b", debugDescription: "d"))
+        #expect(
+            failure
+                != DecodingFailure(typeName: "User", kind: .keyNotFound("id"), codingPath: "a", debugDescription: "e"))
     }
 }

@@ -31,7 +31,8 @@ struct HTTPErrorResponseTests {
     @Test("when the body is the server's error JSON, should decode it")
     func decodeBody() throws {
         let response = response(body: #"{"code":"invalid_email","message":"Email is invalid"}"#)
-        #expect(try response.decodeBody(as: APIError.self) == APIError(code: "invalid_email", message: "Email is invalid"))
+        #expect(
+            try response.decodeBody(as: APIError.self) == APIError(code: "invalid_email", message: "Email is invalid"))
     }
 
     @Test("when decodeBody is given a decoder, should use it")
@@ -39,7 +40,9 @@ struct HTTPErrorResponseTests {
         struct SnakeError: Decodable, Equatable { var errorCode: Int }
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
-        #expect(try response(body: #"{"error_code":7}"#).decodeBody(as: SnakeError.self, decoder: decoder) == SnakeError(errorCode: 7))
+        #expect(
+            try response(body: #"{"error_code":7}"#).decodeBody(as: SnakeError.self, decoder: decoder)
+                == SnakeError(errorCode: 7))
     }
 
     @Test("when the body is empty, should throw noResponseData")

@@ -29,18 +29,23 @@ struct NetworkErrorDescriptionTests {
         .notConnectedToInternet, .timedOut, .cannotFindHost, .cannotConnectToHost, .networkConnectionLost,
         .secureConnectionFailed(.serverCertificateUntrusted), .transportError(.badServerResponse), .cancelled,
         .invalidResponse, .noResponseData,
-        .decodingFailed(DecodingFailure(typeName: "User", kind: .keyNotFound("id"), codingPath: "", debugDescription: "d")),
+        .decodingFailed(
+            DecodingFailure(typeName: "User", kind: .keyNotFound("id"), codingPath: "", debugDescription: "d")),
         .actionFailed(ActionFailure(actionName: "TokenAction", message: "no token")),
     ]
 
-    @Test("when any error is described, should give a non-empty text that errorDescription and localizedDescription repeat", arguments: httpErrors + otherErrors)
+    @Test(
+        "when any error is described, should give a non-empty text that errorDescription and localizedDescription repeat",
+        arguments: httpErrors + otherErrors)
     func nonEmpty(error: NetworkError) {
         #expect(!error.description.isEmpty)
         #expect(error.errorDescription == error.description)
         #expect((error as any Error).localizedDescription == error.description)
     }
 
-    @Test("when an HTTP status error is described, should mention the status and the URL but no header value or body", arguments: httpErrors)
+    @Test(
+        "when an HTTP status error is described, should mention the status and the URL but no header value or body",
+        arguments: httpErrors)
     func httpErrorDescription(error: NetworkError) throws {
         let status = try #require(error.statusCode)
         #expect(error.description.hasPrefix("HTTP \(status) from \(Self.urlText)"))
@@ -106,10 +111,14 @@ struct NetworkErrorDescriptionTests {
             "The request was cancelled by its caller (cancel() on its handle, or its Task's cancellation). Usually there is nothing to show."
         ),
         (
-            .decodingFailed(DecodingFailure(typeName: "User", kind: .keyNotFound("id"), codingPath: "", debugDescription: "d")),
+            .decodingFailed(
+                DecodingFailure(typeName: "User", kind: .keyNotFound("id"), codingPath: "", debugDescription: "d")),
             #"The response could not be decoded: User: key "id" not found. Check the type against the server's JSON."#
         ),
-        (.actionFailed(ActionFailure(actionName: "TokenAction", message: "no token")), "The action TokenAction failed the request: no token"),
+        (
+            .actionFailed(ActionFailure(actionName: "TokenAction", message: "no token")),
+            "The action TokenAction failed the request: no token"
+        ),
     ]
 
     @Test("when described, should give the exact text for each kind of error", arguments: exactTexts)
@@ -140,7 +149,9 @@ struct NetworkErrorDescriptionTests {
         let error = #expect(throws: NetworkError.self) { try builder.build(request: Request(value: value)) }
         let thrown = try #require(error)
         #expect(thrown == .invalidRequest(.invalidHeaderValue(name: "Authorization")))
-        for text in [thrown.description, thrown.errorDescription ?? "", String(describing: thrown), String(reflecting: thrown)] {
+        for text in [
+            thrown.description, thrown.errorDescription ?? "", String(describing: thrown), String(reflecting: thrown),
+        ] {
             #expect(!text.contains("s3cr3t"))
             #expect(!text.contains("X-Admin"))
         }

@@ -184,7 +184,8 @@ struct NetworkErrorTests {
             NetworkError.cancelled, .cannotFindHost, .secureConnectionFailed(.serverCertificateUntrusted),
             .transportError(.badServerResponse), .transportError(.unknown), .invalidResponse, .noResponseData,
             .invalidRequest(.invalidHeaderValue(name: "X")),
-            .decodingFailed(DecodingFailure(typeName: "T", kind: .dataCorrupted, codingPath: "", debugDescription: "d")),
+            .decodingFailed(
+                DecodingFailure(typeName: "T", kind: .dataCorrupted, codingPath: "", debugDescription: "d")),
             .actionFailed(ActionFailure(actionName: "A", message: "m")),
         ])
     func notRetryable(error: NetworkError) {
@@ -227,8 +228,10 @@ struct NetworkErrorTests {
         #expect(NetworkError.timedOut == .timedOut)
         #expect(NetworkError.transportError(.badURL) == .transportError(.badURL))
         #expect(NetworkError.invalidRequest(.invalidHeaderName("a b")) == .invalidRequest(.invalidHeaderName("a b")))
-        let lhs = HTTPErrorResponse(statusCode: 404, headers: ["Content-Type": "text/plain", "X-Id": "1"], body: Data("x".utf8), url: Self.url)
-        let rhs = HTTPErrorResponse(statusCode: 404, headers: ["x-id": "1", "content-type": "text/plain"], body: Data("x".utf8), url: Self.url)
+        let lhs = HTTPErrorResponse(
+            statusCode: 404, headers: ["Content-Type": "text/plain", "X-Id": "1"], body: Data("x".utf8), url: Self.url)
+        let rhs = HTTPErrorResponse(
+            statusCode: 404, headers: ["x-id": "1", "content-type": "text/plain"], body: Data("x".utf8), url: Self.url)
         #expect(NetworkError.notFound(lhs) == .notFound(rhs))
     }
 
@@ -237,7 +240,9 @@ struct NetworkErrorTests {
         let response = Self.response(404, body: "x")
         #expect(NetworkError.timedOut != .cancelled)
         #expect(NetworkError.transportError(.badURL) != .transportError(.unknown))
-        #expect(NetworkError.secureConnectionFailed(.serverCertificateUntrusted) != .secureConnectionFailed(.secureConnectionFailed))
+        #expect(
+            NetworkError.secureConnectionFailed(.serverCertificateUntrusted)
+                != .secureConnectionFailed(.secureConnectionFailed))
         #expect(NetworkError.transportError(.timedOut) != .timedOut)
         #expect(NetworkError.notFound(response) != .clientError(response))
         #expect(NetworkError.notFound(response) != .notFound(Self.response(404, body: "y")))
@@ -246,7 +251,8 @@ struct NetworkErrorTests {
         #expect(NetworkError.invalidRequest(.invalidTimeout(0)) != .invalidRequest(.invalidTimeout(-1)))
         #expect(NetworkError.invalidRequest(.invalidPath("a")) != .invalidRequest(.invalidBaseURL("a")))
         let failure = DecodingFailure(typeName: "User", kind: .keyNotFound("id"), codingPath: "", debugDescription: "d")
-        let elsewhere = DecodingFailure(typeName: "User", kind: .keyNotFound("id"), codingPath: "items[0]", debugDescription: "d")
+        let elsewhere = DecodingFailure(
+            typeName: "User", kind: .keyNotFound("id"), codingPath: "items[0]", debugDescription: "d")
         #expect(NetworkError.decodingFailed(failure) != .decodingFailed(elsewhere))
     }
 
@@ -257,8 +263,10 @@ struct NetworkErrorTests {
         let lhs = ActionFailure(actionName: "TokenAction", message: "no token", underlyingError: First())
         let rhs = ActionFailure(actionName: "TokenAction", message: "no token", underlyingError: Second())
         #expect(NetworkError.actionFailed(lhs) == .actionFailed(rhs))
-        #expect(NetworkError.actionFailed(lhs) != .actionFailed(ActionFailure(actionName: "Other", message: "no token")))
-        #expect(NetworkError.actionFailed(lhs) != .actionFailed(ActionFailure(actionName: "TokenAction", message: "other")))
+        #expect(
+            NetworkError.actionFailed(lhs) != .actionFailed(ActionFailure(actionName: "Other", message: "no token")))
+        #expect(
+            NetworkError.actionFailed(lhs) != .actionFailed(ActionFailure(actionName: "TokenAction", message: "other")))
         #expect(lhs.description == "TokenAction: no token")
     }
 }

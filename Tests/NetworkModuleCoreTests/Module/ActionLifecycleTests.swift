@@ -132,7 +132,8 @@ struct ActionLifecycleTests {
         session.stub(.any, with: .status(200))
         let results = ResultCollector<NetworkResponse>()
 
-        makeModule(session: session, actions: [TwiceAction()]).perform(request: TestRequest(), completion: results.completion)
+        makeModule(session: session, actions: [TwiceAction()]).perform(
+            request: TestRequest(), completion: results.completion)
 
         #expect(session.recordedRequests.count == 1)
         #expect(results.count == 1)

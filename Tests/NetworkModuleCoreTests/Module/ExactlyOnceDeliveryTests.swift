@@ -30,7 +30,8 @@ struct ExactlyOnceDeliveryTests {
     func httpErrorIsDeliveredOnce() throws {
         let session = FakeNetworkSession()
         session.stub(
-            .any, with: .json(APIError(code: "gone", message: "No such user"), status: 404, headers: ["X-Trace": "abc"]))
+            .any, with: .json(APIError(code: "gone", message: "No such user"), status: 404, headers: ["X-Trace": "abc"])
+        )
         let executor = RecordingExecutor()
         let results = ResultCollector<NetworkResponse>()
 
@@ -97,7 +98,8 @@ struct ExactlyOnceDeliveryTests {
         #expect(session.recordedRequests.isEmpty)
     }
 
-    @Test("when cancelled in flight, should deliver .cancelled at once, cancel the session task and drop its late answer")
+    @Test(
+        "when cancelled in flight, should deliver .cancelled at once, cancel the session task and drop its late answer")
     func cancelInFlight() {
         let session = FakeNetworkSession(delivery: .manual)
         session.stub(.any, with: .status(200))
@@ -137,7 +139,8 @@ struct ExactlyOnceDeliveryTests {
         let session = StubbornSession()
         let results = ResultCollector<NetworkResponse>()
         let module = DefaultNetworkModule(
-            requestBuilder: DefaultRequestBuilder(baseURL: apiBaseURL), session: session, completionExecutor: .immediate)
+            requestBuilder: DefaultRequestBuilder(baseURL: apiBaseURL), session: session, completionExecutor: .immediate
+        )
 
         module.perform(request: TestRequest(), completion: results.completion)
         session.answerAll()

@@ -126,7 +126,8 @@ struct HostileResponseTests {
             completion: lenient.completion)
 
         #expect(strict.singleError?.statusCode == 202)
-        if case .unacceptableStatusCode? = strict.singleError {} else {
+        if case .unacceptableStatusCode? = strict.singleError {
+        } else {
             Issue.record("a 202 outside the acceptable codes is .unacceptableStatusCode, got \(strict.results)")
         }
         #expect(lenient.singleValue?.statusCode == 304)

@@ -31,7 +31,9 @@ struct LifetimeTests {
         var requiresAuthentication: Bool
     }
 
-    @Test("when a burst of requests has finished and the module is released, should free the module, its sessions and its actions")
+    @Test(
+        "when a burst of requests has finished and the module is released, should free the module, its sessions and its actions"
+    )
     func burstThenRelease() {
         weak var weakModule: DefaultNetworkModule?
         weak var weakFake: FakeNetworkSession?
@@ -72,7 +74,10 @@ struct LifetimeTests {
                 requestBuilder: DefaultRequestBuilder(baseURL: apiBaseURL),
                 session: cached,
                 actions: [
-                    HeadersAction.header("X-Trace") { _ in _ = headerSentinel; return "t" },
+                    HeadersAction.header("X-Trace") { _ in
+                        _ = headerSentinel
+                        return "t"
+                    },
                     authentication,
                     RetryAction(policy: RetryPolicy(maxAttempts: 2), random: { 0.5 }),
                     LoggingAction.logging(sink: { _ in _ = loggingSentinel }),

@@ -65,8 +65,10 @@ struct RequestBuilderPropertyTests {
             case (.built, .success(let urlRequest)):
                 try Self.verify(urlRequest, matches: request, context: context)
                 built += 1
-            case (.invalidHeaderName(let name), .failure(.invalidRequest(.invalidHeaderName(let actual)))) where name == actual,
-                (.invalidHeaderValue(let name), .failure(.invalidRequest(.invalidHeaderValue(let actual)))) where name == actual:
+            case (.invalidHeaderName(let name), .failure(.invalidRequest(.invalidHeaderName(let actual))))
+            where name == actual,
+                (.invalidHeaderValue(let name), .failure(.invalidRequest(.invalidHeaderValue(let actual))))
+            where name == actual:
                 rejected += 1
             default:
                 Issue.record("\(context): got \(result), expected \(expectation) for \(request)")
@@ -86,7 +88,8 @@ struct RequestBuilderPropertyTests {
         let queryItems = (0..<Int.random(in: 0...5, using: &random)).map { _ in
             URLQueryItem(
                 name: random.string(from: Alphabet.anything, maxLength: 10, minLength: 1),
-                value: Int.random(in: 0..<8, using: &random) == 0 ? nil : random.string(from: Alphabet.anything, maxLength: 16))
+                value: Int.random(in: 0..<8, using: &random) == 0
+                    ? nil : random.string(from: Alphabet.anything, maxLength: 16))
         }
         var headers = HTTPHeaders()
         for _ in 0..<Int.random(in: 0...4, using: &random) {
@@ -121,9 +124,13 @@ struct RequestBuilderPropertyTests {
     /// What the builder must do with these headers: the first bad one, in order, decides.
     static func expectation(for headers: HTTPHeaders) -> Expectation {
         for field in headers {
-            let nameIsToken = !field.name.isEmpty && field.name.unicodeScalars.allSatisfy { scalar in
-                scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || "!#$%&'*+-.^_`|~".unicodeScalars.contains(scalar))
-            }
+            let nameIsToken =
+                !field.name.isEmpty
+                && field.name.unicodeScalars.allSatisfy { scalar in
+                    scalar.isASCII
+                        && (CharacterSet.alphanumerics.contains(scalar)
+                            || "!#$%&'*+-.^_`|~".unicodeScalars.contains(scalar))
+                }
             if !nameIsToken { return .invalidHeaderName(field.name) }
             let valueIsClean = field.value.utf8.allSatisfy { $0 == 0x09 || ($0 >= 0x20 && $0 != 0x7F) }
             if !valueIsClean { return .invalidHeaderValue(field.name) }

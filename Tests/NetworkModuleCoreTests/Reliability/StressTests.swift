@@ -39,7 +39,9 @@ struct StressTests {
         }
     }
 
-    @Test("when 8 threads send requests with random delays, failures, retries and cancellations, should complete each exactly once")
+    @Test(
+        "when 8 threads send requests with random delays, failures, retries and cancellations, should complete each exactly once"
+    )
     func chaos() throws {
         let total = ProcessInfo.processInfo.environment["NETWORK_MODULE_STRESS_REQUESTS"].flatMap(Int.init) ?? 20_000
         let threads = 8
@@ -100,7 +102,8 @@ struct StressTests {
         let tally = outcomes.withLock { $0 }
         #expect(tally.values.reduce(0, +) == total)
         #expect(executor.deliveryCount == total)
-        #expect(tally["success", default: 0] > 0 && tally["failure", default: 0] > 0 && tally["cancelled", default: 0] > 0,
+        #expect(
+            tally["success", default: 0] > 0 && tally["failure", default: 0] > 0 && tally["cancelled", default: 0] > 0,
             "every kind of outcome should occur: \(tally)")
     }
 }

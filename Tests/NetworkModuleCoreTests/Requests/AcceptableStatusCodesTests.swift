@@ -5,7 +5,9 @@ import Testing
 struct AcceptableStatusCodesTests {
     @Test(
         "when the codes are .successful, should accept exactly 200 to 299",
-        arguments: [(199, false), (200, true), (204, true), (299, true), (300, false), (304, false), (404, false), (0, false)])
+        arguments: [
+            (199, false), (200, true), (204, true), (299, true), (300, false), (304, false), (404, false), (0, false),
+        ])
     func successful(status: Int, accepted: Bool) {
         #expect(AcceptableStatusCodes.successful.contains(status) == accepted)
     }

@@ -9,7 +9,9 @@ struct HTTPHeadersTests {
         headers.map { [$0.name, $0.value] }
     }
 
-    @Test("when a field is looked up in any casing, should find it", arguments: ["Content-Type", "content-type", "CONTENT-TYPE", "cOnTeNt-TyPe"])
+    @Test(
+        "when a field is looked up in any casing, should find it",
+        arguments: ["Content-Type", "content-type", "CONTENT-TYPE", "cOnTeNt-TyPe"])
     func caseInsensitiveLookup(name: String) {
         let headers: HTTPHeaders = ["Content-Type": "application/json"]
         #expect(headers[name] == "application/json")
@@ -47,7 +49,8 @@ struct HTTPHeadersTests {
         #expect(headers["Authorization"] == nil)
     }
 
-    @Test("when created from pairs with a repeated name, should keep one field at the first position with the last value")
+    @Test(
+        "when created from pairs with a repeated name, should keep one field at the first position with the last value")
     func pairsWithDuplicates() {
         let headers = HTTPHeaders([("X-A", "1"), ("B", "2"), ("x-a", "3")])
         #expect(pairs(headers) == [["x-a", "3"], ["B", "2"]])
@@ -75,7 +78,10 @@ struct HTTPHeadersTests {
     func merging() {
         let defaults: HTTPHeaders = ["Accept": "*/*", "content-type": "text/plain", "X-Client": "app"]
         let merged = defaults.merging(["Content-Type": "application/json", "X-New": "1"])
-        #expect(pairs(merged) == [["Accept", "*/*"], ["Content-Type", "application/json"], ["X-Client", "app"], ["X-New", "1"]])
+        #expect(
+            pairs(merged) == [
+                ["Accept", "*/*"], ["Content-Type", "application/json"], ["X-Client", "app"], ["X-New", "1"],
+            ])
         #expect(pairs(defaults) == [["Accept", "*/*"], ["content-type", "text/plain"], ["X-Client", "app"]])
     }
 

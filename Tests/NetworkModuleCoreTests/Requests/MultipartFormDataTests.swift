@@ -106,7 +106,8 @@ struct MultipartFormDataTests {
                 ParsedPart(headers: [#"Content-Disposition: form-data; name="title""#], data: Data("Holiday ☀️".utf8)),
                 ParsedPart(
                     headers: [
-                        #"Content-Disposition: form-data; name="photo"; filename="beach.jpg""#, "Content-Type: image/jpeg",
+                        #"Content-Disposition: form-data; name="photo"; filename="beach.jpg""#,
+                        "Content-Type: image/jpeg",
                     ], data: Self.allBytes),
                 ParsedPart(
                     headers: [
@@ -132,10 +133,11 @@ struct MultipartFormDataTests {
         form.addFile(name: "file", filename: raw, contentType: "text/plain", data: Data("f".utf8))
         let urlRequest = try build(form)
         let parts = try parse(try #require(urlRequest.httpBody), boundary: try boundary(of: urlRequest))
-        #expect(parts.map(\.headers) == [
-            ["Content-Disposition: form-data; name=\"\(escaped)\""],
-            ["Content-Disposition: form-data; name=\"file\"; filename=\"\(escaped)\"", "Content-Type: text/plain"],
-        ])
+        #expect(
+            parts.map(\.headers) == [
+                ["Content-Disposition: form-data; name=\"\(escaped)\""],
+                ["Content-Disposition: form-data; name=\"file\"; filename=\"\(escaped)\"", "Content-Type: text/plain"],
+            ])
         #expect(parts.map(\.data) == [Data("v".utf8), Data("f".utf8)])
     }
 
@@ -154,7 +156,8 @@ struct MultipartFormDataTests {
         form.addField(name: "a", value: "1")
         let urlRequest = try build(form, headers: ["Content-Type": "multipart/mixed; boundary=B"])
         #expect(urlRequest.value(forHTTPHeaderField: "Content-Type") == "multipart/mixed; boundary=B")
-        #expect(urlRequest.httpBody == Data("--B\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n1\r\n--B--\r\n".utf8))
+        #expect(
+            urlRequest.httpBody == Data("--B\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n1\r\n--B--\r\n".utf8))
     }
 
     // MARK: - Boundaries
@@ -196,8 +199,10 @@ struct MultipartFormDataTests {
             data: Data((place == "data" ? "xx--sep42--xx" : "xx").utf8))
         #expect(
             try buildError(form)
-                == .invalidRequest(.bodyEncodingFailed(
-                    "the multipart boundary \"sep42\" occurs inside a part; use another or let the framework choose one")))
+                == .invalidRequest(
+                    .bodyEncodingFailed(
+                        "the multipart boundary \"sep42\" occurs inside a part; use another or let the framework choose one"
+                    )))
     }
 
     @Test(
@@ -211,8 +216,10 @@ struct MultipartFormDataTests {
         form.addField(name: "a", value: "1")
         #expect(
             try buildError(form)
-                == .invalidRequest(.bodyEncodingFailed(
-                    "the multipart boundary must be 1 to 70 letters, digits or '()+_,-./:=? ' and not end in a space")))
+                == .invalidRequest(
+                    .bodyEncodingFailed(
+                        "the multipart boundary must be 1 to 70 letters, digits or '()+_,-./:=? ' and not end in a space"
+                    )))
     }
 
     @Test("when a fixed boundary is 70 characters long, should use it")
@@ -234,7 +241,9 @@ struct MultipartFormDataTests {
         #expect(parts == [ParsedPart(headers: [#"Content-Disposition: form-data; name="a""#], data: Data("1".utf8))])
     }
 
-    @Test("when a fixed boundary is a token, should send it unquoted", arguments: ["simple", "A-b_c.d+e'f", "----WebKitFormBoundary7MA4YWxkTrZu0gW"])
+    @Test(
+        "when a fixed boundary is a token, should send it unquoted",
+        arguments: ["simple", "A-b_c.d+e'f", "----WebKitFormBoundary7MA4YWxkTrZu0gW"])
     func unquotedBoundary(boundary: String) throws {
         let urlRequest = try build(MultipartFormData(boundary: boundary))
         #expect(urlRequest.value(forHTTPHeaderField: "Content-Type") == "multipart/form-data; boundary=\(boundary)")
@@ -251,7 +260,8 @@ struct MultipartFormDataTests {
         form.addFile(name: "upload", filename: "a.txt", contentType: contentType, data: Data("x".utf8))
         #expect(
             try buildError(form)
-                == .invalidRequest(.bodyEncodingFailed("the content type of multipart part \"upload\" contains a line break")))
+                == .invalidRequest(
+                    .bodyEncodingFailed("the content type of multipart part \"upload\" contains a line break")))
     }
 
     // MARK: - Equality

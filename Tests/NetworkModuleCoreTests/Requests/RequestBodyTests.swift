@@ -47,7 +47,9 @@ struct RequestBodyTests {
         return encoder
     }
 
-    func makeBuilder(defaultHeaders: HTTPHeaders = [:], encoder: JSONEncoder = encoder()) throws -> DefaultRequestBuilder {
+    func makeBuilder(defaultHeaders: HTTPHeaders = [:], encoder: JSONEncoder = encoder()) throws
+        -> DefaultRequestBuilder
+    {
         DefaultRequestBuilder(
             baseURL: try #require(URL(string: "https://api.example.com")), defaultHeaders: defaultHeaders,
             jsonEncoder: encoder)
@@ -165,7 +167,9 @@ struct RequestBodyTests {
     @Test("when the raw body's content type has a line break, should fail with invalidHeaderValue")
     func rawDataContentTypeInjection() throws {
         let body = RequestBody.data(Data([1]), contentType: "text/plain\r\nX-Admin: 1")
-        #expect(buildError(Request(body: body), builder: try makeBuilder()) == .invalidRequest(.invalidHeaderValue(name: "Content-Type")))
+        #expect(
+            buildError(Request(body: body), builder: try makeBuilder())
+                == .invalidRequest(.invalidHeaderValue(name: "Content-Type")))
     }
 
     // MARK: - Form URL-encoded
@@ -200,7 +204,9 @@ struct RequestBodyTests {
 
     @Test("when a form has repeated names and empty values, should send every field as given")
     func formRepeatedNames() throws {
-        let body = RequestBody.formURLEncoded([(name: "tag", value: "a"), (name: "tag", value: ""), (name: "", value: "x")])
+        let body = RequestBody.formURLEncoded([
+            (name: "tag", value: "a"), (name: "tag", value: ""), (name: "", value: "x"),
+        ])
         #expect(try bodyText(makeBuilder().build(request: Request(body: body))) == "tag=a&tag=&=x")
     }
 
@@ -216,7 +222,8 @@ struct RequestBodyTests {
 
     @Test("when a form has no fields, should send an empty body with the form Content-Type")
     func emptyForm() throws {
-        let urlRequest = try makeBuilder().build(request: Request(body: .formURLEncoded([(name: String, value: String)]())))
+        let urlRequest = try makeBuilder().build(
+            request: Request(body: .formURLEncoded([(name: String, value: String)]())))
         #expect((urlRequest.httpBody ?? Data()).isEmpty)
         #expect(values(of: "Content-Type", in: urlRequest) == ["application/x-www-form-urlencoded"])
     }

@@ -108,7 +108,9 @@ struct NetworkResponseTests {
 
     // MARK: - text
 
-    @Test("when the body is valid UTF-8, text should return it exactly", arguments: ["", "plain", "Zoë 日本語 🙂", "line1\r\nline2\0end"])
+    @Test(
+        "when the body is valid UTF-8, text should return it exactly",
+        arguments: ["", "plain", "Zoë 日本語 🙂", "line1\r\nline2\0end"])
     func text(text: String) throws {
         let response = try NetworkResponse.make(body: Data(text.utf8))
         #expect(try response.text() == text)
@@ -130,7 +132,9 @@ struct NetworkResponseTests {
 
     // MARK: - headers and status
 
-    @Test("when headers are looked up in any casing, should find them", arguments: ["X-Request-ID", "x-request-id", "X-REQUEST-ID"])
+    @Test(
+        "when headers are looked up in any casing, should find them",
+        arguments: ["X-Request-ID", "x-request-id", "X-REQUEST-ID"])
     func headers(name: String) throws {
         let response = try NetworkResponse.make(headers: ["X-Request-ID": "abc-123", "ETag": "\"v1\""])
         #expect(response.headers[name] == "abc-123")
@@ -164,7 +168,8 @@ struct NetworkResponseTests {
         let httpResponse = try HTTPURLResponse.make(url: url, statusCode: 202, headers: ["A": "1"])
         var request = URLRequest(url: url)
         request.httpMethod = "PUT"
-        let response = NetworkResponse(data: Data([1, 2]), httpResponse: httpResponse, request: request, duration: 0.25)
+        let response = NetworkResponse(
+            data: Data([1, 2]), httpResponse: httpResponse, request: request, duration: 0.25)
         #expect(response.data == Data([1, 2]))
         #expect(response.statusCode == 202)
         #expect(response.request.httpMethod == "PUT")

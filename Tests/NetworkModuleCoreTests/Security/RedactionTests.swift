@@ -27,7 +27,9 @@ struct RedactionTests {
         let url = try #require(URL(string: "https://api.example.com/a?page=2&token=abc&sig%20nature=xyz"))
 
         #expect(redaction.value("k3y", forHeader: "x-api-key") == "REDACTED")
-        #expect(redaction.redacted(url).absoluteString == "https://api.example.com/a?page=2&token=REDACTED&sig%20nature=REDACTED")
+        #expect(
+            redaction.redacted(url).absoluteString
+                == "https://api.example.com/a?page=2&token=REDACTED&sig%20nature=REDACTED")
     }
 
     @Test("when a URL carries a password, should mask it whatever the query names")

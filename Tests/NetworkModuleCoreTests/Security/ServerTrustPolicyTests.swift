@@ -37,7 +37,9 @@ struct ServerTrustPolicyTests {
     }
 
     #if canImport(FoundationNetworking)
-        @Test("when certificates are pinned on Linux, should fail an HTTPS request closed, saying why, without sending it")
+        @Test(
+            "when certificates are pinned on Linux, should fail an HTTPS request closed, saying why, without sending it"
+        )
         func linuxRefusesPinnedHTTPS() async throws {
             // Port 9 on loopback: nothing is there, so a request that was sent would fail
             // differently (cannot connect), not with the pinning error.

@@ -26,7 +26,10 @@ struct TLSErrorMappingTests {
             ("SSL certificate problem: unable to get local issuer certificate", .serverCertificateUntrusted),
             ("SSL certificate problem: certificate has expired", .serverCertificateHasBadDate),
             ("SSL certificate problem: certificate is not yet valid", .serverCertificateNotYetValid),
-            ("SSL: no alternative certificate subject name matches target host name 'localhost'", .serverCertificateUntrusted),
+            (
+                "SSL: no alternative certificate subject name matches target host name 'localhost'",
+                .serverCertificateUntrusted
+            ),
             ("OpenSSL SSL_connect: SSL_ERROR_SYSCALL in connection to 127.0.0.1:443", .secureConnectionFailed),
             ("error:0A00010B:SSL routines::wrong version number", .secureConnectionFailed),
         ])

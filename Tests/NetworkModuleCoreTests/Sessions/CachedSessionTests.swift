@@ -14,7 +14,10 @@ struct CachedSessionTests {
     func cached(
         _ fake: FakeNetworkSession, maximumBytes: Int = 1_000, maximumEntries: Int = 10, timeToLive: TimeInterval = 60
     ) -> CachedSession {
-        fake.cached(.init(maximumBytes: maximumBytes, maximumEntries: maximumEntries, timeToLive: timeToLive, now: { [clock] in Date(timeIntervalSinceReferenceDate: clock.now) }))
+        fake.cached(
+            .init(
+                maximumBytes: maximumBytes, maximumEntries: maximumEntries, timeToLive: timeToLive,
+                now: { [clock] in Date(timeIntervalSinceReferenceDate: clock.now) }))
     }
 
     /// A fake whose answers to `path` say which call of that path they are: `/a#1`, `/a#2`.
@@ -109,7 +112,8 @@ struct CachedSessionTests {
 
     // MARK: Revalidation
 
-    @Test("when a stored response with an ETag is stale, should send If-None-Match and answer a 304 with the stored 200")
+    @Test(
+        "when a stored response with an ETag is stale, should send If-None-Match and answer a 304 with the stored 200")
     func revalidatesWithEntityTag() {
         let fake = FakeNetworkSession()
         fake.stub(.any, with: .text("hello", headers: ["ETag": "\"v1\""]), .status(304, headers: ["ETag": "\"v1\""]))
@@ -179,7 +183,9 @@ struct CachedSessionTests {
     @Test("when the revalidation answers 200, should replace the stored response")
     func revalidationWithNewContent() {
         let fake = FakeNetworkSession()
-        fake.stub(.any, with: .text("old", headers: ["ETag": "\"v1\""]), .text("new", headers: ["ETag": "\"v2\""]), .status(304))
+        fake.stub(
+            .any, with: .text("old", headers: ["ETag": "\"v1\""]), .text("new", headers: ["ETag": "\"v2\""]),
+            .status(304))
         let session = cached(fake)
         session.start(sessionRequest("/a"))
         clock.advance(by: 61)
@@ -197,7 +203,8 @@ struct CachedSessionTests {
     @Test("when the revalidation fails, should report the failure and keep the stored response")
     func revalidationFailure() {
         let fake = FakeNetworkSession()
-        fake.stub(.any, with: .text("hello", headers: ["ETag": "\"v1\""]), .error(.notConnectedToInternet), .status(304))
+        fake.stub(
+            .any, with: .text("hello", headers: ["ETag": "\"v1\""]), .error(.notConnectedToInternet), .status(304))
         let session = cached(fake)
         session.start(sessionRequest("/a"))
         clock.advance(by: 61)
@@ -267,8 +274,9 @@ struct CachedSessionTests {
         #expect(session.statistics.misses == 1)
     }
 
-    @Test("when a request says no-cache, should skip a fresh stored response and store the new one",
-          arguments: [["Cache-Control": "no-cache"], ["Pragma": "no-cache"], ["Cache-Control": "max-age=0"]])
+    @Test(
+        "when a request says no-cache, should skip a fresh stored response and store the new one",
+        arguments: [["Cache-Control": "no-cache"], ["Pragma": "no-cache"], ["Cache-Control": "max-age=0"]])
     func requestNoCache(headers: [String: String]) {
         let fake = countingFake()
         let session = cached(fake)
@@ -315,7 +323,8 @@ struct CachedSessionTests {
         session.start(sessionRequest("/me", headers: ["Authorization": "Bearer ada"]))
 
         let other = session.start(sessionRequest("/me", headers: ["Authorization": "Bearer bob"])).outcomes
-        let same = session.start(sessionRequest("/me", headers: ["Authorization": "Bearer ada", "X-Request-ID": "7"])).outcomes
+        let same = session.start(sessionRequest("/me", headers: ["Authorization": "Bearer ada", "X-Request-ID": "7"]))
+            .outcomes
 
         #expect(other.single?.body == "/v2/me#2")
         #expect(same.single?.body == "/v2/me#1")
@@ -370,7 +379,8 @@ struct CachedSessionTests {
         let fake = countingFake()
         let session = cached(fake)
         let module = DefaultNetworkModule(
-            requestBuilder: DefaultRequestBuilder(baseURL: apiBaseURL), session: session, completionExecutor: .immediate)
+            requestBuilder: DefaultRequestBuilder(baseURL: apiBaseURL), session: session, completionExecutor: .immediate
+        )
         let first = ResultCollector<NetworkResponse>()
         let second = ResultCollector<NetworkResponse>()
         module.perform(request: TestRequest(path: "/a"), completion: first.completion)
@@ -385,7 +395,9 @@ struct CachedSessionTests {
 
 @Suite("CachedSession under load")
 struct CachedSessionLoadTests {
-    @Test("when many threads read and fill a small cache at once, should answer each request exactly once and stay within bounds")
+    @Test(
+        "when many threads read and fill a small cache at once, should answer each request exactly once and stay within bounds"
+    )
     func concurrentUse() {
         let fake = FakeNetworkSession()
         fake.stub(.any) { request in .text(request.url?.lastPathComponent ?? "") }
@@ -393,7 +405,8 @@ struct CachedSessionLoadTests {
         let outcomes = (0..<400).map { _ in SessionOutcomes() }
 
         DispatchQueue.concurrentPerform(iterations: outcomes.count) { index in
-            session.dataTask(with: sessionRequest("/\(index % 20)"), completionHandler: outcomes[index].handler).resume()
+            session.dataTask(with: sessionRequest("/\(index % 20)"), completionHandler: outcomes[index].handler)
+                .resume()
         }
 
         #expect(outcomes.indices.allSatisfy { outcomes[$0].single?.body == "\($0 % 20)" })

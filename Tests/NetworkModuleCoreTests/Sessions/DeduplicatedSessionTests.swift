@@ -57,8 +57,10 @@ struct DeduplicatedSessionTests {
         let fake = manualFake()
         let session = fake.deduplicated()
 
-        session.start(sessionRequest("/a", headers: ["Accept": "application/json", "X-Request-ID": "1", "X-Flag": "on"]))
-        session.start(sessionRequest("/a", headers: ["x-flag": "on", "X-Request-ID": "2", "accept": "application/json"]))
+        session.start(
+            sessionRequest("/a", headers: ["Accept": "application/json", "X-Request-ID": "1", "X-Flag": "on"]))
+        session.start(
+            sessionRequest("/a", headers: ["x-flag": "on", "X-Request-ID": "2", "accept": "application/json"]))
 
         #expect(fake.recordedRequests.count == 1)
         #expect(session.statistics.joined == 1)
@@ -67,7 +69,10 @@ struct DeduplicatedSessionTests {
     @Test(
         "when requests differ in Authorization, URL, method or body, should not share",
         arguments: [
-            (sessionRequest("/a", headers: ["Authorization": "Bearer one"]), sessionRequest("/a", headers: ["Authorization": "Bearer two"])),
+            (
+                sessionRequest("/a", headers: ["Authorization": "Bearer one"]),
+                sessionRequest("/a", headers: ["Authorization": "Bearer two"])
+            ),
             (sessionRequest("/a"), sessionRequest("/b")),
             (sessionRequest("/a", method: "GET"), sessionRequest("/a", method: "HEAD")),
             (sessionRequest("/a", body: Data("1".utf8)), sessionRequest("/a", body: Data("2".utf8))),

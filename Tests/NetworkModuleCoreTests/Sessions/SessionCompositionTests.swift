@@ -9,7 +9,9 @@ import Testing
 
 @Suite("Session decorators composed")
 struct SessionCompositionTests {
-    @Test("when cached over de-duplicated over throttled, should send identical misses once and answer repeats from memory")
+    @Test(
+        "when cached over de-duplicated over throttled, should send identical misses once and answer repeats from memory"
+    )
     func recommendedOrder() {
         let fake = FakeNetworkSession(delivery: .manual)
         fake.stub(.any) { request in .text(request.url?.lastPathComponent ?? "") }

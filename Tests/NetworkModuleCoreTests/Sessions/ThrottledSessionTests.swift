@@ -132,7 +132,8 @@ struct ThrottledSessionTests {
         let fake = manualFake()
         let session = fake.throttled(maxConcurrent: 1)
         let module = DefaultNetworkModule(
-            requestBuilder: DefaultRequestBuilder(baseURL: apiBaseURL), session: session, completionExecutor: .immediate)
+            requestBuilder: DefaultRequestBuilder(baseURL: apiBaseURL), session: session, completionExecutor: .immediate
+        )
         let first = ResultCollector<NetworkResponse>()
         let second = ResultCollector<NetworkResponse>()
         module.perform(request: TestRequest(path: "/1"), completion: first.completion)
@@ -153,7 +154,10 @@ struct ThrottledSessionTests {
         let peak = LockedBox((current: 0, highest: 0))
         let fake = FakeNetworkSession(delivery: .immediate)
         fake.stub(.any) { _ in
-            peak.mutate { $0.current += 1; $0.highest = max($0.highest, $0.current) }
+            peak.mutate {
+                $0.current += 1
+                $0.highest = max($0.highest, $0.current)
+            }
             defer { peak.mutate { $0.current -= 1 } }
             return .status(200)
         }

@@ -59,7 +59,10 @@ struct RecordedBodyTests {
 
         let fields = try request.bodyFormFields()
 
-        #expect(fields == [URLQueryItem(name: "user", value: "ada lovelace"), URLQueryItem(name: "pass", value: "a+b&c=d/é")])
+        #expect(
+            fields == [
+                URLQueryItem(name: "user", value: "ada lovelace"), URLQueryItem(name: "pass", value: "a+b&c=d/é"),
+            ])
     }
 
     @Test("when a form field has no '=', should read it with a nil value, and skip empty pairs")
@@ -68,7 +71,11 @@ struct RecordedBodyTests {
 
         let fields = try request.bodyFormFields()
 
-        #expect(fields == [URLQueryItem(name: "flag", value: nil), URLQueryItem(name: "a", value: "1 2"), URLQueryItem(name: "b", value: "")])
+        #expect(
+            fields == [
+                URLQueryItem(name: "flag", value: nil), URLQueryItem(name: "a", value: "1 2"),
+                URLQueryItem(name: "b", value: ""),
+            ])
     }
 
     @Test("when a body is read back as text, should give the UTF-8 text")
@@ -121,7 +128,9 @@ struct RecordedBodyTests {
 
         let error = #expect(throws: RecordedBodyError.self) { try request.bodyFormFields() }
 
-        #expect(error?.description == "the body of POST https://api.example.com/ has an invalid percent escape in the form field \"%ZZ\"")
+        #expect(
+            error?.description
+                == "the body of POST https://api.example.com/ has an invalid percent escape in the form field \"%ZZ\"")
     }
 
     @Test("when the body is a stream, should say it cannot be read back")
@@ -131,6 +140,7 @@ struct RecordedBodyTests {
 
         let error = #expect(throws: RecordedBodyError.self) { try request.bodyText() }
 
-        #expect(error?.description == "the body of POST https://api.example.com/ is a stream, which cannot be read back")
+        #expect(
+            error?.description == "the body of POST https://api.example.com/ is a stream, which cannot be read back")
     }
 }

@@ -45,7 +45,8 @@ struct RecordingExecutorTests {
         let session = FakeNetworkSession()
         session.stub(.any, with: .status(204))
         let module = DefaultNetworkModule(
-            requestBuilder: DefaultRequestBuilder(baseURL: kitBaseURL), session: session, completionExecutor: .immediate)
+            requestBuilder: DefaultRequestBuilder(baseURL: kitBaseURL), session: session, completionExecutor: .immediate
+        )
         let results = Results<NetworkResponse>()
 
         module.perform(request: GetUser(id: 1), completion: results.completion)

@@ -30,10 +30,14 @@ struct HARRecordingSessionTests {
     @Test("when an exchange is recorded, should write every HAR 1.2 field the format requires")
     func harFields() throws {
         let backend = FakeNetworkSession()
-        backend.stub(.any, with: .json(#"{"id":1}"#, status: 201, headers: ["Location": "https://api.example.com/users/1"]))
+        backend.stub(
+            .any, with: .json(#"{"id":1}"#, status: 201, headers: ["Location": "https://api.example.com/users/1"]))
         let recorder = HARRecordingSession(wrapping: backend)
 
-        recorder.send(makeURLRequest("/users?sort=asc", method: "POST", headers: ["Content-Type": "application/json"], body: Data(#"{"name":"Ada"}"#.utf8)))
+        recorder.send(
+            makeURLRequest(
+                "/users?sort=asc", method: "POST", headers: ["Content-Type": "application/json"],
+                body: Data(#"{"name":"Ada"}"#.utf8)))
 
         let archive = try archive(recorder)
         let log = try #require(archive["log"] as? [String: Any])
@@ -86,7 +90,8 @@ struct HARRecordingSessionTests {
             wrapping: backend, redaction: .default.adding(headers: ["X-API-Key"], queryItems: ["token"]))
 
         let answer = recorder.send(
-            makeURLRequest("/me?token=s3cret&page=1", headers: ["Authorization": "Bearer abc", "X-Api-Key": "k", "Accept": "*/*"])
+            makeURLRequest(
+                "/me?token=s3cret&page=1", headers: ["Authorization": "Bearer abc", "X-Api-Key": "k", "Accept": "*/*"])
         ).log.single
 
         let entry = try #require(try entries(recorder).first)
@@ -147,7 +152,9 @@ struct HARRecordingSessionTests {
         #expect(try entries(recorder).isEmpty)
     }
 
-    @Test("when answers arrive out of order, should write entries in the order the requests were made, leaving out those in flight")
+    @Test(
+        "when answers arrive out of order, should write entries in the order the requests were made, leaving out those in flight"
+    )
     func order() throws {
         let backend = FakeNetworkSession(delivery: .manual)
         backend.stub(.any, with: .status(200))

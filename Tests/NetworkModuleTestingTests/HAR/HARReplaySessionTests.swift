@@ -10,7 +10,9 @@ import Testing
 @Suite("HARReplaySession")
 struct HARReplaySessionTests {
     /// Records `requests` against `backend` and returns the archive.
-    private func record(_ requests: [URLRequest], from backend: FakeNetworkSession, redaction: Redaction = .default) throws -> Data {
+    private func record(_ requests: [URLRequest], from backend: FakeNetworkSession, redaction: Redaction = .default)
+        throws -> Data
+    {
         let recorder = HARRecordingSession(wrapping: backend, redaction: redaction)
         for request in requests { recorder.send(request) }
         return try recorder.harData()
@@ -21,7 +23,8 @@ struct HARReplaySessionTests {
         let backend = FakeNetworkSession()
         backend.stub(.path("/users/1"), with: .json(User(id: 1, name: "Ada")))
         backend.stub(.path("/missing"), with: .json(#"{"error":"nope"}"#, status: 404, headers: ["X-Request-ID": "42"]))
-        backend.stub(.path("/bytes"), with: .status(200, headers: ["Content-Type": "image/png"], body: Data([0, 255, 7])))
+        backend.stub(
+            .path("/bytes"), with: .status(200, headers: ["Content-Type": "image/png"], body: Data([0, 255, 7])))
         backend.stub(.path("/down"), with: .error(.timedOut))
         let requests = ["/users/1", "/missing", "/bytes", "/down"].map { makeURLRequest($0) }
         let live = requests.map { backend.send($0).log.single }
@@ -43,7 +46,8 @@ struct HARReplaySessionTests {
     func sequence() throws {
         let backend = FakeNetworkSession()
         backend.stub(.any, with: .status(503), .status(200))
-        let replay = try HARReplaySession(harData: record([makeURLRequest("/flaky"), makeURLRequest("/flaky")], from: backend))
+        let replay = try HARReplaySession(
+            harData: record([makeURLRequest("/flaky"), makeURLRequest("/flaky")], from: backend))
 
         let statuses = (1...3).map { _ in replay.send(makeURLRequest("/flaky")).log.single?.statusCode }
 
@@ -62,7 +66,9 @@ struct HARReplaySessionTests {
         let byBody = try HARReplaySession(harData: archive, matching: .methodURLAndBody)
         let byURL = try HARReplaySession(harData: archive)
 
-        let second = byBody.send(makeURLRequest("/search", method: "POST", body: Data(#"{ "page": 1, "q": "b" }"#.utf8))).log.single
+        let second = byBody.send(
+            makeURLRequest("/search", method: "POST", body: Data(#"{ "page": 1, "q": "b" }"#.utf8))
+        ).log.single
         let unknown = byBody.send(makeURLRequest("/search", method: "POST", body: Data(#"{"q":"c"}"#.utf8))).log.single
         let first = byURL.send(makeURLRequest("/search", method: "POST", body: Data(#"{"q":"c"}"#.utf8))).log.single
 
@@ -187,12 +193,18 @@ struct HARReplaySessionTests {
         let live = Results<User>()
         let builder = DefaultRequestBuilder(baseURL: kitBaseURL)
         let recording = DefaultNetworkModule(requestBuilder: builder, session: recorder, completionExecutor: .immediate)
-        for id in [1, 2] { recording.performAndDecode(request: GetUser(id: id), responseType: User.self, completion: live.completion) }
+        for id in [1, 2] {
+            recording.performAndDecode(request: GetUser(id: id), responseType: User.self, completion: live.completion)
+        }
         let replayed = Results<User>()
         let replaying = DefaultNetworkModule(
-            requestBuilder: builder, session: try HARReplaySession(harData: recorder.harData()), completionExecutor: .immediate)
+            requestBuilder: builder, session: try HARReplaySession(harData: recorder.harData()),
+            completionExecutor: .immediate)
 
-        for id in [1, 2] { replaying.performAndDecode(request: GetUser(id: id), responseType: User.self, completion: replayed.completion) }
+        for id in [1, 2] {
+            replaying.performAndDecode(
+                request: GetUser(id: id), responseType: User.self, completion: replayed.completion)
+        }
 
         #expect(replayed.all.map { try? $0.get() } == live.all.map { try? $0.get() })
         #expect(replayed.errors.map { $0?.statusCode } == [nil, 404])

@@ -57,7 +57,8 @@ struct FakeNetworkModuleTests {
         let raw = Results<NetworkResponse>()
 
         module.perform(request: GetUser(id: 1), completion: described.completion)
-        module.perform(urlRequest: URLRequest(url: URL(string: "https://other.example.com/users/1")!), completion: raw.completion)
+        module.perform(
+            urlRequest: URLRequest(url: URL(string: "https://other.example.com/users/1")!), completion: raw.completion)
 
         #expect(described.value?.statusCode == 204)
         #expect(raw.value?.statusCode == 204)
@@ -158,7 +159,9 @@ struct FakeNetworkModuleTests {
         #expect(errors.last == .noResponseData)
     }
 
-    @Test("when the request cannot be built, should fail with .invalidRequest, record it without a URLRequest, and consult no stub")
+    @Test(
+        "when the request cannot be built, should fail with .invalidRequest, record it without a URLRequest, and consult no stub"
+    )
     func invalidRequest() {
         let messages = Messages()
         let module = FakeNetworkModule(onUnmatchedRequest: messages.hook)
@@ -220,7 +223,8 @@ struct FakeNetworkModuleTests {
     @Test("when given the app's request builder, should build with it")
     func customBuilder() {
         let module = FakeNetworkModule(
-            requestBuilder: DefaultRequestBuilder(baseURL: URL(string: "https://api.example.com/v2")!, defaultHeaders: ["X-App": "1"]))
+            requestBuilder: DefaultRequestBuilder(
+                baseURL: URL(string: "https://api.example.com/v2")!, defaultHeaders: ["X-App": "1"]))
         module.stub(.path("/v2/users/1") && .header("X-App", "1"), with: .status(204))
         let results = Results<NetworkResponse>()
 
@@ -252,7 +256,8 @@ struct FakeNetworkModuleTests {
         let module = FakeNetworkModule(delivery: .manual)
         module.stub(GetUser.self, with: .json(User(id: 1, name: "Ada")))
         let results = Results<User>()
-        let handle = module.performAndDecode(request: GetUser(id: 1), responseType: User.self, completion: results.completion)
+        let handle = module.performAndDecode(
+            request: GetUser(id: 1), responseType: User.self, completion: results.completion)
 
         handle.cancel()
         module.releaseAll()
@@ -322,7 +327,8 @@ struct FakeNetworkModuleTests {
 
         DispatchQueue.concurrentPerform(iterations: 200) { index in
             if index.isMultiple(of: 20) { module.stub(CreateUser.self, with: .status(201)) }
-            module.performAndDecode(request: GetUser(id: index), responseType: User.self, completion: results.completion)
+            module.performAndDecode(
+                request: GetUser(id: index), responseType: User.self, completion: results.completion)
         }
 
         #expect(Set(results.all.compactMap { try? $0.get().id }) == Set(0..<200))

@@ -13,7 +13,8 @@ struct ResponseMakeTests {
     func httpURLResponse() throws {
         let url = URL(string: "https://api.example.com/users/1")!
 
-        let response = try HTTPURLResponse.make(url: url, statusCode: 404, headers: ["Content-Type": "application/json"])
+        let response = try HTTPURLResponse.make(
+            url: url, statusCode: 404, headers: ["Content-Type": "application/json"])
 
         #expect(response.statusCode == 404)
         #expect(response.value(forHTTPHeaderField: "content-type") == "application/json")
@@ -32,7 +33,8 @@ struct ResponseMakeTests {
     func networkResponse() throws {
         let url = URL(string: "https://api.example.com/a")!
 
-        let response = try NetworkResponse.make(statusCode: 201, headers: ["ETag": "x"], body: Data("hi".utf8), url: url)
+        let response = try NetworkResponse.make(
+            statusCode: 201, headers: ["ETag": "x"], body: Data("hi".utf8), url: url)
 
         #expect(response.statusCode == 201)
         #expect(response.headers["etag"] == "x")

@@ -67,7 +67,8 @@ struct FakeNetworkSessionConcurrencyTests {
         let results = Results<User>()
 
         DispatchQueue.concurrentPerform(iterations: 300) { index in
-            module.performAndDecode(request: GetUser(id: index), responseType: User.self, completion: results.completion)
+            module.performAndDecode(
+                request: GetUser(id: index), responseType: User.self, completion: results.completion)
         }
 
         #expect(results.count == 300)

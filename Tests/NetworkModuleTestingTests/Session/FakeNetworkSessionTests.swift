@@ -119,12 +119,15 @@ struct FakeNetworkSessionTests {
         let session = FakeNetworkSession()
         let results = Results<NetworkResponse>()
         let module = DefaultNetworkModule(
-            requestBuilder: DefaultRequestBuilder(baseURL: kitBaseURL), session: session, completionExecutor: .immediate)
+            requestBuilder: DefaultRequestBuilder(baseURL: kitBaseURL), session: session, completionExecutor: .immediate
+        )
 
         module.perform(request: GetUser(id: 1), completion: results.completion)
 
         #expect(results.error?.statusCode == 501)
-        #expect(results.error?.httpErrorResponse?.bodyText?.hasPrefix("FakeNetworkSession: no stub matches GET https://api.example.com/users/1.") == true)
+        #expect(
+            results.error?.httpErrorResponse?.bodyText?.hasPrefix(
+                "FakeNetworkSession: no stub matches GET https://api.example.com/users/1.") == true)
     }
 
     // MARK: Recording
@@ -138,7 +141,10 @@ struct FakeNetworkSessionTests {
         session.send(makeURLRequest("/b"))
         session.send(makeURLRequest("/a"))
 
-        #expect(session.recordedRequests.map { "\($0.httpMethod ?? "") \($0.url?.path ?? "")" } == ["POST /a", "GET /b", "GET /a"])
+        #expect(
+            session.recordedRequests.map { "\($0.httpMethod ?? "") \($0.url?.path ?? "")" } == [
+                "POST /a", "GET /b", "GET /a",
+            ])
         #expect(session.recordedRequests.first?.httpBody == Data("1".utf8))
         #expect(session.unmatchedRequests.count == 1)
     }

@@ -58,7 +58,8 @@ struct StubbedResponseTests {
 
     @Test("when stubbed with a fixture file, should answer its contents with the given content type")
     func fixture() throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("kit-fixture-\(UUID().uuidString).json")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "kit-fixture-\(UUID().uuidString).json")
         try Data(#"{"id": 7}"#.utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
 
@@ -92,7 +93,8 @@ struct StubbedResponseTests {
         session.stub(.any, with: .failure(.invalidResponse))
         let results = Results<NetworkResponse>()
         let module = DefaultNetworkModule(
-            requestBuilder: DefaultRequestBuilder(baseURL: kitBaseURL), session: session, completionExecutor: .immediate)
+            requestBuilder: DefaultRequestBuilder(baseURL: kitBaseURL), session: session, completionExecutor: .immediate
+        )
 
         module.perform(request: GetUser(id: 1), completion: results.completion)
 

@@ -13,7 +13,9 @@ enum BodyFormatter {
     static func format(_ data: Data, limit: Int, redaction: Redaction) -> String? {
         guard !data.isEmpty else { return nil }
         // Not shown even cut: its secret keys could not be masked without parsing it.
-        if looksLikeJSON(data), data.count > largestPrettyPrinted { return "(\(data.count) bytes of JSON, too large to show)" }
+        if looksLikeJSON(data), data.count > largestPrettyPrinted {
+            return "(\(data.count) bytes of JSON, too large to show)"
+        }
         let text: String
         if let pretty = prettyJSON(data, redaction: redaction) {
             text = pretty
@@ -47,7 +49,8 @@ enum BodyFormatter {
         var changed = false
         let redacted = masked(object, redaction: redaction, changed: &changed)
         guard changed,
-            let encoded = try? JSONSerialization.data(withJSONObject: redacted, options: [.sortedKeys, .withoutEscapingSlashes])
+            let encoded = try? JSONSerialization.data(
+                withJSONObject: redacted, options: [.sortedKeys, .withoutEscapingSlashes])
         else { return data }
         return encoded
     }

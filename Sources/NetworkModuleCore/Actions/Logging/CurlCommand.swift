@@ -18,7 +18,9 @@ enum CurlCommand {
             parts.append("-H \(quoted("\(field.name): \(field.value)"))")
         }
         var note: String?
-        if let body = request.httpBody.map({ BodyFormatter.redactedForCommand($0, redaction: redaction) }), !body.isEmpty {
+        if let body = request.httpBody.map({ BodyFormatter.redactedForCommand($0, redaction: redaction) }),
+            !body.isEmpty
+        {
             if let text = String(data: body, encoding: .utf8), !text.contains("\0"), text.count <= bodyLimit {
                 parts.append("--data-binary \(quoted(text))")
             } else {

@@ -108,7 +108,10 @@ public struct LoggingAction: NetworkModuleAction {
         let method = request.httpMethod ?? "GET"
         var lines = ["→ \(method) \(redaction.loggable(request.url))\(attempt > 1 ? " (attempt \(attempt))" : "")"]
         if headers { lines += redaction.loggableHeaders(of: request).map { "  \($0.name): \($0.value)" } }
-        if bodies, let body = request.httpBody.flatMap({ BodyFormatter.format($0, limit: maxBodyLength, redaction: redaction) }) {
+        if bodies,
+            let body = request.httpBody.flatMap({ BodyFormatter.format($0, limit: maxBodyLength, redaction: redaction) }
+            )
+        {
             lines += indented(body)
         }
         return lines
@@ -134,7 +137,9 @@ public struct LoggingAction: NetworkModuleAction {
         }
         var lines = ["← \(status) \(method) \(url) (\(time), \(body.count) bytes)"]
         if headers { lines += redaction.loggableHeaders(responseHeaders).map { "  \($0.name): \($0.value)" } }
-        if bodies, let text = BodyFormatter.format(body, limit: maxBodyLength, redaction: redaction) { lines += indented(text) }
+        if bodies, let text = BodyFormatter.format(body, limit: maxBodyLength, redaction: redaction) {
+            lines += indented(text)
+        }
         return lines
     }
 
@@ -155,6 +160,7 @@ extension NetworkModuleAction where Self == LoggingAction {
         curl: Bool = false, sink: @escaping @Sendable (String) -> Void = LoggingAction.standardError
     ) -> LoggingAction {
         LoggingAction(
-            redaction: redaction, headers: headers, bodies: bodies, maxBodyLength: maxBodyLength, curl: curl, sink: sink)
+            redaction: redaction, headers: headers, bodies: bodies, maxBodyLength: maxBodyLength, curl: curl, sink: sink
+        )
     }
 }

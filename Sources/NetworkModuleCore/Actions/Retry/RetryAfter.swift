@@ -17,7 +17,9 @@ enum RetryAfter {
     /// The three date formats HTTP accepts: IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the
     /// obsolete RFC 850 form (`Sunday, 06-Nov-94 08:49:37 GMT`) and asctime
     /// (`Sun Nov  6 08:49:37 1994`).
-    private static let formats = ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"]
+    private static let formats = [
+        "EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy",
+    ]
 
     private static func httpDate(_ value: String) -> Date? {
         // A formatter per call: parsing is rare (only failed attempts with the header), and a

@@ -32,7 +32,9 @@ public struct ResponseValidationAction: NetworkModuleAction {
 
 extension NetworkModuleAction where Self == ResponseValidationAction {
     /// Fails a response when `check` throws: `.validate { response in … }`.
-    public static func validate(_ check: @escaping @Sendable (NetworkResponse) throws -> Void) -> ResponseValidationAction {
+    public static func validate(_ check: @escaping @Sendable (NetworkResponse) throws -> Void)
+        -> ResponseValidationAction
+    {
         ResponseValidationAction(check)
     }
 

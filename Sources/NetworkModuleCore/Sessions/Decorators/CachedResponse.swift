@@ -67,7 +67,8 @@ struct CachedResponse {
         refreshed.storedAt = now
         if notModified.value(forHTTPHeaderField: "Cache-Control") != nil {
             let directives = CacheControl(cacheControl: notModified.value(forHTTPHeaderField: "Cache-Control"))
-            refreshed.lifetime = Self.lifetime(of: notModified, directives: directives, defaultLifetime: defaultLifetime)
+            refreshed.lifetime = Self.lifetime(
+                of: notModified, directives: directives, defaultLifetime: defaultLifetime)
         }
         if let entityTag = notModified.value(forHTTPHeaderField: "ETag") { refreshed.entityTag = entityTag }
         if let lastModified = notModified.value(forHTTPHeaderField: "Last-Modified") {

@@ -123,13 +123,16 @@ public final class CachedSession: NetworkSession {
 
     private static let unsafeMethods: Set<String> = ["POST", "PUT", "PATCH", "DELETE"]
     /// Read by the cache itself; a request with a conditional header or `Range` is passed through.
-    private static let headersThatNeverCount = ["cache-control", "pragma", "if-none-match", "if-modified-since", "range"]
+    private static let headersThatNeverCount = [
+        "cache-control", "pragma", "if-none-match", "if-modified-since", "range",
+    ]
 
     /// Creates a caching session around `session`.
     public init(wrapping session: some NetworkSession, configuration: Configuration = Configuration()) {
         self.wrapped = session
         self.configuration = configuration
-        self.ignoredHeaderNames = Set(configuration.ignoredHeaderNames.map { $0.lowercased() } + Self.headersThatNeverCount)
+        self.ignoredHeaderNames = Set(
+            configuration.ignoredHeaderNames.map { $0.lowercased() } + Self.headersThatNeverCount)
         self.state = LockedState(
             State(store: LRUStore(maximumCount: configuration.maximumEntries, maximumCost: configuration.maximumBytes)))
     }
@@ -178,7 +181,8 @@ public final class CachedSession: NetworkSession {
             }
         }
         let directives =
-            cacheControl == nil && pragma == nil ? CacheControl.none : CacheControl(cacheControl: cacheControl, pragma: pragma)
+            cacheControl == nil && pragma == nil
+            ? CacheControl.none : CacheControl(cacheControl: cacheControl, pragma: pragma)
         guard let key, !isConditional, !directives.noStore else {
             return wrapped.dataTask(with: request, completionHandler: completionHandler)
         }
