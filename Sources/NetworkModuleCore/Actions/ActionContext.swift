@@ -37,17 +37,11 @@ public struct ActionContext: Sendable {
         sentRequest: URLRequest? = nil, elapsed: TimeInterval = 0, requestID: UUID = UUID(),
         preparationTime: TimeInterval = 0, timeInFlight: TimeInterval = 0, bytesSent: Int = 0, bytesReceived: Int = 0
     ) {
-        self.networkRequest = networkRequest
-        self.attempt = attempt
-        self.baseURL = baseURL
-        self.sentRequest = sentRequest
-        self.elapsed = elapsed
-        self.requestID = requestID
-        self.preparationTime = preparationTime
-        self.timeInFlight = timeInFlight
-        self.bytesSent = bytesSent
-        self.bytesReceived = bytesReceived
-        self.baseOrigin = baseURL.flatMap(Origin.init)
+        self.init(
+            networkRequest: networkRequest, attempt: attempt, baseURL: baseURL,
+            baseOrigin: baseURL.flatMap(Origin.init), sentRequest: sentRequest, elapsed: elapsed,
+            requestID: requestID, preparationTime: preparationTime, timeInFlight: timeInFlight,
+            bytesSent: bytesSent, bytesReceived: bytesReceived)
     }
 
     /// A context for the module, with the base URL's origin already worked out.
