@@ -130,17 +130,16 @@ struct SessionDecoratorsIntegrationTests {
         let module = IntegrationServers.module(baseURL: try IntegrationServers.httpbin(), session: deduplicated)
         let cancelled = LockedState<Result<NetworkResponse, NetworkError>?>(nil)
 
+        // Both callers are handed to the session inside their perform calls (a module with no
+        // actions sends synchronously), so the second has joined the first's call, which
+        // takes a second on the server, before the first is cancelled: no timing involved.
+        let kept = Deliveries()
         let handle = module.perform(request: Endpoint(path: "/delay/1")) { result in cancelled.withLock { $0 = result }
         }
-        async let kept = module.outcome(of: Endpoint(path: "/delay/1"))
-        // Cancel only once the second caller has joined the call (a fixed sleep raced on a
-        // loaded machine: a cancel before the join ends the shared call).
-        let deadline = Date().addingTimeInterval(10)
-        while deduplicated.statistics.joined < 1 && Date() < deadline {
-            try await Task.sleep(nanoseconds: 5_000_000)
-        }
+        module.perform(request: Endpoint(path: "/delay/1")) { kept.record($0) }
+        #expect(deduplicated.statistics.joined == 1)
         handle.cancel()
-        let keptResult = await kept
+        let keptResult = await kept.first()
 
         #expect(try keptResult.get().statusCode == 200)
         #expect(cancelled.withLock { $0?.error } == .cancelled)
