@@ -26,14 +26,17 @@ if ! command -v nginx >/dev/null 2>&1 && [[ ! -x /usr/sbin/nginx ]]; then
 fi
 nginx_bin="$(command -v nginx || echo /usr/sbin/nginx)"
 
-# The 1 MB file is made here rather than committed: deterministic bytes, byte i = i % 251.
+# nginx's workers drop root privileges, and a clone under a private home directory is not
+# readable to them: the files are served from a world-readable copy in a temporary folder.
+# The 1 MB file is made there rather than committed: deterministic bytes, byte i = i % 251.
 mkdir -p "$state"
-if [[ ! -f "$root/benchmarks/nginx/large.bin" ]] || [[ "$(stat -c %s "$root/benchmarks/nginx/large.bin")" != "1048576" ]]; then
-    python3 -c "import sys; sys.stdout.buffer.write(bytes(i % 251 for i in range(1048576)))" >"$root/benchmarks/nginx/large.bin"
-fi
+docroot="$(mktemp -d)"
+cp -R "$root/benchmarks/nginx/." "$docroot/"
+python3 -c "import sys; sys.stdout.buffer.write(bytes(i % 251 for i in range(1048576)))" >"$docroot/large.bin"
+chmod -R a+rX "$docroot"
 
 port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')"
-sed -e "s|@PORT@|$port|g" -e "s|@ROOT@|$root/benchmarks/nginx|g" -e "s|@STATE@|$state|g" \
+sed -e "s|@PORT@|$port|g" -e "s|@ROOT@|$docroot|g" -e "s|@STATE@|$state|g" \
     "$root/benchmarks/nginx.conf.template" >"$state/nginx.conf"
 
 "$nginx_bin" -c "$state/nginx.conf" -e "$state/error.log" &
@@ -41,6 +44,7 @@ nginx_pid=$!
 stop_nginx() {
     kill "$nginx_pid" 2>/dev/null || true
     wait "$nginx_pid" 2>/dev/null || true
+    rm -rf "$docroot"
 }
 trap stop_nginx EXIT
 
