@@ -14,7 +14,7 @@ enum HeaderValidation {
     /// Throws ``NetworkError/invalidRequest(_:)`` if `name` is not an RFC 9110 token or
     /// `value` contains CR, LF, NUL or another control character (horizontal tab is allowed).
     static func validate(name: String, value: String) throws(NetworkError) {
-        guard !name.isEmpty, name.utf8.allSatisfy(isTokenCharacter) else {
+        guard isToken(name) else {
             throw .invalidRequest(.invalidHeaderName(name))
         }
         guard value.utf8.allSatisfy(isValueByte) else {
