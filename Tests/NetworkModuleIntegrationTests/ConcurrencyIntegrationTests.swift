@@ -20,10 +20,10 @@ struct ConcurrencyIntegrationTests {
         task.cancel()
         task.cancel()
         let first = await deliveries.first()
-        let latency = Date().timeIntervalSince(cancelledAt)
+        let latency = first.deliveredAt.timeIntervalSince(cancelledAt)
         try await Task.sleep(nanoseconds: 300_000_000)  // time for a stray second delivery to show up
 
-        #expect(first.error == .cancelled)
+        #expect(first.result.error == .cancelled)
         // The server would answer after 10 s; the cancel is delivered without waiting for it.
         #expect(latency < 5, "cancel delivered after \(latency) s")
         #expect(deliveries.count == 1)
@@ -31,14 +31,15 @@ struct ConcurrencyIntegrationTests {
 
     @Test("when a Task awaiting a request is cancelled, should throw .cancelled promptly")
     func cancelAsync() async throws {
-        let module = IntegrationServers.module(baseURL: try IntegrationServers.httpbin())
+        let executor = DeliveryClockExecutor()
+        let module = IntegrationServers.module(baseURL: try IntegrationServers.httpbin(), executor: executor)
 
         let task = Task { try await module.perform(request: Endpoint(path: "/delay/10")) }
         try await Task.sleep(nanoseconds: 200_000_000)
         let cancelledAt = Date()
         task.cancel()
         let result = await task.result
-        let latency = Date().timeIntervalSince(cancelledAt)
+        let latency = try #require(executor.lastDelivery).timeIntervalSince(cancelledAt)
 
         #expect(throws: NetworkError.cancelled) { try result.get() }
         #expect(latency < 5, "cancel delivered after \(latency) s; the server would answer after 10 s")
@@ -80,33 +81,55 @@ struct ConcurrencyIntegrationTests {
 }
 
 /// Counts completions and lets a test await the first.
+/// Collects a callback's deliveries with the time each arrived, and hands the first to a waiter.
+///
+/// The time is read in the callback itself: a test that resumes later (because the other tests
+/// keep the cooperative threads busy) still measures when the framework delivered.
 final class Deliveries: Sendable {
+    typealias Delivery = (result: Result<NetworkResponse, NetworkError>, deliveredAt: Date)
+
     private struct State {
-        var results: [Result<NetworkResponse, NetworkError>] = []
-        var waiter: CheckedContinuation<Result<NetworkResponse, NetworkError>, Never>?
+        var deliveries: [Delivery] = []
+        var waiter: CheckedContinuation<Delivery, Never>?
     }
 
     private let state = LockedState(State())
 
-    var count: Int { state.withLock { $0.results.count } }
+    var count: Int { state.withLock { $0.deliveries.count } }
 
     func record(_ result: Result<NetworkResponse, NetworkError>) {
-        let waiter = state.withLock { state -> CheckedContinuation<Result<NetworkResponse, NetworkError>, Never>? in
-            state.results.append(result)
+        let delivery = (result: result, deliveredAt: Date())
+        let waiter = state.withLock { state -> CheckedContinuation<Delivery, Never>? in
+            state.deliveries.append(delivery)
             defer { state.waiter = nil }
             return state.waiter
         }
-        waiter?.resume(returning: result)
+        waiter?.resume(returning: delivery)
     }
 
-    func first() async -> Result<NetworkResponse, NetworkError> {
+    func first() async -> Delivery {
         await withCheckedContinuation { continuation in
-            let existing = state.withLock { state -> Result<NetworkResponse, NetworkError>? in
-                if let first = state.results.first { return first }
+            let existing = state.withLock { state -> Delivery? in
+                if let first = state.deliveries.first { return first }
                 state.waiter = continuation
                 return nil
             }
             if let existing { continuation.resume(returning: existing) }
+        }
+    }
+}
+
+/// Delivers on the background queue like `.background`, noting when it last ran a completion.
+final class DeliveryClockExecutor: CompletionExecutor {
+    private let deliveredAt = LockedState<Date?>(nil)
+
+    /// When the last completion ran, or `nil` before the first.
+    var lastDelivery: Date? { deliveredAt.withLock { $0 } }
+
+    func execute(_ work: @escaping @Sendable () -> Void) {
+        DispatchQueueExecutor.background.execute {
+            self.deliveredAt.withLock { $0 = Date() }
+            work()
         }
     }
 }

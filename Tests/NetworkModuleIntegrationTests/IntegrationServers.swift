@@ -86,6 +86,21 @@ extension NetworkModule {
             perform(request: request) { continuation.resume(returning: $0) }
         }
     }
+
+    /// Performs `request` and reports the seconds from the call to the delivery of its result.
+    ///
+    /// The clock stops in the completion, on the completion executor's thread, not when the
+    /// awaiting test resumes: on a two-core machine the other tests in the process can keep
+    /// Swift concurrency's cooperative threads busy for seconds, and that wait is not the
+    /// framework's.
+    func timedOutcome(of request: any NetworkRequest) async -> (
+        result: Result<NetworkResponse, NetworkError>, seconds: TimeInterval
+    ) {
+        await withCheckedContinuation { continuation in
+            let start = Date()
+            perform(request: request) { continuation.resume(returning: ($0, Date().timeIntervalSince(start))) }
+        }
+    }
 }
 
 extension Result where Failure == NetworkError {

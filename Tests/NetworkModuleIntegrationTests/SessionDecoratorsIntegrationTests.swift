@@ -139,7 +139,7 @@ struct SessionDecoratorsIntegrationTests {
         module.perform(request: Endpoint(path: "/delay/1")) { kept.record($0) }
         #expect(deduplicated.statistics.joined == 1)
         handle.cancel()
-        let keptResult = await kept.first()
+        let keptResult = await kept.first().result
 
         #expect(try keptResult.get().statusCode == 200)
         #expect(cancelled.withLock { $0?.error } == .cancelled)

@@ -122,7 +122,7 @@ struct AuthenticationActionTests {
     }
 
     @Test("when 50 requests on many threads get 401, should refresh exactly once and deliver 50 successes")
-    func fiftyThreads401sRefreshOnce() {
+    func fiftyThreads401sRefreshOnce() async {
         let session = FakeNetworkSession()
         session.stub(.any, respond: acceptingOnly("Bearer fresh"))
         let tokens = FakeTokenProvider(current: .success("stale"))
@@ -138,7 +138,7 @@ struct AuthenticationActionTests {
             }
         }
 
-        #expect(group.wait(timeout: .now() + 10) == .success)
+        #expect(await group.emptied(within: 10))
         #expect(tokens.refreshCalls == 1)
         #expect(results.results.filter { (try? $0.get().statusCode) == 200 }.count == 50)
     }

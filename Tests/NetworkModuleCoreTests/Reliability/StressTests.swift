@@ -42,7 +42,7 @@ struct StressTests {
     @Test(
         "when 8 threads send requests with random delays, failures, retries and cancellations, should complete each exactly once"
     )
-    func chaos() throws {
+    func chaos() async throws {
         let total = ProcessInfo.processInfo.environment["NETWORK_MODULE_STRESS_REQUESTS"].flatMap(Int.init) ?? 20_000
         let threads = 8
         let session = FakeNetworkSession()
@@ -93,7 +93,7 @@ struct StressTests {
             }
         }
 
-        let finished = allDone.wait(timeout: .now() + 120) == .success
+        let finished = await allDone.signalled(within: 120)
         let counts = deliveries.withLock { $0 }
         let missing = counts.indices.filter { counts[$0] == 0 }
         let duplicated = counts.indices.filter { counts[$0] > 1 }

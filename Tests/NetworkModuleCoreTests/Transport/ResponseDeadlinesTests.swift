@@ -6,7 +6,7 @@ import Testing
 @Suite("Response deadlines")
 struct ResponseDeadlinesTests {
     @Test("when deadlines are scheduled out of order, should fire them in deadline order")
-    func firesInDeadlineOrder() {
+    func firesInDeadlineOrder() async {
         let fired = LockedState<[String]>([])
         let allFired = DispatchSemaphore(value: 0)
         let record: @Sendable (String) -> Void = { name in
@@ -21,12 +21,12 @@ struct ResponseDeadlinesTests {
         _ = ResponseDeadlines.shared.schedule(after: 0.02) { record("first") }
         _ = ResponseDeadlines.shared.schedule(after: 0.04) { record("second") }
 
-        #expect(allFired.wait(timeout: .now() + 10) == .success)
+        #expect(await allFired.signalled(within: 10))
         #expect(fired.withLock { $0 } == ["first", "second", "third"])
     }
 
     @Test("when a deadline is cancelled, should never fire it, while later ones still fire")
-    func cancelledDeadlineNeverFires() {
+    func cancelledDeadlineNeverFires() async {
         let cancelledFired = LockedState(false)
         let laterFired = DispatchSemaphore(value: 0)
 
@@ -35,12 +35,12 @@ struct ResponseDeadlinesTests {
         cancelled.cancel()
         cancelled.cancel()
 
-        #expect(laterFired.wait(timeout: .now() + 10) == .success)
+        #expect(await laterFired.signalled(within: 10))
         #expect(cancelledFired.withLock { $0 } == false, "an earlier deadline would have fired before the later one")
     }
 
     @Test("when thousands of deadlines are cancelled, should keep firing the live ones")
-    func manyCancellations() {
+    func manyCancellations() async {
         let fired = DispatchSemaphore(value: 0)
         for _ in 0..<5_000 {
             ResponseDeadlines.shared.schedule(after: 60) {}.cancel()
@@ -48,6 +48,6 @@ struct ResponseDeadlinesTests {
 
         _ = ResponseDeadlines.shared.schedule(after: 0.01) { fired.signal() }
 
-        #expect(fired.wait(timeout: .now() + 10) == .success)
+        #expect(await fired.signalled(within: 10))
     }
 }
