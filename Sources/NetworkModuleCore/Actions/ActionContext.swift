@@ -84,8 +84,9 @@ struct Origin: Equatable {
     let scheme: String
     let host: String
     let port: Int?
-    /// "scheme://host" or "scheme://host:port" as the URL spelled it, for the fast prefix check.
-    private let spelledPrefix: String?
+    /// "scheme://host" or "scheme://host:port" as the URL spelled it, in UTF-8, for the fast
+    /// prefix check.
+    private let spelledPrefix: [UInt8]?
 
     init?(_ url: URL) {
         guard let scheme = url.scheme, let host = url.host else { return nil }
@@ -97,20 +98,20 @@ struct Origin: Equatable {
         let prefix = scheme + "://" + host + (url.port.map { ":\($0)" } ?? "")
         // Only a URL without user info or an IP-literal host spells its origin this plainly.
         self.spelledPrefix =
-            url.user == nil && !host.contains(":") && url.absoluteString.hasPrefix(prefix) ? prefix : nil
+            url.user == nil && !host.contains(":") && url.absoluteString.hasPrefix(prefix) ? Array(prefix.utf8) : nil
     }
 
     /// Whether `urlText` starts with exactly this origin's spelled prefix, followed by the end,
     /// `/`, `?` or `#`: then it has this origin. A `false` proves nothing; compare origins then.
     func isPrefix(of urlText: String) -> Bool {
-        guard let spelledPrefix else { return false }
-        let text = urlText.utf8
-        let prefix = spelledPrefix.utf8
-        guard text.count >= prefix.count, text.starts(with: prefix) else { return false }
-        let boundary = text.index(text.startIndex, offsetBy: prefix.count)
-        guard boundary != text.endIndex else { return true }
-        let next = text[boundary]
-        return next == UInt8(ascii: "/") || next == UInt8(ascii: "?") || next == UInt8(ascii: "#")
+        guard let prefix = spelledPrefix else { return false }
+        var text = urlText
+        return text.withUTF8 { text in
+            guard text.count >= prefix.count, text.prefix(prefix.count).elementsEqual(prefix) else { return false }
+            guard text.count > prefix.count else { return true }
+            let next = text[prefix.count]
+            return next == UInt8(ascii: "/") || next == UInt8(ascii: "?") || next == UInt8(ascii: "#")
+        }
     }
 
     static func == (lhs: Origin, rhs: Origin) -> Bool {

@@ -32,7 +32,9 @@ import Foundation
 ///    success or failure.
 /// 4. After a failure (other than cancellation), ``retryDecision(for:context:completion:)``
 ///    is asked of each action, in order, until one says to retry. A retry goes back to
-///    step 1 with the next attempt number, so a refreshed token is picked up.
+///    step 1 with the next attempt number, so a refreshed token is picked up. Each attempt
+///    starts from a fresh request: the request builder builds the ``NetworkRequest`` again
+///    (a request passed to `perform(urlRequest:)` starts again from the caller's request).
 /// 5. ``didFinish(_:context:)`` runs for each action, in order, once, with the final
 ///    result; then the completion is delivered. Its default calls
 ///    ``performAfterExecutingNetworkRequest(request:networkResponse:)`` on success.

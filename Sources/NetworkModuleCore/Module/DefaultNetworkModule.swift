@@ -63,9 +63,7 @@ public final class DefaultNetworkModule: NetworkModule {
         self.actions = actions
         self.completionExecutor = completionExecutor
         self.configuration = ModuleConfiguration(
-            baseURL: requestBuilder.baseURL, baseOrigin: requestBuilder.baseURL.flatMap(Origin.init),
-            builderChecksHeaders: requestBuilder is DefaultRequestBuilder,
-            session: session, actions: actions,
+            requestBuilder: requestBuilder, session: session, actions: actions,
             completionExecutor: completionExecutor, delayScheduler: delayScheduler)
     }
 
@@ -131,9 +129,8 @@ public final class DefaultNetworkModule: NetworkModule {
             return CompletedRequest()
         }
         let operation = RequestOperation(
-            networkRequest: request, urlRequest: urlRequest, configuration: configuration,
-            transform: transform, completion: completion)
-        operation.start()
+            source: .description(request), configuration: configuration, transform: transform, completion: completion)
+        operation.start(with: consume urlRequest)
         return operation
     }
 
@@ -143,9 +140,9 @@ public final class DefaultNetworkModule: NetworkModule {
         completion: @escaping RequestOperation<Output>.Completion
     ) -> any NetworkCancellable {
         let operation = RequestOperation(
-            networkRequest: nil, urlRequest: urlRequest, configuration: configuration,
-            transform: transform, completion: completion)
-        operation.start()
+            source: .urlRequest(urlRequest), configuration: configuration, transform: transform,
+            completion: completion)
+        operation.start(with: urlRequest)
         return operation
     }
 }

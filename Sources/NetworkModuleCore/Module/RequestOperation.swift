@@ -64,8 +64,17 @@ final class RequestOperation<Output: Sendable>: NetworkCancellable {
         var bytesReceived = 0
     }
 
+    /// Where each attempt's request comes from.
+    enum Source {
+        /// A description: the module's builder builds each attempt's request from it, so the
+        /// first attempt's request has no other owner and preparing it copies nothing.
+        case description(any NetworkRequest)
+        /// A request the caller built: each attempt starts from it.
+        case urlRequest(URLRequest)
+    }
+
+    private let source: Source
     private let networkRequest: (any NetworkRequest)?
-    private let initialRequest: URLRequest
     private let acceptableStatusCodes: AcceptableStatusCodes
     private let configuration: ModuleConfiguration
     private let transform: Transform
@@ -74,11 +83,15 @@ final class RequestOperation<Output: Sendable>: NetworkCancellable {
     private let state: LockedState<State>
 
     init(
-        networkRequest: (any NetworkRequest)?, urlRequest: URLRequest,
-        configuration: ModuleConfiguration, transform: @escaping Transform, completion: @escaping Completion
+        source: Source, configuration: ModuleConfiguration, transform: @escaping Transform,
+        completion: @escaping Completion
     ) {
-        self.networkRequest = networkRequest
-        self.initialRequest = urlRequest
+        self.source = source
+        if case .description(let networkRequest) = source {
+            self.networkRequest = networkRequest
+        } else {
+            self.networkRequest = nil
+        }
         self.acceptableStatusCodes = networkRequest?.acceptableStatusCodes ?? .successful
         self.configuration = configuration
         self.transform = transform
@@ -89,32 +102,95 @@ final class RequestOperation<Output: Sendable>: NetworkCancellable {
 
     // MARK: - Steps
 
-    /// Starts the first attempt.
-    func start() {
-        prepare(initialRequest, actionIndex: 0, attempt: 1)
+    /// Starts the first attempt with `request`, built from the source by the caller.
+    func start(with request: consuming URLRequest) {
+        prepare(request, from: 0, attempt: 1, headersNeedChecking: false)
     }
 
-    /// Step 2: runs action `actionIndex`'s preparation, then the next one's, then sends.
-    private func prepare(_ request: URLRequest, actionIndex: Int, attempt: Int) {
-        let actions = configuration.actions
-        guard actionIndex < actions.count else {
-            send(request, attempt: attempt)
+    /// Step 2: prepares the request with actions `actionIndex...` in order, then sends it.
+    ///
+    /// Actions that only set header fields and can do so at once edit one shared
+    /// ``HeaderFieldTable``, written into the request once, before the next other action or
+    /// the send: a write to a request whose storage is shared copies all of it. Any other
+    /// action gets the request through its `prepare`, and preparation goes on from its
+    /// completion, whenever that comes.
+    ///
+    /// - Parameter headersNeedChecking: whether an action other than the built-in header
+    ///   actions has prepared the request, so its headers must be checked before sending.
+    private func prepare(
+        _ request: consuming URLRequest, from actionIndex: Int, attempt: Int, headersNeedChecking: Bool
+    ) {
+        let preparations = configuration.preparations
+        var headers: HeaderFieldTable?
+        var context: ActionContext?
+        var index = actionIndex
+        while index < preparations.count {
+            let action: any NetworkModuleAction
+            let checksItsHeaders: Bool
+            switch preparations[index] {
+            case .skipped:
+                index += 1
+                continue
+            case .headerFields(let headerAction):
+                let attemptContext =
+                    context ?? self.context(attempt: attempt, sentRequest: nil, totals: currentTotals())
+                context = attemptContext
+                var table = headers.take() ?? HeaderFieldTable(of: request)
+                do throws(NetworkError) {
+                    let isPrepared = try headerAction.prepareHeaderFields(
+                        &table, url: request.url, context: attemptContext)
+                    headers = table
+                    if isPrepared {
+                        index += 1
+                        continue
+                    }
+                } catch {
+                    finish(.failure(error))
+                    return
+                }
+                action = headerAction
+                checksItsHeaders = true
+            case .general(let generalAction):
+                action = generalAction
+                checksItsHeaders = false
+            }
+            headers.take()?.write(to: &request)
+            prepare(
+                request, with: action, at: index, from: actionIndex, attempt: attempt,
+                headersNeedChecking: headersNeedChecking || !checksItsHeaders)
             return
         }
-        let action = actions[actionIndex]
+        headers.take()?.write(to: &request)
+        send(request, attempt: attempt, checkingHeaders: headersNeedChecking)
+    }
+
+    /// Step 2, continued: runs action `index`'s own `prepare`, then goes on from its completion.
+    private func prepare(
+        _ request: URLRequest, with action: any NetworkModuleAction, at index: Int, from startIndex: Int, attempt: Int,
+        headersNeedChecking: Bool
+    ) {
+        if index != startIndex {
+            // Note which action is working, so that only its completion moves the request on.
+            let isCurrent = state.withLock { state -> Bool in
+                guard state.attempt == attempt, case .preparing = state.phase else { return false }
+                state.phase = .preparing(nextAction: index)
+                return true
+            }
+            guard isCurrent else { return }
+        }
         action.prepare(request, context: context(attempt: attempt, sentRequest: nil, totals: currentTotals())) {
             result in
             let isCurrent = self.state.withLock { state -> Bool in
-                guard state.attempt == attempt, case .preparing(let next) = state.phase, next == actionIndex else {
+                guard state.attempt == attempt, case .preparing(let next) = state.phase, next == index else {
                     return false
                 }
-                state.phase = .preparing(nextAction: actionIndex + 1)
+                state.phase = .preparing(nextAction: index + 1)
                 return true
             }
             guard isCurrent else { return }
             switch result {
             case .success(let prepared):
-                self.prepare(prepared, actionIndex: actionIndex + 1, attempt: attempt)
+                self.prepare(prepared, from: index + 1, attempt: attempt, headersNeedChecking: headersNeedChecking)
             case .failure(let error):
                 self.finish(.failure(NetworkError(actionError: error, action: action)))
             }
@@ -122,12 +198,15 @@ final class RequestOperation<Output: Sendable>: NetworkCancellable {
     }
 
     /// Step 3: checks the prepared request and hands it to the session.
-    private func send(_ request: URLRequest, attempt: Int) {
+    ///
+    /// - Parameter checkingHeaders: whether an action may have set headers nobody checked.
+    private func send(_ request: URLRequest, attempt: Int, checkingHeaders: Bool) {
         do throws(NetworkError) {
             guard request.url != nil else { throw .invalidRequest(.missingURL) }
-            // Headers from the default builder are checked already; anything an action or a
-            // caller's raw URLRequest brings is checked here, just before the wire.
-            if networkRequest == nil || !configuration.actions.isEmpty || !configuration.builderChecksHeaders {
+            // Headers from the default builder and the built-in header actions are checked
+            // already; anything another action or a caller's raw URLRequest brings is checked
+            // here, just before the wire.
+            if checkingHeaders || networkRequest == nil || !configuration.builderChecksHeaders {
                 try HeaderValidation.validate(request)
             }
         } catch {
@@ -251,7 +330,7 @@ final class RequestOperation<Output: Sendable>: NetworkCancellable {
         if !isWaiting { timer.cancel() }
     }
 
-    /// Starts the attempt after `attempt`, from the original request.
+    /// Starts the attempt after `attempt`, from a request made anew from the source.
     private func retry(after attempt: Int) {
         let isCurrent = state.withLock { state -> Bool in
             guard state.attempt == attempt, case .waitingToRetry = state.phase else { return false }
@@ -261,7 +340,19 @@ final class RequestOperation<Output: Sendable>: NetworkCancellable {
             return true
         }
         guard isCurrent else { return }
-        prepare(initialRequest, actionIndex: 0, attempt: attempt + 1)
+        let request: URLRequest
+        switch source {
+        case .urlRequest(let callerRequest):
+            request = callerRequest
+        case .description(let networkRequest):
+            do {
+                request = try configuration.requestBuilder.build(request: networkRequest)
+            } catch {
+                finish(.failure(error))
+                return
+            }
+        }
+        prepare(request, from: 0, attempt: attempt + 1, headersNeedChecking: false)
     }
 
     /// Step 7: finishes the operation once, lets actions see the result, and delivers it.

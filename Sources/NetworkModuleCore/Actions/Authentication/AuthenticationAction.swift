@@ -122,13 +122,14 @@ public final class AuthenticationAction: NetworkModuleAction {
         _ urlRequest: URLRequest, context: ActionContext,
         completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void
     ) {
-        guard needsToken(urlRequest, context: context) else {
+        guard needsToken(urlRequest.url, context: context) else {
             completion(.success(urlRequest))
             return
         }
         let requestID = context.requestID
         let waiter: Waiter = { result in
-            completion(result.map { credential in self.authorize(urlRequest, with: credential, requestID: requestID) })
+            completion(
+                result.flatMap { credential in self.authorize(urlRequest, with: credential, requestID: requestID) })
         }
         let next = state.withLock { state -> Next in
             if state.requests[requestID] == nil { state.requests[requestID] = RequestRecord() }
@@ -183,9 +184,9 @@ public final class AuthenticationAction: NetworkModuleAction {
 
     // MARK: - State machine
 
-    /// Whether `urlRequest` should carry the token.
-    private func needsToken(_ urlRequest: URLRequest, context: ActionContext) -> Bool {
-        guard context.isSameOrigin(as: urlRequest.url) else { return false }
+    /// Whether a request for `url` should carry the token.
+    private func needsToken(_ url: URL?, context: ActionContext) -> Bool {
+        guard context.isSameOrigin(as: url) else { return false }
         return context.networkRequest?.requiresAuthentication ?? true
     }
 
@@ -234,11 +235,43 @@ public final class AuthenticationAction: NetworkModuleAction {
     }
 
     /// `urlRequest` with `credential`'s token; remembers which token the request carries.
-    private func authorize(_ urlRequest: URLRequest, with credential: Credential, requestID: UUID) -> URLRequest {
+    private func authorize(
+        _ urlRequest: URLRequest, with credential: Credential, requestID: UUID
+    ) -> Result<URLRequest, any Error> {
         state.withLock { $0.requests[requestID]?.generation = credential.generation }
+        var headers = HeaderFieldTable(of: urlRequest)
+        do throws(NetworkError) {
+            try write(credential, into: &headers)
+        } catch {
+            return .failure(error)
+        }
         var authorized = urlRequest
-        authorized.setHeader(scheme.headerName, to: scheme.value(for: credential.token))
-        return authorized
+        headers.write(to: &authorized)
+        return .success(authorized)
+    }
+
+    /// Sets the scheme's header to `credential`'s token. A token holding CR, LF or another
+    /// control character fails the request with ``NetworkError/invalidRequest(_:)``.
+    private func write(_ credential: Credential, into headers: inout HeaderFieldTable) throws(NetworkError) {
+        try headers.set(scheme.value(for: credential.token), for: scheme.headerName)
+    }
+}
+
+extension AuthenticationAction: HeaderFieldPreparing {
+    /// Writes the token at once when the action has one and no refresh is running; otherwise
+    /// leaves the request to ``prepare(_:context:completion:)``, which waits for the provider.
+    func prepareHeaderFields(
+        _ headers: inout HeaderFieldTable, url: URL?, context: ActionContext
+    ) throws(NetworkError) -> Bool {
+        guard needsToken(url, context: context) else { return true }
+        let credential = state.withLock { state -> Credential? in
+            guard case .idle = state.phase, let credential = state.credential else { return nil }
+            state.requests[context.requestID, default: RequestRecord()].generation = credential.generation
+            return credential
+        }
+        guard let credential else { return false }
+        try write(credential, into: &headers)
+        return true
     }
 }
 

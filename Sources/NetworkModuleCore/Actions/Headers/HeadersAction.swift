@@ -38,13 +38,34 @@ public struct HeadersAction: NetworkModuleAction {
     }
 
     /// Sets each header the request does not have yet.
+    ///
+    /// Fails the request with ``NetworkError/invalidRequest(_:)`` when a name is not an HTTP
+    /// token or a value holds a control character (CR and LF among them).
     public func prepare(
         _ urlRequest: URLRequest, context: ActionContext,
         completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void
     ) {
+        var headers = HeaderFieldTable(of: urlRequest)
+        do throws(NetworkError) {
+            _ = try prepareHeaderFields(&headers, url: urlRequest.url, context: context)
+        } catch {
+            completion(.failure(error))
+            return
+        }
         var request = urlRequest
-        request.setHeaders(fields.lazy.map { field in (field.name, { field.value(context) }) }, onlyIfMissing: true)
+        headers.write(to: &request)
         completion(.success(request))
+    }
+}
+
+extension HeadersAction: HeaderFieldPreparing {
+    func prepareHeaderFields(
+        _ headers: inout HeaderFieldTable, url: URL?, context: ActionContext
+    ) throws(NetworkError) -> Bool {
+        for field in fields {
+            try headers.setIfMissing(field.name) { field.value(context) }
+        }
+        return true
     }
 }
 

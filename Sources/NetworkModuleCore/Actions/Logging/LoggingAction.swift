@@ -164,3 +164,5 @@ extension NetworkModuleAction where Self == LoggingAction {
         )
     }
 }
+
+extension LoggingAction: PreparationFreeAction {}

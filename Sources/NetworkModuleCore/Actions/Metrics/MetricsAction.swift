@@ -45,3 +45,5 @@ extension NetworkModuleAction where Self == MetricsAction {
         MetricsAction(report: report)
     }
 }
+
+extension MetricsAction: PreparationFreeAction {}

@@ -70,3 +70,5 @@ extension NetworkModuleAction where Self == RetryAction {
         RetryAction(policy: policy)
     }
 }
+
+extension RetryAction: PreparationFreeAction {}

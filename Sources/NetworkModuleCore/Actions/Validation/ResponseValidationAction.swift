@@ -51,3 +51,5 @@ extension NetworkModuleAction where Self == ResponseValidationAction {
         }
     }
 }
+
+extension ResponseValidationAction: PreparationFreeAction {}

@@ -1,0 +1,59 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A request's header fields, edited as a dictionary and written back to the request once.
+///
+/// Every write to a `URLRequest` whose storage is shared copies the whole request first, and
+/// on Linux that copy costs about as much as building the request. The built-in header and
+/// authentication actions therefore edit one table, which the pipeline writes back once for
+/// all of them (see ``HeaderFieldPreparing``).
+///
+/// Names keep the casing they were set with; look-ups ignore case, as HTTP does. Every field
+/// set through the table is checked as the default builder checks fields, so the pipeline need
+/// not check the whole request again before sending it.
+struct HeaderFieldTable {
+    private var fields: [String: String]
+    private var hasChanges = false
+
+    /// The fields `request` has now.
+    init(of request: borrowing URLRequest) {
+        fields = request.allHTTPHeaderFields ?? [:]
+    }
+
+    /// Sets `name` to `value`, replacing a field of the same name in any casing.
+    ///
+    /// - Throws: ``NetworkError/invalidRequest(_:)`` if `name` is not an HTTP token or `value`
+    ///   holds a control character (CR and LF among them); the table is then unchanged.
+    mutating func set(_ value: String, for name: String) throws(NetworkError) {
+        try HeaderValidation.validate(name: name, value: value)
+        if let stored = storedName(for: name), stored != name { fields[stored] = nil }
+        fields[name] = value
+        hasChanges = true
+    }
+
+    /// Sets `name` to the value `makeValue` gives, unless the table has a field of that name
+    /// in any casing; then `makeValue` is not called.
+    ///
+    /// - Throws: as ``set(_:for:)``.
+    mutating func setIfMissing(_ name: String, to makeValue: () -> String) throws(NetworkError) {
+        guard storedName(for: name) == nil else { return }
+        let value = makeValue()
+        try HeaderValidation.validate(name: name, value: value)
+        fields[name] = value
+        hasChanges = true
+    }
+
+    /// Writes the table into `request`, if anything was set.
+    func write(to request: inout URLRequest) {
+        if hasChanges { request.allHTTPHeaderFields = fields }
+    }
+
+    /// The name under which the table holds `name`, in any casing. A request has few fields,
+    /// so a scan is cheaper than hashing the name to look it up first.
+    private func storedName(for name: String) -> String? {
+        fields.keys.first { $0.caseInsensitiveEquals(name) }
+    }
+}
