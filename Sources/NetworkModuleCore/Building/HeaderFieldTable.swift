@@ -21,6 +21,8 @@ struct HeaderFieldTable {
     /// The fields `request` has now.
     init(of request: borrowing URLRequest) {
         fields = request.allHTTPHeaderFields ?? [:]
+        // Room for what the actions add, so that adding never rehashes the table on the way.
+        fields.reserveCapacity(fields.count + 4)
     }
 
     /// Sets `name` to `value`, replacing a field of the same name in any casing.

@@ -17,7 +17,7 @@ enum HeaderValidation {
         guard isToken(name) else {
             throw .invalidRequest(.invalidHeaderName(name))
         }
-        guard value.utf8.allSatisfy(isValueByte) else {
+        guard allBytes(of: value, satisfy: isValueByte) else {
             throw .invalidRequest(.invalidHeaderValue(name: name))
         }
     }
@@ -30,7 +30,7 @@ enum HeaderValidation {
 
     /// Whether `token` is a valid RFC 9110 token, as method names and header names must be.
     static func isToken(_ token: String) -> Bool {
-        !token.isEmpty && token.utf8.allSatisfy(isTokenCharacter)
+        !token.isEmpty && allBytes(of: token, satisfy: isTokenCharacter)
     }
 
     /// Bit `b` of these two words is set when ASCII byte `b` is an RFC 9110 `tchar`:
@@ -46,5 +46,12 @@ enum HeaderValidation {
 
     private static func isValueByte(_ byte: UInt8) -> Bool {
         byte == 0x09 || (byte >= 0x20 && byte != 0x7F)
+    }
+
+    /// Whether every UTF-8 byte of `text` passes `test`: straight over the string's own storage
+    /// when it has one (native strings do), which is several times faster than iterating the
+    /// UTF-8 view, and this runs for every header of every request.
+    private static func allBytes(of text: String, satisfy test: (UInt8) -> Bool) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable { $0.allSatisfy(test) } ?? text.utf8.allSatisfy(test)
     }
 }
