@@ -48,6 +48,22 @@ struct HeaderFieldTable {
         hasChanges = true
     }
 
+    /// `request` with the fields `edit` sets in its table, written in one go; or the error
+    /// `edit` throws. What an action's own `prepare` does with the shared-table step.
+    static func editing(
+        _ request: URLRequest, _ edit: (inout HeaderFieldTable) throws(NetworkError) -> Void
+    ) -> Result<URLRequest, any Error> {
+        var headers = HeaderFieldTable(of: request)
+        do throws(NetworkError) {
+            try edit(&headers)
+        } catch {
+            return .failure(error)
+        }
+        var edited = request
+        headers.write(to: &edited)
+        return .success(edited)
+    }
+
     /// Writes the table into `request`, if anything was set.
     func write(to request: inout URLRequest) {
         if hasChanges { request.allHTTPHeaderFields = fields }

@@ -239,15 +239,9 @@ public final class AuthenticationAction: NetworkModuleAction {
         _ urlRequest: URLRequest, with credential: Credential, requestID: UUID
     ) -> Result<URLRequest, any Error> {
         state.withLock { $0.requests[requestID]?.generation = credential.generation }
-        var headers = HeaderFieldTable(of: urlRequest)
-        do throws(NetworkError) {
+        return HeaderFieldTable.editing(urlRequest) { headers throws(NetworkError) in
             try write(credential, into: &headers)
-        } catch {
-            return .failure(error)
         }
-        var authorized = urlRequest
-        headers.write(to: &authorized)
-        return .success(authorized)
     }
 
     /// Sets the scheme's header to `credential`'s token. A token holding CR, LF or another

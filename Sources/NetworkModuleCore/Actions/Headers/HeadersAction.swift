@@ -45,16 +45,10 @@ public struct HeadersAction: NetworkModuleAction {
         _ urlRequest: URLRequest, context: ActionContext,
         completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void
     ) {
-        var headers = HeaderFieldTable(of: urlRequest)
-        do throws(NetworkError) {
-            _ = try prepareHeaderFields(&headers, url: urlRequest.url, context: context)
-        } catch {
-            completion(.failure(error))
-            return
-        }
-        var request = urlRequest
-        headers.write(to: &request)
-        completion(.success(request))
+        completion(
+            HeaderFieldTable.editing(urlRequest) { headers throws(NetworkError) in
+                _ = try prepareHeaderFields(&headers, url: urlRequest.url, context: context)
+            })
     }
 }
 
