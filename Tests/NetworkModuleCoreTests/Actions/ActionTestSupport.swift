@@ -22,7 +22,7 @@ final class FakeTokenProvider: AccessTokenProvider {
     let current: Result<String, any Error>
     let holdsCurrent: Bool
     let holdsRefresh: Bool
-    let log: LockedBox<Log>
+    let log: LockedState<Log>
 
     /// - Parameters:
     ///   - current: what `currentToken` answers.
@@ -35,14 +35,14 @@ final class FakeTokenProvider: AccessTokenProvider {
         self.current = current
         self.holdsCurrent = holdsCurrent
         self.holdsRefresh = holdsRefresh
-        self.log = LockedBox(Log(refreshAnswers: refreshed))
+        self.log = LockedState(Log(refreshAnswers: refreshed))
     }
 
     var currentCalls: Int { log.value.currentCalls }
     var refreshCalls: Int { log.value.refreshCalls }
 
     func currentToken(completion: @escaping Completion) {
-        let hold = log.mutate { log -> Bool in
+        let hold = log.withLock { log -> Bool in
             log.currentCalls += 1
             if holdsCurrent { log.heldCurrent.append(completion) }
             return holdsCurrent
@@ -51,7 +51,7 @@ final class FakeTokenProvider: AccessTokenProvider {
     }
 
     func refreshToken(completion: @escaping Completion) {
-        let answer = log.mutate { log -> Result<String, any Error>? in
+        let answer = log.withLock { log -> Result<String, any Error>? in
             log.refreshCalls += 1
             if holdsRefresh {
                 log.heldRefresh.append(completion)
@@ -64,7 +64,7 @@ final class FakeTokenProvider: AccessTokenProvider {
 
     /// Answers the held refreshes with the next scripted answer.
     func releaseRefresh() {
-        let (held, answer) = log.mutate { log in
+        let (held, answer) = log.withLock { log in
             defer { log.heldRefresh = [] }
             return (
                 log.heldRefresh, log.refreshAnswers.count > 1 ? log.refreshAnswers.removeFirst() : log.refreshAnswers[0]
@@ -75,7 +75,7 @@ final class FakeTokenProvider: AccessTokenProvider {
 
     /// Answers the held `currentToken` calls.
     func releaseCurrent() {
-        let held = log.mutate { log in
+        let held = log.withLock { log in
             defer { log.heldCurrent = [] }
             return log.heldCurrent
         }
@@ -90,13 +90,13 @@ func acceptingOnly(_ accepted: String) -> @Sendable (URLRequest) -> StubbedRespo
 
 /// Entries written by a logging action.
 final class LogEntries: Sendable {
-    private let storage = LockedBox<[String]>([])
+    private let storage = LockedState<[String]>([])
 
     var entries: [String] { storage.value }
     var text: String { entries.joined(separator: "\n") }
 
     var sink: @Sendable (String) -> Void {
-        { entry in self.storage.mutate { $0.append(entry) } }
+        { entry in self.storage.withLock { $0.append(entry) } }
     }
 }
 

@@ -11,9 +11,9 @@ import Testing
 struct MetricsActionTests {
     /// Collects the reported metrics.
     final class Reports: Sendable {
-        private let storage = LockedBox<[RequestMetrics]>([])
+        private let storage = LockedState<[RequestMetrics]>([])
         var all: [RequestMetrics] { storage.value }
-        var report: @Sendable (RequestMetrics) -> Void { { metrics in self.storage.mutate { $0.append(metrics) } } }
+        var report: @Sendable (RequestMetrics) -> Void { { metrics in self.storage.withLock { $0.append(metrics) } } }
     }
 
     @Test(

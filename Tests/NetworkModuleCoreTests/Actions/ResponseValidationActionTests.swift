@@ -60,10 +60,10 @@ struct ResponseValidationActionTests {
         let session = FakeNetworkSession()
         session.stub(.path("/v2/users/1"), with: .status(200))
         session.stub(.path("/v2/users/2"), with: .status(404))
-        let seen = LockedBox<[Int]>([])
+        let seen = LockedState<[Int]>([])
         let results = ResultCollector<NetworkResponse>()
         let module = makeModule(
-            session: session, actions: [.validate { response in seen.mutate { $0.append(response.statusCode) } }])
+            session: session, actions: [.validate { response in seen.withLock { $0.append(response.statusCode) } }])
 
         module.perform(request: TestRequest(path: "/users/1"), completion: results.completion)
         module.perform(request: TestRequest(path: "/users/2"), completion: results.completion)

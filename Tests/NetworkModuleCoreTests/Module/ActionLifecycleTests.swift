@@ -17,9 +17,9 @@ struct ActionLifecycleTests {
     }
 
     struct LegacyObserver: NetworkModuleAction {
-        let seen = LockedBox<[Int]>([])
+        let seen = LockedState<[Int]>([])
         func performAfterExecutingNetworkRequest(request: (any NetworkRequest)?, networkResponse: NetworkResponse) {
-            seen.mutate { $0.append(networkResponse.statusCode) }
+            seen.withLock { $0.append(networkResponse.statusCode) }
         }
     }
 
@@ -42,11 +42,11 @@ struct ActionLifecycleTests {
     func hooksRunInArrayOrder() {
         let session = FakeNetworkSession()
         session.stub(.any, with: .status(200))
-        let order = LockedBox<[String]>([])
+        let order = LockedState<[String]>([])
         let actions = [ProbeAction(name: "A", order: order), ProbeAction(name: "B", order: order)]
 
         makeModule(session: session, actions: actions).perform(request: TestRequest()) { _ in
-            order.mutate { $0.append("completion") }
+            order.withLock { $0.append("completion") }
         }
 
         #expect(
@@ -214,9 +214,9 @@ struct ActionLifecycleTests {
     @Test("when actions see a request, should get the description, attempt, base URL and sent request")
     func contextCarriesRequestDetails() {
         final class ContextProbe: NetworkModuleAction {
-            let contexts = LockedBox<[ActionContext]>([])
+            let contexts = LockedState<[ActionContext]>([])
             func didFinish(_ result: Result<NetworkResponse, NetworkError>, context: ActionContext) {
-                contexts.mutate { $0.append(context) }
+                contexts.withLock { $0.append(context) }
             }
         }
         let session = FakeNetworkSession()

@@ -60,14 +60,14 @@ struct AsyncBridgeTests {
         let session = FakeNetworkSession(delivery: .manual)
         session.stub(.any, with: .status(200))
         let module = makeModule(session: session)
-        let gate = LockedBox(false)
+        let gate = LockedState(false)
 
         let task = Task { () throws(NetworkError) -> NetworkResponse in
             while !gate.value { await Task.yield() }
             return try await module.perform(request: TestRequest())
         }
         task.cancel()
-        gate.mutate { $0 = true }
+        gate.withLock { $0 = true }
         let result = await task.result
 
         #expect(throws: NetworkError.cancelled) { try result.get() }

@@ -20,7 +20,7 @@ struct ConcurrencyTests {
         let module = DefaultNetworkModule(
             requestBuilder: DefaultRequestBuilder(baseURL: apiBaseURL), session: session,
             actions: [ProbeAction(prepare: .setHeader("X-Probe", "1"))], completionExecutor: executor)
-        let counts = LockedBox([String: Int]())
+        let counts = LockedState([String: Int]())
         let threads = 8
         let perThread = 250
         let group = DispatchGroup()
@@ -37,7 +37,7 @@ struct ConcurrencyTests {
                         case .failure(.cancelled): key = "cancelled"
                         case .failure: key = "failure"
                         }
-                        counts.mutate { $0[key, default: 0] += 1 }
+                        counts.withLock { $0[key, default: 0] += 1 }
                     }
                     if index % 5 == 0 { handle.cancel() }
                 }

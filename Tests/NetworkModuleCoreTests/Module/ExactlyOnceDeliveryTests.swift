@@ -213,12 +213,12 @@ struct ExactlyOnceDeliveryTests {
 /// A session that ignores cancellation and answers every task twice: the worst a session
 /// could do.
 final class StubbornSession: NetworkSession {
-    private let completions = LockedBox<[@Sendable (Data?, URLResponse?, (any Error)?) -> Void]>([])
+    private let completions = LockedState<[@Sendable (Data?, URLResponse?, (any Error)?) -> Void]>([])
 
     func dataTask(
         with request: URLRequest, completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
-        completions.mutate { $0.append(completionHandler) }
+        completions.withLock { $0.append(completionHandler) }
         return IgnoringTask()
     }
 

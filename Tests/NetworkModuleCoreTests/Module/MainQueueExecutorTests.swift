@@ -16,10 +16,10 @@ final class MainQueueExecutorTests: XCTestCase {
         let module = DefaultNetworkModule(
             requestBuilder: DefaultRequestBuilder(baseURL: apiBaseURL), session: session, completionExecutor: .main)
         let delivered = expectation(description: "completion")
-        let onMain = LockedBox<Bool?>(nil)
+        let onMain = LockedState<Bool?>(nil)
 
         module.perform(request: TestRequest()) { _ in
-            onMain.mutate { $0 = Thread.isMainThread }
+            onMain.withLock { $0 = Thread.isMainThread }
             delivered.fulfill()
         }
         XCTAssertNil(onMain.value, "the main executor delivers asynchronously, never inside perform")

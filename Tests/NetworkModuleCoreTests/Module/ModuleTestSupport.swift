@@ -29,7 +29,7 @@ struct APIError: Codable, Equatable, Sendable {
 
 /// Collects every result a completion receives, from any thread.
 final class ResultCollector<Value: Sendable>: Sendable {
-    private let storage = LockedBox<[Result<Value, NetworkError>]>([])
+    private let storage = LockedState<[Result<Value, NetworkError>]>([])
 
     var results: [Result<Value, NetworkError>] { storage.value }
     var count: Int { results.count }
@@ -50,29 +50,13 @@ final class ResultCollector<Value: Sendable>: Sendable {
     }
 
     var completion: @Sendable (Result<Value, NetworkError>) -> Void {
-        { result in self.storage.mutate { $0.append(result) } }
+        { result in self.storage.withLock { $0.append(result) } }
     }
 }
 
-/// A tiny lock-protected box for test bookkeeping.
-final class LockedBox<Value: Sendable>: @unchecked Sendable {
-    // @unchecked Sendable is safe: `stored` is only touched while holding `lock`.
-    private let lock = NSLock()
-    private var stored: Value
-
-    init(_ value: Value) { stored = value }
-
-    var value: Value {
-        lock.lock()
-        defer { lock.unlock() }
-        return stored
-    }
-
-    func mutate<Result>(_ body: (inout Value) -> Result) -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&stored)
-    }
+extension LockedState {
+    /// The state as it is now, read under the lock: test bookkeeping reads it whole.
+    var value: State { withLock { $0 } }
 }
 
 /// An action that records what it sees and can be told how to behave.
@@ -94,27 +78,27 @@ final class ProbeAction: NetworkModuleAction {
     }
 
     let name: String
-    let order: LockedBox<[String]>?
+    let order: LockedState<[String]>?
     let prepareBehaviour: PrepareBehaviour
-    let retryDecisions: LockedBox<[RetryDecision]>
-    let log = LockedBox(Log())
+    let retryDecisions: LockedState<[RetryDecision]>
+    let log = LockedState(Log())
 
     init(
-        name: String = "probe", order: LockedBox<[String]>? = nil, prepare: PrepareBehaviour = .passThrough,
+        name: String = "probe", order: LockedState<[String]>? = nil, prepare: PrepareBehaviour = .passThrough,
         retry: [RetryDecision] = []
     ) {
         self.name = name
         self.order = order
         self.prepareBehaviour = prepare
-        self.retryDecisions = LockedBox(retry)
+        self.retryDecisions = LockedState(retry)
     }
 
     func prepare(
         _ urlRequest: URLRequest, context: ActionContext,
         completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void
     ) {
-        _ = order?.mutate { $0.append("prepare \(name)") }
-        log.mutate { $0.prepared.append(context.attempt) }
+        _ = order?.withLock { $0.append("prepare \(name)") }
+        log.withLock { $0.prepared.append(context.attempt) }
         switch prepareBehaviour {
         case .passThrough:
             completion(.success(urlRequest))
@@ -125,7 +109,7 @@ final class ProbeAction: NetworkModuleAction {
         case .fail(let error):
             completion(.failure(error))
         case .hold:
-            log.mutate {
+            log.withLock {
                 $0.heldCompletions.append(completion)
                 $0.heldRequests.append(urlRequest)
             }
@@ -133,7 +117,7 @@ final class ProbeAction: NetworkModuleAction {
     }
 
     func releaseHeld() {
-        let (completions, requests) = log.mutate { log in
+        let (completions, requests) = log.withLock { log in
             defer {
                 log.heldCompletions = []
                 log.heldRequests = []
@@ -144,22 +128,22 @@ final class ProbeAction: NetworkModuleAction {
     }
 
     func didReceive(_ result: Result<NetworkResponse, NetworkError>, context: ActionContext) {
-        _ = order?.mutate { $0.append("receive \(name)") }
-        log.mutate { $0.received.append(result.map(\.statusCode)) }
+        _ = order?.withLock { $0.append("receive \(name)") }
+        log.withLock { $0.received.append(result.map(\.statusCode)) }
     }
 
     func retryDecision(
         for error: NetworkError, context: ActionContext, completion: @escaping @Sendable (RetryDecision) -> Void
     ) {
-        _ = order?.mutate { $0.append("retry? \(name)") }
-        log.mutate { $0.retryAsked.append(error) }
-        let decision = retryDecisions.mutate { $0.isEmpty ? .doNotRetry : $0.removeFirst() }
+        _ = order?.withLock { $0.append("retry? \(name)") }
+        log.withLock { $0.retryAsked.append(error) }
+        let decision = retryDecisions.withLock { $0.isEmpty ? .doNotRetry : $0.removeFirst() }
         completion(decision)
     }
 
     func didFinish(_ result: Result<NetworkResponse, NetworkError>, context: ActionContext) {
-        _ = order?.mutate { $0.append("finish \(name)") }
-        log.mutate { $0.finished.append(result.map(\.statusCode)) }
+        _ = order?.withLock { $0.append("finish \(name)") }
+        log.withLock { $0.finished.append(result.map(\.statusCode)) }
     }
 }
 

@@ -14,10 +14,10 @@ import Testing
 struct PreparationTests {
     /// Notes the value of `X-Seen` as it prepares, then sets `X-Own`.
     final class HeaderReader: NetworkModuleAction {
-        let seen = LockedBox<[String?]>([])
+        let seen = LockedState<[String?]>([])
 
         func performBeforeExecutingNetworkRequest(request: (any NetworkRequest)?, urlRequest: inout URLRequest) {
-            seen.mutate { $0.append(urlRequest.value(forHTTPHeaderField: "X-Seen")) }
+            seen.withLock { $0.append(urlRequest.value(forHTTPHeaderField: "X-Seen")) }
             urlRequest.setValue("reader", forHTTPHeaderField: "X-Own")
         }
     }
@@ -38,7 +38,7 @@ struct PreparationTests {
 
     /// The default builder, counting its builds; fails every build after `failingAfter`.
     final class CountingBuilder: RequestBuilder {
-        let builds = LockedBox(0)
+        let builds = LockedState(0)
         let failingAfter: Int
         private let builder = DefaultRequestBuilder(baseURL: apiBaseURL)
 
@@ -49,7 +49,7 @@ struct PreparationTests {
         var baseURL: URL? { builder.baseURL }
 
         func build(request: any NetworkRequest) throws(NetworkError) -> URLRequest {
-            let count = builds.mutate { count -> Int in
+            let count = builds.withLock { count -> Int in
                 count += 1
                 return count
             }

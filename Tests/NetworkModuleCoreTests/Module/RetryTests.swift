@@ -72,7 +72,7 @@ struct RetryTests {
     func decisionsAskedInOrder() {
         let session = FakeNetworkSession()
         session.stub(.any, with: .status(500), .status(200))
-        let order = LockedBox<[String]>([])
+        let order = LockedState<[String]>([])
         let first = ProbeAction(name: "A", order: order, retry: [.doNotRetry])
         let second = ProbeAction(name: "B", order: order, retry: [.retry])
         let third = ProbeAction(name: "C", order: order)

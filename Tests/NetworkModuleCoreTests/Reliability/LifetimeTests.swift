@@ -51,12 +51,12 @@ struct LifetimeTests {
 
         do {
             let fake = FakeNetworkSession()
-            let unauthorizedOnce = LockedBox<Set<String>>([])
+            let unauthorizedOnce = LockedState<Set<String>>([])
             fake.stub(.any) { request in
                 let path = request.url?.path ?? ""
                 if path.hasSuffix("/flaky") { return .status(503) }
                 if path.hasSuffix("/expired") {
-                    let first = unauthorizedOnce.mutate { $0.insert(path).inserted }
+                    let first = unauthorizedOnce.withLock { $0.insert(path).inserted }
                     if first { return .status(401) }
                 }
                 return .json(#"{"ok":true}"#, headers: ["Cache-Control": "max-age=60"])

@@ -23,10 +23,10 @@ struct CachedSessionTests {
     /// A fake whose answers to `path` say which call of that path they are: `/a#1`, `/a#2`.
     func countingFake(headers: HTTPHeaders = [:], status: Int = 200) -> FakeNetworkSession {
         let fake = FakeNetworkSession()
-        let counts = LockedBox([String: Int]())
+        let counts = LockedState([String: Int]())
         fake.stub(.any) { request in
             let path = request.url?.path ?? ""
-            let count = counts.mutate { counts -> Int in
+            let count = counts.withLock { counts -> Int in
                 counts[path, default: 0] += 1
                 return counts[path, default: 0]
             }

@@ -12,9 +12,9 @@ struct DeduplicatedSessionTests {
     /// A manual fake that answers with a counter, so each call has its own body.
     func manualFake() -> FakeNetworkSession {
         let fake = FakeNetworkSession(delivery: .manual)
-        let counter = LockedBox(0)
+        let counter = LockedState(0)
         fake.stub(.any) { _ in
-            let call = counter.mutate { count -> Int in
+            let call = counter.withLock { count -> Int in
                 count += 1
                 return count
             }

@@ -26,7 +26,7 @@ final class SessionOutcomes: Sendable {
         let headers: HTTPHeaders
     }
 
-    private let storage = LockedBox<[Outcome]>([])
+    private let storage = LockedState<[Outcome]>([])
 
     /// Every call, in order.
     var all: [Outcome] { storage.value }
@@ -45,7 +45,7 @@ final class SessionOutcomes: Sendable {
             let outcome = Outcome(
                 body: data.map { String(decoding: $0, as: UTF8.self) }, status: http?.statusCode,
                 errorCode: (error as? URLError)?.code, headers: HTTPHeaders(http?.allHeaderFields ?? [:]))
-            self.storage.mutate { $0.append(outcome) }
+            self.storage.withLock { $0.append(outcome) }
         }
     }
 }

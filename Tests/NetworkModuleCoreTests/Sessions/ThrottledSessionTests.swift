@@ -151,14 +151,14 @@ struct ThrottledSessionTests {
 
     @Test("when many threads send at once, should never exceed the limit and complete each request once")
     func concurrentUse() {
-        let peak = LockedBox((current: 0, highest: 0))
+        let peak = LockedState((current: 0, highest: 0))
         let fake = FakeNetworkSession(delivery: .immediate)
         fake.stub(.any) { _ in
-            peak.mutate {
+            peak.withLock {
                 $0.current += 1
                 $0.highest = max($0.highest, $0.current)
             }
-            defer { peak.mutate { $0.current -= 1 } }
+            defer { peak.withLock { $0.current -= 1 } }
             return .status(200)
         }
         let session = fake.throttled(maxConcurrent: 3)
