@@ -120,8 +120,7 @@ for target in "${targets[@]}"; do
     log "fuzzing $target for $seconds s (corpus: ${corpus#"$root"/}, $(find "$corpus" -type f | wc -l) files)"
     rc=0
     # The first corpus directory receives new inputs: keep the repository's read only.
-    LSAN_OPTIONS="suppressions=$root/Fuzz/lsan-suppressions.txt:print_suppressions=0" \
-        "$out/$target" "$work" "$corpus" -max_total_time="$seconds" -max_len=4096 -timeout=10 \
+    "$out/$target" "$work" "$corpus" -max_total_time="$seconds" -max_len=4096 -timeout=10 \
         -rss_limit_mb=2048 -detect_leaks=1 -print_final_stats=1 \
         -artifact_prefix="$artifacts/" >"$out/$target.log" 2>&1 || rc=$?
     grep -E '^(#[0-9]+.*DONE|stat::number_of_executed_units|stat::new_units_added|Done [0-9]+ runs)' "$out/$target.log" >&2 || true
