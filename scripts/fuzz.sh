@@ -6,6 +6,8 @@
 #   scripts/fuzz.sh --target request-building --seconds 60
 #   scripts/fuzz.sh --merge               # fuzz, then merge new coverage into Fuzz/Corpus
 #                                         # (a minimal covering set; named seeds are kept)
+#   scripts/fuzz.sh --seed 0              # a random seed (default 1: the same mutations every
+#                                         # run, so a CI failure replays; explore with 0)
 #
 # Targets (Fuzz/<Name>Fuzz.swift, each with Fuzz/FuzzInput.swift):
 #   request-building    bytes -> path, method, query items, headers, body -> DefaultRequestBuilder
@@ -26,14 +28,16 @@ root="$(pwd)"
 out="$root/.build/fuzz"
 
 seconds=30
+seed=1
 merge=0
 targets=(request-building response-handling)
 while (($#)); do
     case "$1" in
         --seconds) seconds="$2"; shift 2 ;;
+        --seed) seed="$2"; shift 2 ;;
         --target) targets=("$2"); shift 2 ;;
         --merge) merge=1; shift ;;
-        -h | --help) sed -n '2,22p' "$0"; exit 0 ;;
+        -h | --help) sed -n '2,24p' "$0"; exit 0 ;;
         *) echo "[fuzz.sh] unknown argument: $1" >&2; exit 2 ;;
     esac
 done
@@ -121,7 +125,7 @@ for target in "${targets[@]}"; do
     rc=0
     # The first corpus directory receives new inputs: keep the repository's read only.
     "$out/$target" "$work" "$corpus" -max_total_time="$seconds" -max_len=4096 -timeout=10 \
-        -rss_limit_mb=2048 -detect_leaks=1 -print_final_stats=1 \
+        -rss_limit_mb=2048 -detect_leaks=1 -print_final_stats=1 -seed="$seed" \
         -artifact_prefix="$artifacts/" >"$out/$target.log" 2>&1 || rc=$?
     grep -E '^(#[0-9]+.*DONE|stat::number_of_executed_units|stat::new_units_added|Done [0-9]+ runs)' "$out/$target.log" >&2 || true
     if ((rc != 0)); then
