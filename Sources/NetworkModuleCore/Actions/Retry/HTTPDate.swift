@@ -31,31 +31,37 @@ enum HTTPDate {
 
     /// `Sun, 06 Nov 1994 08:49:37 GMT`
     private static func imfFixdate(_ bytes: [UInt8]) -> Date? {
-        var reader = ByteReader(bytes)
-        guard reader.readName(from: shortDayNames) != nil, reader.read(", "), let day = reader.readDigits(2),
-            reader.read(" "), let month = reader.readName(from: monthNames), reader.read(" "),
-            let year = reader.readDigits(4), reader.read(" "), let time = reader.readTimeOfDay(),
-            reader.read(" GMT"), reader.isAtEnd
-        else { return nil }
-        return date(year: year, month: month + 1, day: day, time: time)
+        guard let parts = gmtDateParts(bytes, dayNames: shortDayNames, separator: " ", yearDigits: 4) else {
+            return nil
+        }
+        return date(year: parts.year, month: parts.month, day: parts.day, time: parts.time)
     }
 
     /// `Sunday, 06-Nov-94 08:49:37 GMT`
     private static func rfc850Date(_ bytes: [UInt8], now: Date) -> Date? {
-        var reader = ByteReader(bytes)
-        guard reader.readName(from: longDayNames) != nil, reader.read(", "), let day = reader.readDigits(2),
-            reader.read("-"), let month = reader.readName(from: monthNames), reader.read("-"),
-            let twoDigitYear = reader.readDigits(2), reader.read(" "), let time = reader.readTimeOfDay(),
-            reader.read(" GMT"), reader.isAtEnd
+        guard let parts = gmtDateParts(bytes, dayNames: longDayNames, separator: "-", yearDigits: 2),
+            let currentYear = year(of: now)
         else { return nil }
-        guard let currentYear = year(of: now) else { return nil }
         let century = currentYear / 100 * 100
-        guard let sameCentury = date(year: century + twoDigitYear, month: month + 1, day: day, time: time) else {
-            return nil
-        }
+        guard let sameCentury = date(year: century + parts.year, month: parts.month, day: parts.day, time: parts.time)
+        else { return nil }
         let fiftyYears: TimeInterval = 50 * 365.2425 * 86_400
         guard sameCentury.timeIntervalSince(now) > fiftyYears else { return sameCentury }
-        return date(year: century - 100 + twoDigitYear, month: month + 1, day: day, time: time)
+        return date(year: century - 100 + parts.year, month: parts.month, day: parts.day, time: parts.time)
+    }
+
+    /// The parts of `<day-name>, DD<separator>Mon<separator>YY[YY] HH:MM:SS GMT`, the layout
+    /// IMF-fixdate and RFC 850 share; the month counts from 1.
+    private static func gmtDateParts(
+        _ bytes: [UInt8], dayNames: [String], separator: String, yearDigits: Int
+    ) -> (year: Int, month: Int, day: Int, time: (Int, Int, Int))? {
+        var reader = ByteReader(bytes)
+        guard reader.readName(from: dayNames) != nil, reader.read(", "), let day = reader.readDigits(2),
+            reader.read(separator), let month = reader.readName(from: monthNames), reader.read(separator),
+            let year = reader.readDigits(yearDigits), reader.read(" "), let time = reader.readTimeOfDay(),
+            reader.read(" GMT"), reader.isAtEnd
+        else { return nil }
+        return (year, month + 1, day, time)
     }
 
     /// `Sun Nov  6 08:49:37 1994`
