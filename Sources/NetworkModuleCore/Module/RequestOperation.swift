@@ -74,7 +74,10 @@ final class RequestOperation<Output: Sendable>: NetworkCancellable {
     }
 
     private let source: Source
-    private let networkRequest: (any NetworkRequest)?
+    /// The request's description, for the actions' context; `nil` for a caller's `URLRequest`.
+    private var networkRequest: (any NetworkRequest)? {
+        if case .description(let networkRequest) = source { networkRequest } else { nil }
+    }
     private let acceptableStatusCodes: AcceptableStatusCodes
     private let configuration: ModuleConfiguration
     private let transform: Transform
@@ -88,11 +91,10 @@ final class RequestOperation<Output: Sendable>: NetworkCancellable {
     ) {
         self.source = source
         if case .description(let networkRequest) = source {
-            self.networkRequest = networkRequest
+            self.acceptableStatusCodes = networkRequest.acceptableStatusCodes
         } else {
-            self.networkRequest = nil
+            self.acceptableStatusCodes = .successful
         }
-        self.acceptableStatusCodes = networkRequest?.acceptableStatusCodes ?? .successful
         self.configuration = configuration
         self.transform = transform
         let startTime = DispatchTime.now().uptimeNanoseconds
