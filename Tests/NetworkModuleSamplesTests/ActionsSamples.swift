@@ -152,8 +152,8 @@ struct ActionsSamples {
             ])
     }
 
-    @Test("when a decoded request's body does not decode, actions should see the response succeed")
-    func actionsSeeResponseBeforeDecoding() {
+    @Test("when a decoded request's body does not decode, didFinish should see the decoding failure the caller gets")
+    func actionsSeeTheOutcomeAfterDecoding() {
         struct Strict: Decodable, Sendable { let required: String }
         let session = FakeNetworkSession()
         session.stub(.any, with: .json("{}"))
@@ -166,7 +166,7 @@ struct ActionsSamples {
             }
         }
 
-        #expect(printed == ["200 /v2/users/1"])
+        #expect(printed == [])
         #expect(delivered.lines == ["decodingFailed"])
     }
 

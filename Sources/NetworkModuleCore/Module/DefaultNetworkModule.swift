@@ -20,11 +20,11 @@ import Foundation
 /// task.cancel()  // the completion gets .failure(.cancelled), exactly once
 /// ```
 ///
-/// The pipeline of one request: build (``RequestBuilder``), prepare (each action, in order),
-/// send (``NetworkSession``), interpret the answer, observe (each action, in order), retry if
-/// an action asks to, deliver (``CompletionExecutor``). See ``NetworkModuleAction`` for the
-/// hooks. A request that cannot be built completes with ``NetworkError/invalidRequest(_:)``
-/// without reaching the actions or the network.
+/// Each request is built (``RequestBuilder``), prepared by the actions, sent (``NetworkSession``),
+/// observed by the actions, retried if one asks, and delivered (``CompletionExecutor``); the
+/// Actions guide (`docs/actions.md`, "The lifecycle of one request") tells the steps in full.
+/// A request that cannot be built completes with ``NetworkError/invalidRequest(_:)`` without
+/// reaching the actions or the network.
 ///
 /// The module may be used from any thread. A request in flight holds what it needs and
 /// completes even if the module itself is released.
@@ -50,13 +50,18 @@ public final class DefaultNetworkModule: NetworkModule {
     ///   - actions: run around every request, in this order.
     ///   - completionExecutor: where completions run; the main queue by default,
     ///     `.immediate` in tests.
-    ///   - delayScheduler: waits before retries; a dispatch timer by default.
+    ///   - delayScheduler: waits before retries, and bounds the wait for actions that prepare
+    ///     a request later (a token fetch) by the request's timeout; a dispatch timer by default.
+    ///   - maximumAttempts: the most attempts one request makes, its retries included, whatever
+    ///     its actions decide (``defaultMaximumAttempts`` by default; values below 1 count as 1).
+    ///     After the last attempt its failure is delivered.
     public init(
         requestBuilder: some RequestBuilder,
         session: some NetworkSession = URLSessionTransport.shared,
         actions: [any NetworkModuleAction] = [],
         completionExecutor: some CompletionExecutor = .main,
-        delayScheduler: some DelayScheduler = .dispatch
+        delayScheduler: some DelayScheduler = .dispatch,
+        maximumAttempts: Int = DefaultNetworkModule.defaultMaximumAttempts
     ) {
         self.requestBuilder = requestBuilder
         self.session = session
@@ -64,8 +69,14 @@ public final class DefaultNetworkModule: NetworkModule {
         self.completionExecutor = completionExecutor
         self.configuration = ModuleConfiguration(
             requestBuilder: requestBuilder, session: session, actions: actions,
-            completionExecutor: completionExecutor, delayScheduler: delayScheduler)
+            completionExecutor: completionExecutor, delayScheduler: delayScheduler, maximumAttempts: maximumAttempts)
     }
+
+    /// The most attempts a request makes unless the module is created with another limit: 10.
+    /// A safety net under the actions' own retry limits (``RetryPolicy`` allows 3 attempts by
+    /// default), so that an action that always answers ``RetryDecision/retry`` cannot loop
+    /// forever.
+    public static let defaultMaximumAttempts = 10
 
     /// Builds, prepares and sends `request`, then delivers the response or error.
     @discardableResult
@@ -73,7 +84,7 @@ public final class DefaultNetworkModule: NetworkModule {
         request: any NetworkRequest,
         completion: @escaping @Sendable (Result<NetworkResponse, NetworkError>) -> Void
     ) -> any NetworkCancellable {
-        run(request: request, transform: { $0 }, completion: completion)
+        run(.description(request), transform: { .success($0) }, completion: completion)
     }
 
     /// Prepares and sends `urlRequest`, then delivers the response or error.
@@ -82,7 +93,7 @@ public final class DefaultNetworkModule: NetworkModule {
         urlRequest: URLRequest,
         completion: @escaping @Sendable (Result<NetworkResponse, NetworkError>) -> Void
     ) -> any NetworkCancellable {
-        run(urlRequest: urlRequest, transform: { $0 }, completion: completion)
+        run(.urlRequest(urlRequest), transform: { .success($0) }, completion: completion)
     }
 
     /// Performs `request` and decodes the JSON body into `responseType`. Decoding happens
@@ -96,8 +107,8 @@ public final class DefaultNetworkModule: NetworkModule {
         completion: @escaping @Sendable (Result<Response, NetworkError>) -> Void
     ) -> any NetworkCancellable {
         run(
-            request: request,
-            transform: { response throws(NetworkError) in try response.decode(responseType, decoder: decoder) },
+            .description(request),
+            transform: { response in decodeResult(response, as: responseType, decoder: decoder) },
             completion: completion)
     }
 
@@ -111,44 +122,30 @@ public final class DefaultNetworkModule: NetworkModule {
         completion: @escaping @Sendable (Result<Response, NetworkError>) -> Void
     ) -> any NetworkCancellable {
         run(
-            urlRequest: urlRequest,
-            transform: { response throws(NetworkError) in try response.decode(responseType, decoder: decoder) },
+            .urlRequest(urlRequest),
+            transform: { response in decodeResult(response, as: responseType, decoder: decoder) },
             completion: completion)
     }
 
     private func run<Output: Sendable>(
-        request: any NetworkRequest,
-        transform: @escaping RequestOperation<Output>.Transform,
-        completion: @escaping RequestOperation<Output>.Completion
-    ) -> any NetworkCancellable {
-        let urlRequest: URLRequest
-        do {
-            urlRequest = try requestBuilder.build(request: request)
-        } catch {
-            completionExecutor.execute { completion(.failure(error)) }
-            return CompletedRequest()
-        }
-        let operation = RequestOperation(
-            source: .description(request), configuration: configuration, transform: transform, completion: completion)
-        operation.start(with: consume urlRequest)
-        return operation
-    }
-
-    private func run<Output: Sendable>(
-        urlRequest: URLRequest,
+        _ source: RequestOperation<Output>.Source,
         transform: @escaping RequestOperation<Output>.Transform,
         completion: @escaping RequestOperation<Output>.Completion
     ) -> any NetworkCancellable {
         let operation = RequestOperation(
-            source: .urlRequest(urlRequest), configuration: configuration, transform: transform,
-            completion: completion)
-        operation.start(with: urlRequest)
+            source: source, configuration: configuration, transform: transform, completion: completion)
+        operation.start()
         return operation
     }
 }
 
-/// The handle of a request that completed before `perform` returned (it could not be built):
-/// there is nothing left to cancel.
-private struct CompletedRequest: NetworkCancellable {
-    func cancel() {}
+/// Decodes `response` into `type`, as a `Result` (see ``RequestOperation/Transform``).
+private func decodeResult<Response: Decodable>(
+    _ response: NetworkResponse, as type: Response.Type, decoder: JSONDecoder
+) -> Result<Response, NetworkError> {
+    do throws(NetworkError) {
+        return .success(try response.decode(type, decoder: decoder))
+    } catch {
+        return .failure(error)
+    }
 }

@@ -7,29 +7,27 @@ struct ModuleConfiguration: Sendable {
     let baseURL: URL?
     /// The base URL's origin, for the actions' same-origin checks.
     let baseOrigin: Origin?
-    /// Whether the request builder rejects invalid headers itself (the default builder does),
-    /// so a request that no action other than the built-in header actions prepared (they check
-    /// what they set) need not be checked again before sending.
-    let builderChecksHeaders: Bool
     let session: any NetworkSession
     let actions: [any NetworkModuleAction]
-    /// How each of `actions` prepares a request, in the same order.
-    let preparations: [ActionPreparation]
+    /// Runs the actions' preparation, with the fast path for header-only actions.
+    let preparer: ActionPreparer
+    /// The most attempts one request makes, retries included.
+    let maximumAttempts: Int
     let completionExecutor: any CompletionExecutor
     let delayScheduler: any DelayScheduler
 
     init(
         requestBuilder: any RequestBuilder, session: any NetworkSession, actions: [any NetworkModuleAction],
-        completionExecutor: any CompletionExecutor, delayScheduler: any DelayScheduler
+        completionExecutor: any CompletionExecutor, delayScheduler: any DelayScheduler, maximumAttempts: Int
     ) {
         self.requestBuilder = requestBuilder
         let baseURL = requestBuilder.baseURL
         self.baseURL = baseURL
         self.baseOrigin = baseURL.flatMap(Origin.init)
-        self.builderChecksHeaders = requestBuilder is DefaultRequestBuilder
         self.session = session
         self.actions = actions
-        self.preparations = actions.map(ActionPreparation.init)
+        self.preparer = ActionPreparer(preparations: actions.map(ActionPreparation.init))
+        self.maximumAttempts = max(1, maximumAttempts)
         self.completionExecutor = completionExecutor
         self.delayScheduler = delayScheduler
     }

@@ -4,56 +4,82 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// One `perform` call moving through the pipeline: prepare, send, interpret, observe,
-/// retry, deliver.
+/// One `perform` call: a ``RequestStateMachine`` behind one lock, and the loop that performs
+/// what it says.
 ///
-/// Each step checks, under the lock, that the operation is still at the step and attempt it
-/// expects before it moves on. That one check is what makes delivery exactly-once: a late
-/// session callback after a cancel, an action that calls its completion twice, or a retry
-/// timer that fires after a cancel finds the operation elsewhere and does nothing.
+/// Every event (the start, a cancel, an action's or the session's completion, a timer) goes
+/// into the machine under the lock; what the machine answers is performed outside the lock, and
+/// the outcome of that call-out goes back in as the next event, until the machine says to
+/// wait or to finish. The thread that brings an event the machine can act on runs the loop; a
+/// completion that arrives while another thread is inside a call-out is kept by the machine
+/// and taken up by that thread when its call-out returns, so there is one loop at a time and
+/// no recursion. The lifecycle and its guarantees are told in `docs/actions.md`.
 ///
 /// The operation holds everything it needs (session, actions, executor), so it finishes even
-/// if the caller drops the module. No lock is held while calling out to a session, an action,
-/// an executor or a completion.
+/// if the caller drops the module. No lock is held while calling out to a builder, a session,
+/// an action, a scheduler, an executor or a completion.
 final class RequestOperation<Output: Sendable>: NetworkCancellable {
     typealias Completion = @Sendable (Result<Output, NetworkError>) -> Void
-    typealias Transform = @Sendable (NetworkResponse) throws(NetworkError) -> Output
+    /// Turns a response into what the caller gets (decoding, for `performAndDecode`).
+    ///
+    /// It returns a `Result` rather than throwing a typed error: reflecting a stored closure
+    /// of a typed-throws function type needs `swift_getExtendedFunctionTypeMetadata`, which
+    /// the Swift runtime of iOS before 18 and macOS before 15 lacks (`dump(task)` or the
+    /// debugger's `po` would crash there).
+    typealias Transform = @Sendable (NetworkResponse) -> Result<Output, NetworkError>
 
-    private enum Phase {
-        /// Actions are preparing attempt `attempt`; `nextAction` is the one that is working.
-        case preparing(nextAction: Int)
-        /// The session has the request.
-        case sending(task: (any NetworkSessionTask)?)
-        /// Actions are observing the outcome and deciding about a retry.
-        case deciding(nextAction: Int)
-        /// Waiting for the retry timer.
-        case waitingToRetry(timer: (any NetworkCancellable)?)
-        /// Delivered; nothing more happens.
-        case finished
-    }
-
-    /// The mutable state of the operation, all of it behind one lock.
+    /// Everything that changes over the request's life, behind one lock.
     private struct State {
-        var phase = Phase.preparing(nextAction: 0)
-        var attempt = 1
-        /// Present until the result is delivered: taking it out is what finishes the operation.
+        var machine: RequestStateMachine
+        /// Present until the result is delivered.
         var completion: Completion?
+        /// The request as the session last got it.
         var lastSentRequest: URLRequest?
+        /// The timeout of the request being prepared: bounds the wait for actions.
+        var preparationTimeout: TimeInterval = 60
         /// What actions learn through ``ActionContext``: time and bytes over all attempts.
         var totals = Totals()
-        /// When the current attempt's preparation, or its time in flight, began.
-        var phaseStartedAt: UInt64
+        /// What the clock is counting now, and since when.
+        var clock = Clock.preparing
+        var clockStartedAt: UInt64
 
-        /// Adds the time since ``phaseStartedAt`` to the phase that is ending.
-        mutating func closePhase(at now: UInt64) {
-            let nanoseconds = now >= phaseStartedAt ? now - phaseStartedAt : 0
-            switch phase {
-            case .preparing: totals.preparationNanoseconds += nanoseconds
-            case .sending: totals.inFlightNanoseconds += nanoseconds
-            default: break
+        /// Applies the machine's answer to the bookkeeping around it.
+        mutating func record(_ next: RequestStateMachine.Next) {
+            switch next {
+            case .build(let attempt) where attempt > 1:
+                restartClock(.preparing)
+            case .prepare(_, _, let request):
+                preparationTimeout = request.timeoutInterval
+            case .send(_, let request, _):
+                restartClock(.inFlight)
+                lastSentRequest = request
+                totals.bytesSent += request.httpBody?.count ?? 0
+            case .observe:
+                restartClock(.stopped)
+            case .finish:
+                restartClock(.stopped)
+            default:
+                break
             }
-            phaseStartedAt = now
         }
+
+        /// Adds the time since ``clockStartedAt`` to what the clock was counting, and counts
+        /// `clock` from now.
+        private mutating func restartClock(_ next: Clock) {
+            let now = DispatchTime.now().uptimeNanoseconds
+            let elapsed = now >= clockStartedAt ? now - clockStartedAt : 0
+            switch clock {
+            case .preparing: totals.preparationNanoseconds += elapsed
+            case .inFlight: totals.inFlightNanoseconds += elapsed
+            case .stopped: break
+            }
+            clock = next
+            clockStartedAt = now
+        }
+    }
+
+    private enum Clock {
+        case preparing, inFlight, stopped
     }
 
     /// Time and bytes over all attempts of the request.
@@ -64,10 +90,21 @@ final class RequestOperation<Output: Sendable>: NetworkCancellable {
         var bytesReceived = 0
     }
 
+    /// What the machine said, with what performing it needs from the state.
+    private struct Step {
+        let next: RequestStateMachine.Next
+        let totals: Totals
+        /// The request sent last; for observing and finishing.
+        let sentRequest: URLRequest?
+        /// The caller's completion, taken out when the machine says to finish.
+        let completion: Completion?
+        let preparationTimeout: TimeInterval
+    }
+
     /// Where each attempt's request comes from.
     enum Source {
         /// A description: the module's builder builds each attempt's request from it, so the
-        /// first attempt's request has no other owner and preparing it copies nothing.
+        /// attempt's request has no other owner and preparing it copies nothing.
         case description(any NetworkRequest)
         /// A request the caller built: each attempt starts from it.
         case urlRequest(URLRequest)
@@ -99,308 +136,202 @@ final class RequestOperation<Output: Sendable>: NetworkCancellable {
         self.transform = transform
         let startTime = DispatchTime.now().uptimeNanoseconds
         self.startTime = startTime
-        self.state = LockedState(State(completion: completion, phaseStartedAt: startTime))
+        let machine = RequestStateMachine(
+            actionCount: configuration.actions.count, maximumAttempts: configuration.maximumAttempts)
+        self.state = LockedState(State(machine: machine, completion: completion, clockStartedAt: startTime))
     }
 
-    // MARK: - Steps
-
-    /// Starts the first attempt with `request`, built from the source by the caller.
-    func start(with request: consuming URLRequest) {
-        prepare(request, from: 0, attempt: 1, headersNeedChecking: false)
-    }
-
-    /// Step 2: prepares the request with actions `actionIndex...` in order, then sends it.
-    ///
-    /// Actions that only set header fields and can do so at once edit one shared
-    /// ``HeaderFieldTable``, written into the request once, before the next other action or
-    /// the send: a write to a request whose storage is shared copies all of it. Any other
-    /// action gets the request through its `prepare`, and preparation goes on from its
-    /// completion, whenever that comes.
-    ///
-    /// - Parameter headersNeedChecking: whether an action other than the built-in header
-    ///   actions has prepared the request, so its headers must be checked before sending.
-    private func prepare(
-        _ request: consuming URLRequest, from actionIndex: Int, attempt: Int, headersNeedChecking: Bool
-    ) {
-        let preparations = configuration.preparations
-        var headers: HeaderFieldTable?
-        var context: ActionContext?
-        var index = actionIndex
-        while index < preparations.count {
-            let action: any NetworkModuleAction
-            let checksItsHeaders: Bool
-            switch preparations[index] {
-            case .skipped:
-                index += 1
-                continue
-            case .headerFields(let headerAction):
-                let attemptContext =
-                    context ?? self.context(attempt: attempt, sentRequest: nil, totals: currentTotals())
-                context = attemptContext
-                var table = headers.take() ?? HeaderFieldTable(of: request)
-                do throws(NetworkError) {
-                    let isPrepared = try headerAction.prepareHeaderFields(
-                        &table, url: request.url, context: attemptContext)
-                    headers = table
-                    if isPrepared {
-                        index += 1
-                        continue
-                    }
-                } catch {
-                    finish(.failure(error))
-                    return
-                }
-                action = headerAction
-                checksItsHeaders = true
-            case .general(let generalAction):
-                action = generalAction
-                checksItsHeaders = false
-            }
-            headers.take()?.write(to: &request)
-            prepare(
-                request, with: action, at: index, from: actionIndex, attempt: attempt,
-                headersNeedChecking: headersNeedChecking || !checksItsHeaders)
-            return
-        }
-        headers.take()?.write(to: &request)
-        send(request, attempt: attempt, checkingHeaders: headersNeedChecking)
-    }
-
-    /// Step 2, continued: runs action `index`'s own `prepare`, then goes on from its completion.
-    private func prepare(
-        _ request: URLRequest, with action: any NetworkModuleAction, at index: Int, from startIndex: Int, attempt: Int,
-        headersNeedChecking: Bool
-    ) {
-        if index != startIndex {
-            // Note which action is working, so that only its completion moves the request on.
-            let isCurrent = state.withLock { state -> Bool in
-                guard state.attempt == attempt, case .preparing = state.phase else { return false }
-                state.phase = .preparing(nextAction: index)
-                return true
-            }
-            guard isCurrent else { return }
-        }
-        action.prepare(request, context: context(attempt: attempt, sentRequest: nil, totals: currentTotals())) {
-            result in
-            let isCurrent = self.state.withLock { state -> Bool in
-                guard state.attempt == attempt, case .preparing(let next) = state.phase, next == index else {
-                    return false
-                }
-                state.phase = .preparing(nextAction: index + 1)
-                return true
-            }
-            guard isCurrent else { return }
-            switch result {
-            case .success(let prepared):
-                self.prepare(prepared, from: index + 1, attempt: attempt, headersNeedChecking: headersNeedChecking)
-            case .failure(let error):
-                self.finish(.failure(NetworkError(actionError: error, action: action)))
-            }
-        }
-    }
-
-    /// Step 3: checks the prepared request and hands it to the session.
-    ///
-    /// - Parameter checkingHeaders: whether an action may have set headers nobody checked.
-    private func send(_ request: URLRequest, attempt: Int, checkingHeaders: Bool) {
-        do throws(NetworkError) {
-            guard request.url != nil else { throw .invalidRequest(.missingURL) }
-            // Headers from the default builder and the built-in header actions are checked
-            // already; anything another action or a caller's raw URLRequest brings is checked
-            // here, just before the wire.
-            if checkingHeaders || networkRequest == nil || !configuration.builderChecksHeaders {
-                try HeaderValidation.validate(request)
-            }
-        } catch {
-            finish(.failure(error))
-            return
-        }
-        let isCurrent = state.withLock { state -> Bool in
-            guard state.attempt == attempt, case .preparing = state.phase else { return false }
-            state.closePhase(at: DispatchTime.now().uptimeNanoseconds)
-            state.phase = .sending(task: nil)
-            state.lastSentRequest = request
-            state.totals.bytesSent += request.httpBody?.count ?? 0
-            return true
-        }
-        guard isCurrent else { return }
-
-        let sentAt = DispatchTime.now().uptimeNanoseconds
-        let task = configuration.session.dataTask(with: request) { data, response, error in
-            let duration = Double(DispatchTime.now().uptimeNanoseconds - sentAt) / 1e9
-            self.receive(
-                data: data, response: response, error: error, request: request, attempt: attempt, duration: duration)
-        }
-        let shouldResume = state.withLock { state -> Bool in
-            guard state.attempt == attempt, case .sending(task: .none) = state.phase else { return false }
-            state.phase = .sending(task: task)
-            return true
-        }
-        // Not resumed if the request was cancelled meanwhile (it is already delivered), or
-        // if the session answered synchronously inside dataTask(with:).
-        if shouldResume { task.resume() }
-    }
-
-    /// Step 4 and 5: interprets the session's answer and lets actions observe it.
-    private func receive(
-        data: Data?, response: URLResponse?, error: (any Error)?, request: URLRequest, attempt: Int,
-        duration: TimeInterval
-    ) {
-        let totals = state.withLock { state -> Totals? in
-            guard state.attempt == attempt, case .sending = state.phase else { return nil }
-            state.closePhase(at: DispatchTime.now().uptimeNanoseconds)
-            state.phase = .deciding(nextAction: 0)
-            state.totals.bytesReceived += data?.count ?? 0
-            return state.totals
-        }
-        // A late callback, after a cancel or from a session that answered twice, is dropped.
-        guard let totals else { return }
-
-        let interpreted = ResponseInterpreter.interpret(
-            data: data, response: response, error: error, request: request,
-            acceptableStatusCodes: acceptableStatusCodes, duration: duration)
-        guard !configuration.actions.isEmpty else {
-            finish(interpreted)
-            return
-        }
-        let context = context(attempt: attempt, sentRequest: request, totals: totals)
-        let result = validated(interpreted, context: context)
-        for action in configuration.actions { action.didReceive(result, context: context) }
-
-        switch result {
-        case .failure(let error) where error != .cancelled:
-            decideRetry(after: error, actionIndex: 0, attempt: attempt, context: context)
-        default:
-            finish(result)
-        }
-    }
-
-    /// Step 4, continued: lets each action, in order, turn an accepted response into a failure.
-    private func validated(
-        _ result: Result<NetworkResponse, NetworkError>, context: ActionContext
-    ) -> Result<NetworkResponse, NetworkError> {
-        guard case .success(let response) = result else { return result }
-        for action in configuration.actions {
-            do {
-                try action.validate(response, context: context)
-            } catch {
-                return .failure(NetworkError(actionError: error, action: action))
-            }
-        }
-        return result
-    }
-
-    /// Step 6: asks action `actionIndex` whether to retry, then the next one, until one says so.
-    private func decideRetry(after error: NetworkError, actionIndex: Int, attempt: Int, context: ActionContext) {
-        let actions = configuration.actions
-        guard actionIndex < actions.count else {
-            finish(.failure(error))
-            return
-        }
-        actions[actionIndex].retryDecision(for: error, context: context) { decision in
-            let isCurrent = self.state.withLock { state -> Bool in
-                guard state.attempt == attempt, case .deciding(let next) = state.phase, next == actionIndex else {
-                    return false
-                }
-                switch decision {
-                case .doNotRetry: state.phase = .deciding(nextAction: actionIndex + 1)
-                case .retry: state.phase = .waitingToRetry(timer: nil)
-                case .retryAfter: state.phase = .waitingToRetry(timer: nil)
-                }
-                return true
-            }
-            guard isCurrent else { return }
-            switch decision {
-            case .doNotRetry:
-                self.decideRetry(after: error, actionIndex: actionIndex + 1, attempt: attempt, context: context)
-            case .retry:
-                self.retry(after: attempt)
-            case .retryAfter(let delay):
-                self.scheduleRetry(after: attempt, delay: delay)
-            }
-        }
-    }
-
-    private func scheduleRetry(after attempt: Int, delay: TimeInterval) {
-        let timer = configuration.delayScheduler.schedule(after: delay) { self.retry(after: attempt) }
-        let isWaiting = state.withLock { state -> Bool in
-            guard state.attempt == attempt, case .waitingToRetry(timer: .none) = state.phase else { return false }
-            state.phase = .waitingToRetry(timer: timer)
-            return true
-        }
-        // Cancelled before the timer could be stored: stop it (cancel already delivered).
-        if !isWaiting { timer.cancel() }
-    }
-
-    /// Starts the attempt after `attempt`, from a request made anew from the source.
-    private func retry(after attempt: Int) {
-        let isCurrent = state.withLock { state -> Bool in
-            guard state.attempt == attempt, case .waitingToRetry = state.phase else { return false }
-            state.attempt = attempt + 1
-            state.phase = .preparing(nextAction: 0)
-            state.phaseStartedAt = DispatchTime.now().uptimeNanoseconds
-            return true
-        }
-        guard isCurrent else { return }
-        let request: URLRequest
-        switch source {
-        case .urlRequest(let callerRequest):
-            request = callerRequest
-        case .description(let networkRequest):
-            do {
-                request = try configuration.requestBuilder.build(request: networkRequest)
-            } catch {
-                finish(.failure(error))
-                return
-            }
-        }
-        prepare(request, from: 0, attempt: attempt + 1, headersNeedChecking: false)
-    }
-
-    /// Step 7: finishes the operation once, lets actions see the result, and delivers it.
-    private func finish(_ result: Result<NetworkResponse, NetworkError>) {
-        let finished = state.withLock { state -> (Completion, Phase, Int, URLRequest?, Totals)? in
-            guard let completion = state.completion else { return nil }
-            state.completion = nil
-            let phase = state.phase
-            state.closePhase(at: DispatchTime.now().uptimeNanoseconds)
-            state.phase = .finished
-            return (completion, phase, state.attempt, state.lastSentRequest, state.totals)
-        }
-        guard let (completion, phase, attempt, sentRequest, totals) = finished else { return }
-        switch phase {
-        case .sending(let task?): task.cancel()
-        case .waitingToRetry(let timer?): timer.cancel()
-        default: break
-        }
-        if !configuration.actions.isEmpty {
-            let context = context(attempt: attempt, sentRequest: sentRequest, totals: totals)
-            for action in configuration.actions { action.didFinish(result, context: context) }
-        }
-        let output = result.flatMap { response -> Result<Output, NetworkError> in
-            do throws(NetworkError) {
-                return .success(try transform(response))
-            } catch {
-                return .failure(error)
-            }
-        }
-        configuration.completionExecutor.execute { completion(output) }
+    /// Starts the request: builds, prepares and sends the first attempt, as far as it goes
+    /// without waiting.
+    func start() {
+        run(update { $0.start() })
     }
 
     /// Cancels the request: it completes with `.cancelled` unless it already completed.
     func cancel() {
-        finish(.failure(.cancelled))
+        run(update { $0.cancel() })
     }
 
-    private func currentTotals() -> Totals {
-        state.withLock { $0.totals }
+    // MARK: - The loop
+
+    /// Feeds one event to the machine, under the lock, and returns what to do next.
+    ///
+    /// - Parameter receivedBytes: body bytes the session delivered with the event, counted
+    ///   unless the request has finished.
+    private func update(
+        receivedBytes: Int = 0, _ event: (inout RequestStateMachine) -> RequestStateMachine.Next
+    ) -> Step {
+        state.withLock { state in
+            if receivedBytes > 0, !state.machine.isFinished { state.totals.bytesReceived += receivedBytes }
+            let next = event(&state.machine)
+            state.record(next)
+            var completion: Completion?
+            if case .finish = next { completion = state.completion.take() }
+            return Step(
+                next: next, totals: state.totals, sentRequest: state.lastSentRequest, completion: completion,
+                preparationTimeout: state.preparationTimeout)
+        }
+    }
+
+    /// Performs what the machine says, feeding each call-out's outcome back in, until it says
+    /// to wait or to finish.
+    private func run(_ first: Step) {
+        var step = first
+        while true {
+            switch step.next {
+            case .none:
+                return
+            case .build:
+                let built = buildRequest()
+                step = update { $0.built(built) }
+            case .prepare(let attempt, let from, let request):
+                let totals = step.totals
+                let outcome = configuration.preparer.prepare(
+                    request, from: from,
+                    context: { self.context(attempt: attempt, sentRequest: nil, totals: totals) },
+                    onPrepared: { index, result in
+                        self.run(self.update { $0.actionPrepared(attempt: attempt, index: index, result) })
+                    })
+                step = update { $0.preparationReturned(outcome) }
+            case .schedulePreparationDeadline(let attempt):
+                let deadline = scheduleDeadline(after: step.preparationTimeout) {
+                    self.run(self.update { $0.preparationDeadlinePassed(attempt: attempt) })
+                }
+                step = update { $0.preparationDeadlineScheduled(deadline) }
+            case .send(let attempt, let request, let preparationDeadline):
+                preparationDeadline?.cancel()
+                step = send(request, attempt: attempt)
+            case .resume(let task):
+                task.resume()
+                step = update { $0.resumeReturned() }
+            case .observe(let attempt, let result):
+                let observed = observe(result, context: context(attempt: attempt, step: step))
+                step = update { $0.observed(observed) }
+            case .askRetry(let attempt, let index, let error):
+                configuration.actions[index].retryDecision(for: error, context: context(attempt: attempt, step: step)) {
+                    decision in
+                    self.run(self.update { $0.retryDecided(attempt: attempt, index: index, decision) })
+                }
+                step = update { $0.retryDecisionReturned() }
+            case .scheduleRetry(let attempt, let delay):
+                let timer = configuration.delayScheduler.schedule(after: Self.boundedDelay(delay)) {
+                    self.run(self.update { $0.retryTimerFired(attempt: attempt) })
+                }
+                step = update { $0.retryTimerScheduled(timer) }
+            case .finish(let finish):
+                deliver(finish, step: step)
+                return
+            }
+        }
+    }
+
+    // MARK: - Call-outs
+
+    private func buildRequest() -> Result<URLRequest, NetworkError> {
+        switch source {
+        case .urlRequest(let request):
+            return .success(request)
+        case .description(let networkRequest):
+            do throws(NetworkError) {
+                return .success(try configuration.requestBuilder.build(request: networkRequest))
+            } catch {
+                return .failure(error)
+            }
+        }
+    }
+
+    /// Checks `request` once, just before the wire, and hands it to the session.
+    private func send(_ request: URLRequest, attempt: Int) -> Step {
+        do throws(NetworkError) {
+            guard request.url != nil else { throw .invalidRequest(.missingURL) }
+            try HeaderValidation.validate(request)
+        } catch {
+            return update { $0.sendRejected(error) }
+        }
+        let sentAt = DispatchTime.now().uptimeNanoseconds
+        let acceptableStatusCodes = acceptableStatusCodes
+        let task = configuration.session.dataTask(with: request) { data, response, error in
+            let now = DispatchTime.now().uptimeNanoseconds
+            let duration = Double(now >= sentAt ? now - sentAt : 0) / 1e9
+            let result = ResponseInterpreter.interpret(
+                data: data, response: response, error: error, request: request,
+                acceptableStatusCodes: acceptableStatusCodes, duration: duration)
+            self.run(self.update(receivedBytes: data?.count ?? 0) { $0.answered(attempt: attempt, result) })
+        }
+        return update { $0.taskCreated(task) }
+    }
+
+    /// Lets every action validate, then observe, the attempt's outcome; returns the outcome
+    /// after validation.
+    private func observe(
+        _ result: Result<NetworkResponse, NetworkError>, context: ActionContext
+    ) -> Result<NetworkResponse, NetworkError> {
+        var result = result
+        if case .success(let response) = result {
+            for action in configuration.actions {
+                do {
+                    try action.validate(response, context: context)
+                } catch {
+                    result = .failure(NetworkError(actionError: error, action: action))
+                    break
+                }
+            }
+        }
+        for action in configuration.actions { action.didReceive(result, context: context) }
+        return result
+    }
+
+    /// Stops what is still running, transforms the outcome, lets every action see the outcome
+    /// the caller gets, and delivers it through the executor.
+    private func deliver(_ finish: RequestStateMachine.Finish, step: Step) {
+        finish.taskToCancel?.cancel()
+        for timer in finish.timersToCancel { timer.cancel() }
+        guard let completion = step.completion else { return }
+        let output: Result<Output, NetworkError> =
+            switch finish.result {
+            case .success(let response): transform(response)
+            case .failure(let error): .failure(error)
+            }
+        if finish.notifiesActions, !configuration.actions.isEmpty {
+            // Actions see what the caller gets: a response that failed to decode is a failure.
+            let seen: Result<NetworkResponse, NetworkError> =
+                switch output {
+                case .success: finish.result
+                case .failure(let error): .failure(error)
+                }
+            let context = context(attempt: finish.attempt, step: step)
+            for action in configuration.actions { action.didFinish(seen, context: context) }
+        }
+        configuration.completionExecutor.execute { completion(output) }
+    }
+
+    /// Schedules the preparation deadline: a request's timeout bounds the wait for its actions.
+    private func scheduleDeadline(
+        after timeout: TimeInterval, _ onExpiry: @escaping @Sendable () -> Void
+    ) -> any NetworkCancellable {
+        // A timeout that is not a positive number of seconds sets no bound of its own.
+        guard timeout > 0, timeout.isFinite else { return NoDeadline() }
+        return configuration.delayScheduler.schedule(after: Self.boundedDelay(timeout), onExpiry)
+    }
+
+    /// `delay` as a scheduler can take it: NaN and negatives as 0, no more than about 30 years.
+    private static func boundedDelay(_ delay: TimeInterval) -> TimeInterval {
+        guard delay > 0 else { return 0 }
+        return min(delay, 1e9)
+    }
+
+    // MARK: - Contexts
+
+    private func context(attempt: Int, step: Step) -> ActionContext {
+        context(attempt: attempt, sentRequest: step.sentRequest, totals: step.totals)
     }
 
     private func context(attempt: Int, sentRequest: URLRequest?, totals: Totals) -> ActionContext {
-        ActionContext(
+        let now = DispatchTime.now().uptimeNanoseconds
+        return ActionContext(
             networkRequest: networkRequest, attempt: attempt, baseURL: configuration.baseURL,
             baseOrigin: configuration.baseOrigin, sentRequest: sentRequest,
-            elapsed: Self.seconds(DispatchTime.now().uptimeNanoseconds - startTime),
+            elapsed: Self.seconds(now >= startTime ? now - startTime : 0),
             requestID: requestID, preparationTime: Self.seconds(totals.preparationNanoseconds),
             timeInFlight: Self.seconds(totals.inFlightNanoseconds), bytesSent: totals.bytesSent,
             bytesReceived: totals.bytesReceived)
@@ -409,4 +340,9 @@ final class RequestOperation<Output: Sendable>: NetworkCancellable {
     private static func seconds(_ nanoseconds: UInt64) -> TimeInterval {
         Double(nanoseconds) / 1e9
     }
+}
+
+/// The handle of a deadline that was never set.
+private struct NoDeadline: NetworkCancellable {
+    func cancel() {}
 }

@@ -58,6 +58,9 @@ public final class AuthenticationAction: NetworkModuleAction {
         var generation: Int?
         /// Whether the request was already retried after a rejected token.
         var wasRetried = false
+        /// The error of the refresh this request's retry waited for, if it failed: its next
+        /// preparation fails with it.
+        var refreshFailure: (any Error)?
     }
 
     private struct State {
@@ -73,6 +76,8 @@ public final class AuthenticationAction: NetworkModuleAction {
         case apply(Credential)
         case wait
         case fetch(id: Int)
+        /// Fail the preparation: the refresh the request waited for failed.
+        case fail(any Error)
     }
 
     /// What a retry decision does after looking at the state.
@@ -114,6 +119,11 @@ public final class AuthenticationAction: NetworkModuleAction {
         state.withLock { $0.credential = nil }
     }
 
+    /// How many requests the action keeps a record for: none once every request has finished.
+    var requestRecordCount: Int {
+        state.withLock { $0.requests.count }
+    }
+
     // MARK: - Hooks
 
     /// Adds the token to a request that needs it, first waiting for the provider if the action
@@ -132,6 +142,7 @@ public final class AuthenticationAction: NetworkModuleAction {
                 result.flatMap { credential in self.authorize(urlRequest, with: credential, requestID: requestID) })
         }
         let next = state.withLock { state -> Next in
+            if let failure = state.requests[requestID]?.refreshFailure.take() { return .fail(failure) }
             if state.requests[requestID] == nil { state.requests[requestID] = RequestRecord() }
             return Self.nextStep(in: &state, waiter: waiter)
         }
@@ -139,6 +150,7 @@ public final class AuthenticationAction: NetworkModuleAction {
         case .apply(let credential): waiter(.success(credential))
         case .wait: break
         case .fetch(let id): obtain(id: id, refresh: false)
+        case .fail(let error): completion(.failure(error))
         }
     }
 
@@ -152,6 +164,15 @@ public final class AuthenticationAction: NetworkModuleAction {
             completion(.doNotRetry)
             return
         }
+        let requestID = context.requestID
+        // The retry waits for the refresh, so it is prepared with the new token, or fails with
+        // the refresh's error, whenever the module gets round to preparing it.
+        let retryAfterRefresh: Waiter = { result in
+            if case .failure(let error) = result {
+                self.state.withLock { $0.requests[requestID]?.refreshFailure = error }
+            }
+            completion(.retry)
+        }
         let step = state.withLock { state -> RetryStep in
             guard var record = state.requests[context.requestID], let sentGeneration = record.generation,
                 !record.wasRetried
@@ -162,7 +183,7 @@ public final class AuthenticationAction: NetworkModuleAction {
             // waits for) the new token.
             guard case .idle = state.phase, state.credential?.generation == sentGeneration else { return .retry }
             state.lastObtainID += 1
-            state.phase = .obtaining(id: state.lastObtainID, waiters: [])
+            state.phase = .obtaining(id: state.lastObtainID, waiters: [retryAfterRefresh])
             return .refreshThenRetry(id: state.lastObtainID)
         }
         switch step {
@@ -171,8 +192,6 @@ public final class AuthenticationAction: NetworkModuleAction {
         case .retry:
             completion(.retry)
         case .refreshThenRetry(let id):
-            // Retry first: the retry's preparation joins the refresh's waiters.
-            completion(.retry)
             obtain(id: id, refresh: true)
         }
     }

@@ -50,6 +50,11 @@ public struct LoggingAction: NetworkModuleAction {
     /// request that ended without an answer to its latest attempt.
     private let writtenAttempts = LockedState<[UUID: Int]>([:])
 
+    /// How many requests the action keeps an entry for: none once every request has finished.
+    var requestEntryCount: Int {
+        writtenAttempts.withLock { $0.count }
+    }
+
     /// Writes each entry to standard error, followed by a newline.
     public static let standardError: @Sendable (String) -> Void = { entry in
         FileHandle.standardError.write(Data((entry + "\n").utf8))

@@ -1,0 +1,67 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Runs the actions' preparation of one attempt, from a given action on, as one call-out of
+/// ``RequestOperation``: what the state machine's ``RequestStateMachine/Next/prepare(attempt:from:request:)``
+/// asks for.
+///
+/// Actions that only set header fields and can do so at once edit one shared
+/// ``HeaderFieldTable``, written into the request once, before the next other action or the
+/// end: a write to a request whose storage is shared copies all of it. Actions that never
+/// change a request are skipped. The first action that needs its own `prepare` is called, and
+/// the preparation stops there: its completion, whenever it comes, goes to the state machine,
+/// which starts the next preparation call-out from the action after it.
+struct ActionPreparer {
+    let preparations: [ActionPreparation]
+
+    /// Prepares `request` with actions `from...`, in order.
+    ///
+    /// - Parameters:
+    ///   - context: makes the attempt's context, once, for the first action that needs it.
+    ///   - onPrepared: receives the completion of the action whose own `prepare` was called.
+    func prepare(
+        _ request: consuming URLRequest, from index: Int, context makeContext: () -> ActionContext,
+        onPrepared: @escaping @Sendable (Int, Result<URLRequest, NetworkError>) -> Void
+    ) -> RequestStateMachine.PreparationOutcome {
+        var headers: HeaderFieldTable?
+        var context: ActionContext?
+        var index = index
+        while index < preparations.count {
+            let action: any NetworkModuleAction
+            switch preparations[index] {
+            case .skipped:
+                index += 1
+                continue
+            case .headerFields(let headerAction):
+                let attemptContext = context ?? makeContext()
+                context = attemptContext
+                var table = headers.take() ?? HeaderFieldTable(of: request)
+                do throws(NetworkError) {
+                    let isPrepared = try headerAction.prepareHeaderFields(
+                        &table, url: request.url, context: attemptContext)
+                    headers = table
+                    if isPrepared {
+                        index += 1
+                        continue
+                    }
+                } catch {
+                    return .failed(error)
+                }
+                action = headerAction
+            case .general(let generalAction):
+                action = generalAction
+            }
+            headers.take()?.write(to: &request)
+            let actionIndex = index
+            action.prepare(request, context: context ?? makeContext()) { result in
+                onPrepared(actionIndex, result.mapError { NetworkError(actionError: $0, action: action) })
+            }
+            return .waiting(forAction: actionIndex)
+        }
+        headers.take()?.write(to: &request)
+        return .prepared(request)
+    }
+}
