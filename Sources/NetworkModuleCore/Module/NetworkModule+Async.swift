@@ -50,13 +50,20 @@ extension NetworkModule {
 
 /// Runs a callback-style request as an async call: the continuation is resumed exactly once
 /// (the module delivers exactly once), and cancelling the `Task` cancels the request, even
-/// when the cancellation comes before the request has started.
+/// when the cancellation comes before the request has started. A `Task` cancelled before the
+/// call starts no request at all: it throws ``NetworkError/cancelled`` and nothing is sent.
 private func bridge<Output: Sendable>(
     _ start: (@escaping @Sendable (Result<Output, NetworkError>) -> Void) -> any NetworkCancellable
 ) async throws(NetworkError) -> Output {
     let handle = TaskCancellationHandle()
     let result = await withTaskCancellationHandler {
         await withCheckedContinuation { (continuation: CheckedContinuation<Result<Output, NetworkError>, Never>) in
+            // A task cancelled before it got here has had its cancellation handler run already:
+            // send nothing.
+            guard !handle.isCancelled else {
+                continuation.resume(returning: .failure(.cancelled))
+                return
+            }
             handle.attach(start { result in continuation.resume(returning: result) })
         }
     } onCancel: {
@@ -73,6 +80,11 @@ private final class TaskCancellationHandle: Sendable {
     }
 
     private let state = LockedState(State())
+
+    /// Whether the task was cancelled.
+    var isCancelled: Bool {
+        state.withLock { $0.isCancelled }
+    }
 
     /// Keeps `request` so a later cancel reaches it; cancels it at once if the task was
     /// cancelled already.
