@@ -21,34 +21,13 @@ import Foundation
 /// ```
 ///
 /// ## The lifecycle of one request
-/// 1. ``prepare(_:context:completion:)`` runs for each action, in the order of the module's
-///    `actions` array, before every attempt. It may rewrite the request, finish later (for
-///    example after fetching a token), or fail the request. Its default calls
-///    ``performBeforeExecutingNetworkRequest(request:urlRequest:)``.
-/// 2. The request is sent.
-/// 3. When the status is one the request accepts, ``validate(_:context:)`` runs for each
-///    action, in order; the first that throws turns the response into a failure. Then
-///    ``didReceive(_:context:)`` runs for each action, in order, with the attempt's outcome:
-///    success or failure.
-/// 4. After a failure (other than cancellation), ``retryDecision(for:context:completion:)``
-///    is asked of each action, in order, until one says to retry. A retry goes back to
-///    step 1 with the next attempt number, so a refreshed token is picked up. Each attempt
-///    starts from a fresh request: the request builder builds the ``NetworkRequest`` again
-///    (a request passed to `perform(urlRequest:)` starts again from the caller's request).
-/// 5. ``didFinish(_:context:)`` runs for each action, in order, once, with the final
-///    result; then the completion is delivered. Its default calls
-///    ``performAfterExecutingNetworkRequest(request:networkResponse:)`` on success.
-///
-/// A request that cannot be built never reaches the actions. A request cancelled while an
-/// action prepares it or while it waits to retry skips the remaining steps but still gets
-/// ``didFinish(_:context:)`` with ``NetworkError/cancelled``.
-///
-/// ## Threads
-/// Hooks run on whichever thread moves the request along: the thread that called
-/// `perform` for the first preparation, the session's callback thread after a response, the
-/// retry timer's thread after a delay. They never run on the completion executor and never
-/// while the module holds a lock. Actions are shared by all requests of a module, so they
-/// must be thread-safe (`Sendable`).
+/// Before every attempt, ``prepare(_:context:completion:)`` runs for each action in array order;
+/// after the attempt, ``validate(_:context:)`` and ``didReceive(_:context:)``; after a failure,
+/// ``retryDecision(for:context:completion:)``; and once, last of all, ``didFinish(_:context:)``
+/// with the outcome the caller gets. No hook runs after `didFinish` for the same request, and a
+/// request's timeout bounds the wait for a `prepare` that finishes later. The Actions guide
+/// (`docs/actions.md`, "The lifecycle of one request") tells it in full: order, cancellation,
+/// timeouts, retries and threads.
 public protocol NetworkModuleAction: Sendable {
     /// The simple, synchronous form of preparation: rewrite `urlRequest` before it is sent.
     ///
