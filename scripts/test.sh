@@ -4,7 +4,9 @@
 #   scripts/test.sh
 #
 # 1. Checks formatting (scripts/format.sh --lint), builds everything with warnings as errors (zero warnings is a project rule), and the DocC
-#    documentation, failing on any DocC warning or uncurated public symbol.
+#    documentation, failing on any DocC warning or uncurated public symbol. Then compiles every
+#    target for iOS and macOS with ../shared/apple-check (0 errors, 0 warnings, no runtime
+#    symbol iOS 13 lacks), where that folder exists; CI requires it.
 # 2. Starts httpbin and the fault server on loopback (scripts/servers.sh installs httpbin
 #    into a cached venv under .build on first use) and stops them on exit, pass or fail.
 # 3. Runs every test target with CI=true, so the integration tests must run, never skip.
@@ -30,6 +32,28 @@ swift build --build-tests -Xswiftc -warnings-as-errors
 
 step "Documentation (DocC, warnings are errors)"
 bash scripts/docs.sh
+
+step "Apple platforms: compile every target for iOS and macOS (../shared/apple-check)"
+# Compiles, without linking, every target against real iOS 13/16 and macOS 10.15 SDK
+# interfaces, and fails on any error, any warning, or a Swift runtime symbol iOS 13 lacks. The
+# check lives beside the repository in the project's shared folder; a clone without it (a
+# user's own) says so and goes on, but CI must run it.
+apple_check="$(cd .. && pwd)/shared/apple-check/check.sh"
+if [[ -x "$apple_check" ]]; then
+    apple_log="$(mktemp)"
+    PLATFORMS="ios macos" bash "$apple_check" . 2>&1 | tee "$apple_log" || true
+    summary="$(tail -n 1 "$apple_log")"
+    rm -f "$apple_log"
+    if [[ "$summary" != "apple typecheck: 0 errors, 0 warnings" ]]; then
+        echo "Apple check failed: $summary" >&2
+        exit 1
+    fi
+elif [[ "${CI:-}" == "true" ]]; then
+    echo "Apple check: $apple_check is missing, and CI must run it" >&2
+    exit 1
+else
+    echo "Apple check skipped: no ../shared/apple-check beside this clone (CI runs it)."
+fi
 
 step "Start the test servers"
 # shellcheck source=scripts/servers.sh
