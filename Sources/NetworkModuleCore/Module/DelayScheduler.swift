@@ -1,10 +1,12 @@
 import Foundation
 
-/// Runs work after a delay: how a module waits before retrying a request.
+/// Runs work after a delay: how a module waits before retrying a request, and how it bounds
+/// the wait for an action that prepares a request later (by the request's timeout).
 ///
 /// The default, ``DispatchDelayScheduler``, uses a dispatch timer. Tests inject a scheduler
 /// they advance by hand (`ManualDelayScheduler` in `NetworkModuleTesting`), so retry delays
-/// are tested without sleeping.
+/// and preparation timeouts are tested without sleeping. The module hands it delays from 0 to
+/// 10⁹ seconds: a negative or NaN retry delay counts as 0.
 public protocol DelayScheduler: Sendable {
     /// Runs `work` once after `delay` seconds, unless the returned handle is cancelled first.
     func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) -> any NetworkCancellable

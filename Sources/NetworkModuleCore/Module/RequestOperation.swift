@@ -48,8 +48,6 @@ final class RequestOperation<Output: Sendable>: NetworkCancellable {
             switch next {
             case .build(let attempt) where attempt > 1:
                 restartClock(.preparing)
-            case .prepare(_, _, let request):
-                preparationTimeout = request.timeoutInterval
             case .send(_, let request, _):
                 restartClock(.inFlight)
                 lastSentRequest = request
@@ -93,12 +91,16 @@ final class RequestOperation<Output: Sendable>: NetworkCancellable {
     /// What the machine said, with what performing it needs from the state.
     private struct Step {
         let next: RequestStateMachine.Next
-        let totals: Totals
+        /// For the actions' contexts.
+        var totals = Totals()
         /// The request sent last; for observing and finishing.
-        let sentRequest: URLRequest?
+        var sentRequest: URLRequest?
         /// The caller's completion, taken out when the machine says to finish.
-        let completion: Completion?
-        let preparationTimeout: TimeInterval
+        var completion: Completion?
+        /// The request to prepare, for ``RequestStateMachine/Next/prepare(attempt:from:)``.
+        var requestToPrepare: URLRequest?
+        /// The timeout of the request being prepared, for its preparation deadline.
+        var preparationTimeout: TimeInterval = 0
     }
 
     /// Where each attempt's request comes from.
@@ -165,11 +167,24 @@ final class RequestOperation<Output: Sendable>: NetworkCancellable {
             if receivedBytes > 0, !state.machine.isFinished { state.totals.bytesReceived += receivedBytes }
             let next = event(&state.machine)
             state.record(next)
-            var completion: Completion?
-            if case .finish = next { completion = state.completion.take() }
-            return Step(
-                next: next, totals: state.totals, sentRequest: state.lastSentRequest, completion: completion,
-                preparationTimeout: state.preparationTimeout)
+            // Only what performing `next` needs leaves the lock: every value copied out is
+            // retained and released again, on every step of every request.
+            switch next {
+            case .none, .build, .send, .resume, .scheduleRetry:
+                return Step(next: next)
+            case .prepare:
+                let request = state.machine.takeRequestToPrepare()
+                state.preparationTimeout = request?.timeoutInterval ?? state.preparationTimeout
+                return Step(next: next, totals: state.totals, requestToPrepare: request)
+            case .schedulePreparationDeadline:
+                return Step(next: next, preparationTimeout: state.preparationTimeout)
+            case .observe, .askRetry:
+                return Step(next: next, totals: state.totals, sentRequest: state.lastSentRequest)
+            case .finish:
+                return Step(
+                    next: next, totals: state.totals, sentRequest: state.lastSentRequest,
+                    completion: state.completion.take())
+            }
         }
     }
 
@@ -184,14 +199,21 @@ final class RequestOperation<Output: Sendable>: NetworkCancellable {
             case .build:
                 let built = buildRequest()
                 step = update { $0.built(built) }
-            case .prepare(let attempt, let from, let request):
+            case .prepare(let attempt, let from):
                 let totals = step.totals
-                let outcome = configuration.preparer.prepare(
-                    request, from: from,
-                    context: { self.context(attempt: attempt, sentRequest: nil, totals: totals) },
-                    onPrepared: { index, result in
-                        self.run(self.update { $0.actionPrepared(attempt: attempt, index: index, result) })
-                    })
+                let outcome: RequestStateMachine.PreparationOutcome
+                if let request = step.requestToPrepare.take() {
+                    outcome = configuration.preparer.prepare(
+                        request, from: from,
+                        context: { self.context(attempt: attempt, sentRequest: nil, totals: totals) },
+                        onPrepared: { index, result in
+                            self.run(self.update { $0.actionPrepared(attempt: attempt, index: index, result) })
+                        })
+                } else {
+                    // The machine always hands over the request with `.prepare`; were it missing,
+                    // the request would still end, as a failure, rather than wait for ever.
+                    outcome = .failed(.invalidRequest(.missingURL))
+                }
                 step = update { $0.preparationReturned(outcome) }
             case .schedulePreparationDeadline(let attempt):
                 let deadline = scheduleDeadline(after: step.preparationTimeout) {

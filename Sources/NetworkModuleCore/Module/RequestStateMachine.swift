@@ -69,8 +69,9 @@ struct RequestStateMachine {
         case none
         /// Build the request of `attempt`; report ``built(_:)``.
         case build(attempt: Int)
-        /// Prepare `request` with actions `from...` in order; report ``preparationReturned(_:)``.
-        case prepare(attempt: Int, from: Int, request: URLRequest)
+        /// Prepare the request (take it with ``takeRequestToPrepare()``) with actions `from...`
+        /// in order; report ``preparationReturned(_:)``.
+        case prepare(attempt: Int, from: Int)
         /// Schedule a timer that reports ``preparationDeadlinePassed(attempt:)``; report
         /// ``preparationDeadlineScheduled(_:)``.
         case schedulePreparationDeadline(attempt: Int)
@@ -144,12 +145,21 @@ struct RequestStateMachine {
     private var preparationDeadline: (any NetworkCancellable)?
     /// Whether the current attempt's preparation deadline was asked for.
     private var hasPreparationDeadline = false
+    /// The request that ``Next/prepare(attempt:from:)`` is about: held here, not in the `Next`,
+    /// so that taking it out leaves it with one owner (a write to a `URLRequest` whose storage
+    /// is shared copies all of it).
+    private var requestToPrepare: URLRequest?
 
     /// A machine for a module with `actionCount` actions, making at most `maximumAttempts`
     /// attempts (at least one).
     init(actionCount: Int, maximumAttempts: Int) {
         self.actionCount = max(0, actionCount)
         self.maximumAttempts = max(1, maximumAttempts)
+    }
+
+    /// Moves out the request that ``Next/prepare(attempt:from:)`` asks to prepare.
+    mutating func takeRequestToPrepare() -> URLRequest? {
+        requestToPrepare.take()
     }
 
     /// Whether the request has finished.
@@ -376,7 +386,8 @@ struct RequestStateMachine {
         }
         actionsInvolved = true
         phase = .preparing(from: index, awaiting: nil)
-        return callOut(.prepare(attempt: attempt, from: index, request: request))
+        requestToPrepare = request
+        return callOut(.prepare(attempt: attempt, from: index))
     }
 
     /// After the actions observed an attempt: delivers a success, a cancellation or the last
@@ -424,6 +435,7 @@ struct RequestStateMachine {
         if let preparationDeadline { timers.append(preparationDeadline) }
         preparationDeadline = nil
         phase = .finished
+        requestToPrepare = nil
         isCallingOut = false
         pending = nil
         pendingEnd = nil

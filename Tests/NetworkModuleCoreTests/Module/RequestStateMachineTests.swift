@@ -406,7 +406,7 @@ struct RequestStateMachineTests {
         switch next {
         case .none: return "none"
         case .build(let attempt): return "build(\(attempt))"
-        case .prepare(let attempt, let from, _): return "prepare(\(attempt), from: \(from))"
+        case .prepare(let attempt, let from): return "prepare(\(attempt), from: \(from))"
         case .schedulePreparationDeadline(let attempt): return "schedulePreparationDeadline(\(attempt))"
         case .send(let attempt, _, _): return "send(\(attempt))"
         case .resume: return "resume"
