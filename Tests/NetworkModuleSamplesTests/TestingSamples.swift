@@ -212,7 +212,7 @@ struct TestingSamples {
         #expect(seen[3] == seen[4])
         #expect(seen[3] != seen[5])
         #expect(seen[5] == "200 []")
-        #expect(seen[6] == "\(NetworkError.timedOut) Failing URL: https://api.example.com/search?page=9")
+        #expect(seen[6] == "\(NetworkError.timedOut)")
         #expect(seen[7] == "200 /anything")
     }
 

@@ -9,9 +9,11 @@ extension NetworkError: LocalizedError, CustomStringConvertible {
     public var errorDescription: String? { description }
 
     /// What happened and what to check, in one or two sentences, with the status and the URL
-    /// when the error has them, and the session's own message and failing URL for transport
-    /// and underlying errors. Written for developers and logs, not for end users. Header
-    /// values and bodies are never included, and a password in a URL is masked.
+    /// when the error has them, and the session's own message for transport and underlying
+    /// errors. Written for developers and logs, not for end users. Header values and bodies are
+    /// never included, and a password in a URL is masked. A transport error's failing URL is
+    /// left out (it is in ``TransportFailure/failingURL``): the caller knows the URL, and a log
+    /// line shows it through its own redaction, which may mask more than passwords.
     public var description: String {
         switch self {
         case .invalidRequest(let reason):
@@ -138,13 +140,9 @@ extension HTTPErrorResponse {
 }
 
 extension TransportFailure {
-    /// What the session said, as sentences to append to a description: its message and the
-    /// failing URL (a password in it masked), each when it gave one.
+    /// What the session said, as a sentence to append to a description, when it said something.
     fileprivate var sessionDetail: String {
-        var text = ""
-        if let message { text += " The session said: \"\(message)\"" }
-        if let failingURL { text += " Failing URL: \(Redaction.default.redacted(failingURL).absoluteString)" }
-        return text
+        message.map { " The session said: \"\($0)\"" } ?? ""
     }
 }
 

@@ -116,7 +116,7 @@ struct NetworkErrorDescriptionTests {
         (
             .timedOut(
                 TransportFailure(code: .timedOut, failingURL: URL(string: urlText), message: "The request timed out.")),
-            #"The request timed out: no answer came within its timeout (the builder's defaultTimeout unless the request sets one). Check that the server is up and reachable, or raise the timeout. The session said: "The request timed out." Failing URL: https://api.example.com/v2/users/1"#
+            #"The request timed out: no answer came within its timeout (the builder's defaultTimeout unless the request sets one). Check that the server is up and reachable, or raise the timeout. The session said: "The request timed out.""#
         ),
         (
             .underlying(UnderlyingError(domain: "x", code: 420, message: "Enhance your calm.")),
