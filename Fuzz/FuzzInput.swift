@@ -23,6 +23,35 @@ struct FuzzInput {
         UInt16(byte()) << 8 | UInt16(byte())
     }
 
+    /// Eight bytes as an `Int`: any value, `Int.min` and `Int.max` included.
+    mutating func int64() -> Int {
+        Int(truncatingIfNeeded: bytes(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
+    }
+
+    /// A timeout: any `Double` (NaN, infinities, negative, zero, subnormal, huge), from 8 bytes
+    /// read as a bit pattern.
+    mutating func timeInterval() -> Double {
+        Double(bitPattern: UInt64(truncatingIfNeeded: int64()))
+    }
+
+    /// Acceptable status codes: a byte says how many (0 to 4) and whether they are single
+    /// codes or ranges; each code is any `Int` (8 bytes) or, more often, a status near 100-599.
+    mutating func statusCodes() -> FuzzStatusCodes {
+        let header = byte()
+        var codes: [Int] = []
+        for _ in 0..<Int(header % 5) * (header & 0x80 == 0 ? 1 : 2) {
+            codes.append(byte() & 1 == 0 ? Int(uint16() % 700) : int64())
+        }
+        if header & 0x80 == 0 { return FuzzStatusCodes(codes: codes, ranges: []) }
+        var ranges: [Range<Int>] = []
+        var index = 0
+        while index + 1 < codes.count {
+            ranges.append(min(codes[index], codes[index + 1])..<max(codes[index], codes[index + 1]))
+            index += 2
+        }
+        return FuzzStatusCodes(codes: [], ranges: ranges)
+    }
+
     /// `count` raw bytes (fewer at the end of the input).
     mutating func bytes(_ count: Int) -> [UInt8] {
         let end = min(bytes.count, offset + count)
@@ -64,5 +93,46 @@ func fuzzCheck(_ condition: @autoclosure () -> Bool, _ message: @autoclosure () 
     if !condition() {
         FileHandle.standardError.write(Data("property violated: \(message())\n".utf8))
         abort()
+    }
+}
+
+/// Acceptable status codes as the fuzzer wrote them, and the set made of them through the
+/// public initializers (variadic: up to four values, by count).
+struct FuzzStatusCodes {
+    var codes: [Int]
+    var ranges: [Range<Int>]
+
+    var built: AcceptableStatusCodes {
+        if ranges.isEmpty {
+            switch codes.count {
+            case 0: return []
+            case 1: return [codes[0]]
+            case 2: return [codes[0], codes[1]]
+            case 3: return [codes[0], codes[1], codes[2]]
+            default: return [codes[0], codes[1], codes[2], codes[3]]
+            }
+        }
+        switch ranges.count {
+        case 1: return AcceptableStatusCodes(ranges[0])
+        case 2: return AcceptableStatusCodes(ranges[0], ranges[1])
+        case 3: return AcceptableStatusCodes(ranges[0], ranges[1], ranges[2])
+        default: return AcceptableStatusCodes(ranges[0], ranges[1], ranges[2], ranges[3])
+        }
+    }
+
+    /// Builds the set (which must not trap) and checks that it answers, at the edges of every
+    /// code and range and their neighbours, exactly as a plain list of the same codes does.
+    func check() -> AcceptableStatusCodes {
+        let built = built
+        let edges = codes + ranges.flatMap { [$0.lowerBound, $0.upperBound] } + [Int.min, Int.max, 0, 200]
+        for edge in edges {
+            for probe in [edge == Int.min ? edge : edge - 1, edge, edge == Int.max ? edge : edge + 1] {
+                let expected = ranges.isEmpty ? codes.contains(probe) : ranges.contains { $0.contains(probe) }
+                fuzzCheck(
+                    built.contains(probe) == expected,
+                    "\(self) answers \(built.contains(probe)) for \(probe), not \(expected)")
+            }
+        }
+        return built
     }
 }

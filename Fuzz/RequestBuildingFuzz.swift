@@ -5,9 +5,11 @@ import Foundation
 #endif
 
 /// Fuzz target (a): request building. The input becomes a path, a method, query items,
-/// headers and a body; `DefaultRequestBuilder` must never crash, and a request it builds must
-/// say exactly what was asked: the query items decode back, a relative path stays on the base
-/// URL's origin, and no header carries a control character (header injection).
+/// headers, a body, a timeout (any `Double`) and acceptable status codes (any `Int` values and
+/// ranges); `DefaultRequestBuilder` and `AcceptableStatusCodes` must never crash, and a request
+/// it builds must say exactly what was asked: the query items decode back, a relative path
+/// stays on the base URL's origin, the timeout is the one given, no header carries a control
+/// character (header injection), and the status set accepts exactly the codes given.
 ///
 /// Built by `scripts/fuzz.sh` together with the NetworkModuleCore sources as one module, so
 /// internal API is reachable.
@@ -16,6 +18,7 @@ public func requestBuildingFuzz(_ start: UnsafeRawPointer?, _ count: Int) -> CIn
     guard let start else { return 0 }
     var input = FuzzInput(UnsafeRawBufferPointer(start: start, count: count))
     let request = FuzzRequest(from: &input)
+    _ = request.statusCodes.check()
     let builder = DefaultRequestBuilder(
         baseURL: fuzzBaseURL, defaultHeaders: ["Accept": "application/json"])
 
@@ -23,12 +26,21 @@ public func requestBuildingFuzz(_ start: UnsafeRawPointer?, _ count: Int) -> CIn
     do throws(NetworkError) {
         urlRequest = try builder.build(request: request)
     } catch {
-        guard case .invalidRequest = error else {
+        guard case .invalidRequest(let reason) = error else {
             fuzzCheck(false, "a build failure must be .invalidRequest, got \(error)")
             return 0
         }
+        if case .invalidTimeout(let timeout) = reason {
+            fuzzCheck(
+                !(timeout.isFinite && timeout > 0) && timeout.bitPattern == request.timeout?.bitPattern,
+                "the timeout \(String(describing: request.timeout)) was rejected as \(timeout)")
+        }
         _ = error.description
         return 0
+    }
+    if let timeout = request.timeout {
+        fuzzCheck(timeout.isFinite && timeout > 0, "the timeout \(timeout) was accepted")
+        fuzzCheck(urlRequest.timeoutInterval == timeout, "the timeout \(timeout) became \(urlRequest.timeoutInterval)")
     }
     check(urlRequest, builtFrom: request)
     return 0
@@ -43,13 +55,20 @@ private struct FuzzRequest: NetworkRequest {
     var headers: HTTPHeaders
     var body: RequestBody?
     var timeout: TimeInterval?
+    var statusCodes: FuzzStatusCodes
+    var acceptableStatusCodes: AcceptableStatusCodes { statusCodes.built }
 
     init(from input: inout FuzzInput) {
         let selector = input.byte()
         let methods: [HTTPMethod] = [.get, .post, .put, .patch, .delete, .head]
         method =
             Int(selector & 0x07) < methods.count ? methods[Int(selector & 0x07)] : HTTPMethod(rawValue: input.string())
-        timeout = selector & 0x08 != 0 ? TimeInterval(Int(input.uint16()) - 1000) / 10 : nil
+        switch (selector & 0x08 != 0, selector & 0x10 != 0) {
+        case (true, false): timeout = TimeInterval(Int(input.uint16()) - 1000) / 10
+        case (true, true): timeout = input.timeInterval()
+        default: timeout = nil
+        }
+        statusCodes = selector & 0x20 != 0 ? input.statusCodes() : FuzzStatusCodes(codes: [], ranges: [200..<300])
         path = input.string()
         queryItems = (0..<Int(input.byte() % 6)).map { _ in
             let name = input.string()

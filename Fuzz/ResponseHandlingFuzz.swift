@@ -5,9 +5,11 @@ import Foundation
 #endif
 
 /// Fuzz target (b): response interpretation and decoding. The input becomes what a session
-/// delivers (a status, headers and a body, or a transport error) and goes through the module's
-/// interpretation, decoding (`decode`, `decodeIfPresent`, `text()`, error bodies), and the
-/// parsers of server headers (`Retry-After`, `Cache-Control`). Nothing may crash, and each
+/// delivers (a status, headers and a body, a transport error, or another domain's error) and
+/// goes through the module's interpretation, decoding (`decode`, `decodeIfPresent`, `text()`,
+/// error bodies), and the parsers of server headers (`Retry-After`, `Cache-Control`), with
+/// acceptable status codes of any `Int` values and ranges. Nothing may crash, errors keep the
+/// session's message, and each
 /// outcome must be the one the input deserves.
 ///
 /// Built by `scripts/fuzz.sh` together with the NetworkModuleCore sources as one module, so
@@ -18,7 +20,13 @@ public func responseHandlingFuzz(_ start: UnsafeRawPointer?, _ count: Int) -> CI
     var input = FuzzInput(UnsafeRawBufferPointer(start: start, count: count))
     let selector = input.byte()
     if selector & 0x80 != 0 {
-        interpretTransportError(code: Int(Int16(bitPattern: input.uint16())), message: input.string())
+        let code = Int(Int16(bitPattern: input.uint16()))
+        let message = input.string()
+        if selector & 0x40 != 0 {
+            interpretSessionError(domain: input.string(), code: code, message: message)
+        } else {
+            interpretTransportError(code: code, message: message)
+        }
         return 0
     }
     let status = Int(input.uint16() % 1000)
@@ -26,7 +34,12 @@ public func responseHandlingFuzz(_ start: UnsafeRawPointer?, _ count: Int) -> CI
     for _ in 0..<Int(input.byte() % 6) {
         headerFields[input.string()] = input.string()
     }
-    let acceptable: AcceptableStatusCodes = selector & 0x01 == 0 ? .successful : AcceptableStatusCodes(100..<600)
+    let acceptable: AcceptableStatusCodes =
+        switch (selector & 0x01 != 0, selector & 0x04 != 0) {
+        case (false, false): .successful
+        case (true, false): AcceptableStatusCodes(100..<600)
+        default: input.statusCodes().check()
+        }
     let body = Data(input.rest())
 
     // The header parsers, on the headers they read (a DateFormatter per Retry-After date is
@@ -148,7 +161,30 @@ private func interpretTransportError(code: Int, message: String) {
         fuzzCheck(false, "a transport error \(code) succeeded")
         return
     }
+    // The session's message reaches the error and its description (libcurl's TLS and
+    // truncation messages too: normalizing changes the code, not the message).
+    if let failure = networkError.transportFailure, !message.isEmpty {
+        fuzzCheck(failure.message == message, "the message \(message.debugDescription) became \(failure)")
+        fuzzCheck(networkError.description.contains(message), "\(networkError) lost the message")
+    }
     _ = networkError.description
+}
+
+/// An error from another domain (a custom session's): it keeps its domain, code and message.
+private func interpretSessionError(domain: String, code: Int, message: String) {
+    let error = NSError(domain: domain, code: code, userInfo: [NSLocalizedDescriptionKey: message])
+    let result = ResponseInterpreter.interpret(
+        data: nil, response: nil, error: error, request: URLRequest(url: URL(string: "https://example.com")!),
+        acceptableStatusCodes: .successful, duration: 0)
+    guard domain != NSURLErrorDomain else { return }
+    guard case .failure(.underlying(let underlying)) = result else {
+        fuzzCheck(false, "the \(domain) error \(code) became \(result)")
+        return
+    }
+    fuzzCheck(
+        underlying.domain == domain && underlying.code == code && underlying.message == message,
+        "the \(domain) error \(code) \(message.debugDescription) became \(underlying)")
+    _ = NetworkError.underlying(underlying).description
 }
 
 extension String {

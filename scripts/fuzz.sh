@@ -10,9 +10,11 @@
 #                                         # run, so a CI failure replays; explore with 0)
 #
 # Targets (Fuzz/<Name>Fuzz.swift, each with Fuzz/FuzzInput.swift):
-#   request-building    bytes -> path, method, query items, headers, body -> DefaultRequestBuilder
-#   response-handling   bytes -> status, headers, body or transport error -> interpretation,
-#                       decode / decodeIfPresent / text(), Retry-After and Cache-Control parsing
+#   request-building    bytes -> path, method, query items, headers, body, timeout (any Double),
+#                       acceptable status codes (any Int values and ranges) -> DefaultRequestBuilder
+#   response-handling   bytes -> status, headers, body, transport error or another domain's error,
+#                       acceptable status codes -> interpretation (errors keep the session's
+#                       message), decode / decodeIfPresent / text(), Retry-After and Cache-Control
 #
 # Each target is compiled with swiftc (no SwiftPM target: it needs -sanitize=fuzzer,address)
 # from the NetworkModuleCore sources plus its file, as one module, into .build/fuzz/. It runs
@@ -37,7 +39,7 @@ while (($#)); do
         --seed) seed="$2"; shift 2 ;;
         --target) targets=("$2"); shift 2 ;;
         --merge) merge=1; shift ;;
-        -h | --help) sed -n '2,24p' "$0"; exit 0 ;;
+        -h | --help) sed -n '2,25p' "$0"; exit 0 ;;
         *) echo "[fuzz.sh] unknown argument: $1" >&2; exit 2 ;;
     esac
 done

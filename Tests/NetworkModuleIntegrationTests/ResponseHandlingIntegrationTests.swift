@@ -212,6 +212,7 @@ extension NetworkError {
         case .networkConnectionLost: "networkConnectionLost"
         case .secureConnectionFailed: "secureConnectionFailed"
         case .transportError: "transportError"
+        case .underlying: "underlying"
         case .cancelled: "cancelled"
         case .responseTooLarge: "responseTooLarge"
         case .invalidResponse: "invalidResponse"

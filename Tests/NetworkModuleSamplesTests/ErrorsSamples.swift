@@ -53,6 +53,22 @@ struct ErrorsSamples {
             .method(.patch) && .path("/v2/users/1"),
             with: .json(#"{"code": "name_taken", "message": "That name is taken."}"#, status: 409))
         session.stub(.path("/v2/users/3"), with: .text("Service Unavailable", status: 503, headers: ["Retry-After": "120"]))
+        session.stub(
+            .path("/v2/users/4"),
+            with: .raw(
+                data: nil, response: nil,
+                error: URLError(
+                    .cannotConnectToHost,
+                    userInfo: [
+                        NSLocalizedDescriptionKey: "Connection refused",
+                        NSURLErrorFailingURLErrorKey: URL(string: "https://api.example.com/v2/users/4")!,
+                    ])))
+        session.stub(
+            .path("/v2/users/5"),
+            with: .raw(
+                data: nil, response: nil,
+                error: NSError(
+                    domain: "com.example.vpn", code: 420, userInfo: [NSLocalizedDescriptionKey: "The VPN is off."])))
         module = makeSampleModule(session: session)
     }
 
@@ -169,6 +185,51 @@ struct ErrorsSamples {
 
         #expect(printed.count == 1)
         #expect(printed.first?.hasPrefix("The response could not be decoded: APIProblem: invalid data") == true)
+    }
+
+    // MARK: - Transport and underlying errors
+
+    @Test("when the transport fails, the error should keep the session's code, message and failing URL")
+    func transportFailure() {
+        let printed = Transcript.recording {
+            // sample: errors-transport-failure
+            module.perform(request: GetUser(id: 4)) { result in
+                guard case .failure(.cannotConnectToHost(let failure)) = result else { return }
+                print(failure.code == .cannotConnectToHost, failure.message ?? "no message")
+                print(failure.failingURL?.absoluteString ?? "no URL")
+            }
+            // end-sample
+        }
+
+        #expect(printed == ["true Connection refused", "https://api.example.com/v2/users/4"])
+    }
+
+    @Test("when a session reports an error that is not a URLError, the error should keep its domain, code and message")
+    func underlyingError() {
+        let printed = Transcript.recording {
+            // sample: errors-underlying
+            module.perform(request: GetUser(id: 5)) { result in
+                guard case .failure(.underlying(let underlying)) = result else { return }
+                print(underlying.domain, underlying.code, underlying.message)
+            }
+            // end-sample
+        }
+
+        #expect(printed == ["com.example.vpn 420 The VPN is off."])
+    }
+
+    @Test("when errors are made from an error, a URLError or a status, should map them as the module does")
+    func makingErrors() {
+        let printed = Transcript.recording {
+            // sample: errors-making
+            let timedOut = NetworkError(URLError(.timedOut))
+            let vpn = NetworkError(NSError(domain: "com.example.vpn", code: 420))
+            let notFound = NetworkError(statusCode: 404, body: Data(#"{"error":"no such user"}"#.utf8))
+            print(timedOut == .timedOut, vpn.description.contains("com.example.vpn error 420"), notFound.statusCode ?? 0)
+            // end-sample
+        }
+
+        #expect(printed == ["true true 404"])
     }
 
     // MARK: - Retrying

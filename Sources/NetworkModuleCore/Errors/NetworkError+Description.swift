@@ -9,8 +9,11 @@ extension NetworkError: LocalizedError, CustomStringConvertible {
     public var errorDescription: String? { description }
 
     /// What happened and what to check, in one or two sentences, with the status and the URL
-    /// when the error has them. Written for developers and logs, not for end users. Header
-    /// values and bodies are never included, and a password in the URL is masked.
+    /// when the error has them, and the session's own message for transport and underlying
+    /// errors. Written for developers and logs, not for end users. Header values and bodies are
+    /// never included, and a password in a URL is masked. A transport error's failing URL is
+    /// left out (it is in ``TransportFailure/failingURL``): the caller knows the URL, and a log
+    /// line shows it through its own redaction, which may mask more than passwords.
     public var description: String {
         switch self {
         case .invalidRequest(let reason):
@@ -30,26 +33,31 @@ extension NetworkError: LocalizedError, CustomStringConvertible {
         case .unacceptableStatusCode(let response):
             return "\(response.summary), which the request's acceptableStatusCodes do not include. "
                 + response.unacceptableStatusHint
-        case .notConnectedToInternet:
+        case .notConnectedToInternet(let failure):
             return "The device is not connected to the internet. Check the connection (Wi-Fi, cellular "
-                + "data, a VPN or proxy); the request may succeed once it is back."
-        case .timedOut:
+                + "data, a VPN or proxy); the request may succeed once it is back." + failure.sessionDetail
+        case .timedOut(let failure):
             return "The request timed out: no answer came within its timeout (the builder's "
                 + "defaultTimeout unless the request sets one). Check that the server is up and reachable, "
-                + "or raise the timeout."
-        case .cannotFindHost:
-            return "The host name could not be resolved. Check the base URL's host and DNS."
-        case .cannotConnectToHost:
+                + "or raise the timeout." + failure.sessionDetail
+        case .cannotFindHost(let failure):
+            return "The host name could not be resolved. Check the base URL's host and DNS." + failure.sessionDetail
+        case .cannotConnectToHost(let failure):
             return "No connection could be made to the host. Check that the server is running on the "
-                + "URL's host and port."
-        case .networkConnectionLost:
+                + "URL's host and port." + failure.sessionDetail
+        case .networkConnectionLost(let failure):
             return "The connection was lost while the request was in flight. This is usually transient "
                 + "and trying again may succeed; if it keeps happening, check the server or a proxy closing "
-                + "connections."
-        case .secureConnectionFailed(let code):
-            return "The TLS connection failed (\(code.summary)). \(code.secureConnectionHint)"
-        case .transportError(let code):
-            return "The request failed in transport (\(code.summary)). \(code.transportHint)"
+                + "connections." + failure.sessionDetail
+        case .secureConnectionFailed(let failure):
+            return "The TLS connection failed (\(failure.code.summary)). \(failure.code.secureConnectionHint)"
+                + failure.sessionDetail
+        case .transportError(let failure):
+            return "The request failed in transport (\(failure.code.summary)). \(failure.code.transportHint)"
+                + failure.sessionDetail
+        case .underlying(let error):
+            return "The request failed with an error that is not a URLError (\(error.domain) error \(error.code)): "
+                + "\(error.message.asSentence) Check the session (a custom session, decorator or fake) that reported it."
         case .cancelled:
             return "The request was cancelled by its caller (cancel() on its handle, or its Task's "
                 + "cancellation). Usually there is nothing to show."
@@ -131,42 +139,14 @@ extension HTTPErrorResponse {
     }
 }
 
-extension URLError.Code {
-    /// "URLError code -1202, serverCertificateUntrusted": the number, and the name when known.
-    fileprivate var summary: String {
-        "URLError code \(rawValue)" + (name.map { ", \($0)" } ?? "")
+extension TransportFailure {
+    /// What the session said, as a sentence to append to a description, when it said something.
+    fileprivate var sessionDetail: String {
+        message.map { " The session said: \"\($0)\"" } ?? ""
     }
+}
 
-    /// The name of the codes a request can meet, as Apple's and swift-corelibs-foundation's
-    /// `URLError` spell them.
-    private var name: String? {
-        switch self {
-        case .unknown: "unknown"
-        case .badURL: "badURL"
-        case .unsupportedURL: "unsupportedURL"
-        case .httpTooManyRedirects: "httpTooManyRedirects"
-        case .resourceUnavailable: "resourceUnavailable"
-        case .redirectToNonExistentLocation: "redirectToNonExistentLocation"
-        case .badServerResponse: "badServerResponse"
-        case .userCancelledAuthentication: "userCancelledAuthentication"
-        case .userAuthenticationRequired: "userAuthenticationRequired"
-        case .zeroByteResource: "zeroByteResource"
-        case .cannotDecodeRawData: "cannotDecodeRawData"
-        case .cannotDecodeContentData: "cannotDecodeContentData"
-        case .cannotParseResponse: "cannotParseResponse"
-        case .dataLengthExceedsMaximum: "dataLengthExceedsMaximum"
-        case .callIsActive: "callIsActive"
-        case .cannotLoadFromNetwork: "cannotLoadFromNetwork"
-        case .secureConnectionFailed: "secureConnectionFailed"
-        case .serverCertificateHasBadDate: "serverCertificateHasBadDate"
-        case .serverCertificateUntrusted: "serverCertificateUntrusted"
-        case .serverCertificateHasUnknownRoot: "serverCertificateHasUnknownRoot"
-        case .serverCertificateNotYetValid: "serverCertificateNotYetValid"
-        case .clientCertificateRejected: "clientCertificateRejected"
-        case .clientCertificateRequired: "clientCertificateRequired"
-        default: nil
-        }
-    }
+extension URLError.Code {
 
     fileprivate var secureConnectionHint: String {
         switch self {
@@ -198,8 +178,8 @@ extension URLError.Code {
         case .userAuthenticationRequired, .userCancelledAuthentication:
             return "The server asked for authentication that was not given. Check the request's credentials."
         case .unknown:
-            return "The session reported an error that is not a URLError; check the session (a custom "
-                + "session, decorator or fake)."
+            return "The session could not say what failed (URLError.unknown); its message, when it gives one, "
+                + "may say more."
         default:
             return "Check the URL and the connection; the code says which failure it was."
         }
@@ -232,5 +212,13 @@ extension InvalidRequestReason {
         case .missingURL:
             return "the URLRequest passed to perform(urlRequest:) has no URL."
         }
+    }
+}
+
+extension String {
+    /// The text with a full stop added when it does not end a sentence already.
+    fileprivate var asSentence: String {
+        guard let last = last else { return self }
+        return ".!?".contains(last) ? self : self + "."
     }
 }

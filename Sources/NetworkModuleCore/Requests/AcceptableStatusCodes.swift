@@ -9,20 +9,44 @@ import Foundation
 /// var acceptableStatusCodes: AcceptableStatusCodes { [200, 304] }
 /// var acceptableStatusCodes: AcceptableStatusCodes { AcceptableStatusCodes(200..<400) }
 /// ```
+///
+/// Any `Int` values make a set, with no trap: negative codes and codes up to `Int.max` are
+/// accepted as given (a server never sends them, so they match nothing), an empty range adds
+/// nothing, and an empty set accepts no status at all. Two sets are equal when they accept the
+/// same codes, however they were written: `[200, 201]` equals `AcceptableStatusCodes(200..<202)`.
 public struct AcceptableStatusCodes: Sendable, Hashable, ExpressibleByArrayLiteral {
-    private let ranges: [Range<Int>]
+    /// The accepted codes as closed ranges, sorted, with no two overlapping or adjacent: one
+    /// value for one set of codes. Closed, so that `Int.max` needs no `+ 1`.
+    private let ranges: [ClosedRange<Int>]
 
     /// `200..<300`: every 2xx status.
     public static let successful = AcceptableStatusCodes(200..<300)
 
-    /// Creates a set from ranges of status codes.
+    /// Creates a set from ranges of status codes. Empty ranges add nothing.
     public init(_ ranges: Range<Int>...) {
-        self.ranges = ranges
+        // A non-empty range's upper bound is above its lower bound, so `- 1` cannot overflow.
+        self.init(closed: ranges.compactMap { $0.isEmpty ? nil : $0.lowerBound...($0.upperBound - 1) })
     }
 
     /// Creates a set from single status codes: `[200, 304]`.
     public init(arrayLiteral codes: Int...) {
-        self.ranges = codes.map { $0..<($0 + 1) }
+        self.init(closed: codes.map { $0...$0 })
+    }
+
+    private init(closed: [ClosedRange<Int>]) {
+        var merged: [ClosedRange<Int>] = []
+        for range in closed.sorted(by: { $0.lowerBound < $1.lowerBound }) {
+            // Merge when `range` overlaps or touches the last one; `last.upperBound < Int.max`
+            // is checked first, so `+ 1` cannot overflow.
+            if let last = merged.last,
+                last.upperBound == Int.max || range.lowerBound <= last.upperBound + 1
+            {
+                merged[merged.count - 1] = last.lowerBound...max(last.upperBound, range.upperBound)
+            } else {
+                merged.append(range)
+            }
+        }
+        self.ranges = merged
     }
 
     /// Whether `statusCode` counts as success.

@@ -11,7 +11,7 @@ enum ResponseInterpreter {
         request: URLRequest, acceptableStatusCodes: AcceptableStatusCodes, duration: TimeInterval
     ) -> Result<NetworkResponse, NetworkError> {
         if let error {
-            return .failure(NetworkError(sessionError: error))
+            return .failure(NetworkError(error))
         }
         guard let httpResponse = response as? HTTPURLResponse else {
             return .failure(.invalidResponse)

@@ -9,7 +9,7 @@ import Foundation
 /// By default (``system``) a server is trusted as the platform decides: a certificate chain
 /// to one of the system's root authorities, valid today, for the host name requested. A
 /// self-signed or otherwise untrusted certificate fails with
-/// ``NetworkError/secureConnectionFailed(_:)``.
+/// ``NetworkError/secureConnectionFailed(_:)-enum.case``.
 ///
 /// ``pinnedCertificates(_:)`` is the explicit opt-in for anything else: a self-signed
 /// certificate, a private authority, or a server that must be one of a known few. The
@@ -26,7 +26,7 @@ import Foundation
 ///   server-trust challenge. swift-corelibs-foundation (Linux, Windows) has no such challenge
 ///   and no other way to change what libcurl trusts, so there a transport with pinned
 ///   certificates **fails closed**: every HTTPS request, and every redirect to an HTTPS URL,
-///   fails with ``NetworkError/secureConnectionFailed(_:)`` (`URLError.secureConnectionFailed`,
+///   fails with ``NetworkError/secureConnectionFailed(_:)-enum.case`` (`URLError.secureConnectionFailed`,
 ///   with a message saying why) and is never sent unpinned. Plain HTTP requests are not
 ///   affected.
 public struct ServerTrustPolicy: Sendable, Equatable {

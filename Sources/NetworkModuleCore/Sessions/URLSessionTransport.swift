@@ -64,7 +64,7 @@ public final class URLSessionTransport: NetworkSession {
     ///     API key header), removed like `Authorization` on a redirect to another origin.
     ///   - serverTrust: which HTTPS servers are trusted; the platform's validation by default.
     ///     Pinned certificates are enforced on Apple platforms; on Linux every HTTPS request
-    ///     then fails with ``NetworkError/secureConnectionFailed(_:)`` (see
+    ///     then fails with ``NetworkError/secureConnectionFailed(_:)-enum.case`` (see
     ///     ``ServerTrustPolicy``).
     public init(
         configuration: URLSessionConfiguration = .default,

@@ -28,6 +28,9 @@ struct NetworkErrorDescriptionTests {
         .invalidRequest(.invalidTimeout(-1)), .invalidRequest(.missingURL),
         .notConnectedToInternet, .timedOut, .cannotFindHost, .cannotConnectToHost, .networkConnectionLost,
         .secureConnectionFailed(.serverCertificateUntrusted), .transportError(.badServerResponse), .cancelled,
+        .underlying(UnderlyingError(domain: "x", code: 420, message: "Enhance your calm")),
+        .timedOut(
+            TransportFailure(code: .timedOut, failingURL: URL(string: urlText), message: "The request timed out.")),
         .invalidResponse, .noResponseData,
         .decodingFailed(
             DecodingFailure(typeName: "User", kind: .keyNotFound("id"), codingPath: "", debugDescription: "d")),
@@ -104,7 +107,20 @@ struct NetworkErrorDescriptionTests {
         ),
         (
             .transportError(.unknown),
-            "The request failed in transport (URLError code -1, unknown). The session reported an error that is not a URLError; check the session (a custom session, decorator or fake)."
+            "The request failed in transport (URLError code -1, unknown). The session could not say what failed (URLError.unknown); its message, when it gives one, may say more."
+        ),
+        (
+            .transportError(TransportFailure(code: .unknown, message: "Failure when receiving data from the peer")),
+            #"The request failed in transport (URLError code -1, unknown). The session could not say what failed (URLError.unknown); its message, when it gives one, may say more. The session said: "Failure when receiving data from the peer""#
+        ),
+        (
+            .timedOut(
+                TransportFailure(code: .timedOut, failingURL: URL(string: urlText), message: "The request timed out.")),
+            #"The request timed out: no answer came within its timeout (the builder's defaultTimeout unless the request sets one). Check that the server is up and reachable, or raise the timeout. The session said: "The request timed out.""#
+        ),
+        (
+            .underlying(UnderlyingError(domain: "x", code: 420, message: "Enhance your calm.")),
+            "The request failed with an error that is not a URLError (x error 420): Enhance your calm. Check the session (a custom session, decorator or fake) that reported it."
         ),
         (
             .cancelled,

@@ -73,19 +73,55 @@ struct NetworkErrorTests {
     @Test("when a session reports an NSError in the URL error domain, should map it by its code")
     func sessionNSError() {
         let error = NSError(domain: NSURLErrorDomain, code: URLError.Code.timedOut.rawValue)
-        #expect(NetworkError(sessionError: error) == .timedOut)
+        #expect(NetworkError(error) == .timedOut)
     }
 
     @Test("when a session reports a NetworkError, should pass it on as it is")
     func sessionNetworkError() {
-        #expect(NetworkError(sessionError: NetworkError.noResponseData) == .noResponseData)
+        #expect(NetworkError(NetworkError.noResponseData) == .noResponseData)
     }
 
-    @Test("when a session reports an error from another domain, should map to transportError(.unknown)")
-    func sessionOtherError() {
-        struct Odd: Error {}
-        #expect(NetworkError(sessionError: Odd()) == .transportError(.unknown))
-        #expect(NetworkError(sessionError: NSError(domain: "other", code: -1001)) == .transportError(.unknown))
+    @Test("when a session reports an error from another domain, should keep its domain, code and message")
+    func sessionOtherError() throws {
+        let nsError = NSError(domain: "x", code: 420, userInfo: [NSLocalizedDescriptionKey: "Enhance your calm"])
+
+        let error = NetworkError(nsError)
+
+        guard case .underlying(let underlying) = error else {
+            Issue.record("expected .underlying, got \(error)")
+            return
+        }
+        #expect(underlying.domain == "x")
+        #expect(underlying.code == 420)
+        #expect(underlying.message == "Enhance your calm")
+        #expect((underlying.error as? NSError) === nsError)
+        #expect(error == .underlying(UnderlyingError(domain: "x", code: 420, message: "other words")))
+        #expect(error != .underlying(UnderlyingError(domain: "x", code: 421, message: "Enhance your calm")))
+        #expect(error != .transportError(.unknown))
+        #expect(!error.isRetryable)
+        #expect(error.urlErrorCode == nil)
+    }
+
+    @Test("when a session reports a Swift error, should keep it, castable back, with its description")
+    func sessionSwiftError() throws {
+        struct Odd: Error, LocalizedError {
+            var errorDescription: String? { "odd thing" }
+        }
+
+        let error = NetworkError(Odd())
+
+        guard case .underlying(let underlying) = error else {
+            Issue.record("expected .underlying, got \(error)")
+            return
+        }
+        #expect(underlying.message == "odd thing")
+        #expect(underlying.error is Odd)
+        #expect(error.description.contains("odd thing"))
+    }
+
+    @Test("when Swift concurrency's CancellationError is mapped, should be .cancelled")
+    func cancellationError() {
+        #expect(NetworkError(CancellationError()) == .cancelled)
     }
 
     // MARK: - HTTP status mapping

@@ -155,7 +155,7 @@ struct HookOrderStressTests {
         #expect(audit.finishWhileRunning == 0)
         #expect(audit.duplicateFinishes == 0)
         #expect(audit.finished.count == total)
-        #expect(authentication.requestRecordCount == 0)
+        #expect(authentication.recordedRequestCount == 0)
         #expect(logging.requestEntryCount == 0)
     }
 }

@@ -6,9 +6,11 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// Property tests of the request builder: random Unicode paths, query items, headers and
-/// bodies. Each case either builds a request whose URL decodes back to exactly what was given,
-/// or fails with the specific error the input deserves. Never a crash.
+/// Property tests of the request builder: random Unicode paths, query items, headers, bodies,
+/// timeouts (any `Double`: NaN, infinities, negative, zero, huge) and acceptable status codes
+/// (any `Int` values and ranges, empty or huge). Each case either builds a request whose URL
+/// decodes back to exactly what was given, or fails with the specific error the input
+/// deserves. Never a crash.
 ///
 /// 100,000 cases by default (`NETWORK_MODULE_PROPERTY_CASES` changes it); the seed is printed
 /// in every failure and `NETWORK_MODULE_PROPERTY_SEED` replays it.
@@ -25,6 +27,8 @@ struct RequestBuilderPropertyTests {
         var queryItems: [URLQueryItem]
         var headers: HTTPHeaders
         var generatedBody: GeneratedBody?
+        var timeout: TimeInterval?
+        var statusCodes: GeneratedStatusCodes
 
         var body: RequestBody? {
             switch generatedBody {
@@ -33,10 +37,50 @@ struct RequestBuilderPropertyTests {
             case nil: nil
             }
         }
+
+        var acceptableStatusCodes: AcceptableStatusCodes { statusCodes.built }
+    }
+
+    /// Acceptable status codes as the generator wrote them: single codes and ranges of any
+    /// `Int` values, and the set made of them.
+    struct GeneratedStatusCodes: Sendable {
+        var codes: [Int]
+        var ranges: [Range<Int>]
+
+        /// The set, through the public initializers (variadic: up to four values, by count).
+        var built: AcceptableStatusCodes {
+            if ranges.isEmpty {
+                switch codes.count {
+                case 0: return []
+                case 1: return [codes[0]]
+                case 2: return [codes[0], codes[1]]
+                case 3: return [codes[0], codes[1], codes[2]]
+                default: return [codes[0], codes[1], codes[2], codes[3]]
+                }
+            }
+            switch ranges.count {
+            case 1: return AcceptableStatusCodes(ranges[0])
+            case 2: return AcceptableStatusCodes(ranges[0], ranges[1])
+            case 3: return AcceptableStatusCodes(ranges[0], ranges[1], ranges[2])
+            default: return AcceptableStatusCodes(ranges[0], ranges[1], ranges[2], ranges[3])
+            }
+        }
+
+        /// What the set must answer: a plain model of the same codes.
+        func modelContains(_ code: Int) -> Bool {
+            ranges.isEmpty ? codes.contains(code) : ranges.contains { $0.contains(code) }
+        }
+
+        /// Codes worth asking about: the edges of every code and range, and their neighbours.
+        var probes: [Int] {
+            let edges = codes + ranges.flatMap { [$0.lowerBound, $0.upperBound] } + [Int.min, Int.max, 0, 200]
+            return edges.flatMap { [$0 == Int.min ? $0 : $0 - 1, $0, $0 == Int.max ? $0 : $0 + 1] }
+        }
     }
 
     enum Expectation {
         case built
+        case invalidTimeout(TimeInterval)
         case invalidHeaderName(String)
         case invalidHeaderValue(String)
     }
@@ -58,6 +102,7 @@ struct RequestBuilderPropertyTests {
             if index % 256 == 0 { await Task.yield() }
             let (request, expectation) = Self.generate(using: &random)
             let context = "case \(index) of seed \(seed) (replay: NETWORK_MODULE_PROPERTY_SEED=\(seed))"
+            Self.verify(request.statusCodes, context: context)
             let result: Result<URLRequest, NetworkError>
             do throws(NetworkError) {
                 result = .success(try builder.build(request: request))
@@ -72,6 +117,9 @@ struct RequestBuilderPropertyTests {
             where name == actual,
                 (.invalidHeaderValue(let name), .failure(.invalidRequest(.invalidHeaderValue(let actual))))
             where name == actual:
+                rejected += 1
+            case (.invalidTimeout(let timeout), .failure(.invalidRequest(.invalidTimeout(let actual))))
+            where timeout.bitPattern == actual.bitPattern:
                 rejected += 1
             default:
                 Issue.record("\(context): got \(result), expected \(expectation) for \(request)")
@@ -120,8 +168,56 @@ struct RequestBuilderPropertyTests {
         }
         let request = GeneratedRequest(
             path: path, method: [.get, .post, .put, "PURGE"].randomElement(using: &random) ?? .get,
-            queryItems: queryItems, headers: headers, generatedBody: body)
+            queryItems: queryItems, headers: headers, generatedBody: body,
+            timeout: generateTimeout(using: &random), statusCodes: generateStatusCodes(using: &random))
+        // The builder checks the timeout before the headers.
+        if let timeout = request.timeout, !(timeout.isFinite && timeout > 0) {
+            return (request, .invalidTimeout(timeout))
+        }
         return (request, expectation(for: headers))
+    }
+
+    /// No timeout (the builder's default), or any `Double`: mostly the edges, sometimes any bit pattern.
+    static func generateTimeout(using random: inout SeededGenerator) -> TimeInterval? {
+        let edges: [TimeInterval] = [
+            .nan, -.nan, .signalingNaN, .infinity, -.infinity, 0, -0.0, -1, -.greatestFiniteMagnitude,
+            .leastNonzeroMagnitude, .leastNormalMagnitude, 0.001, 30, 1e300, .greatestFiniteMagnitude,
+        ]
+        switch Int.random(in: 0..<4, using: &random) {
+        case 0: return nil
+        case 1: return Double(bitPattern: random.next())
+        case 2: return Double.random(in: -1e6...1e6, using: &random)
+        default: return edges.randomElement(using: &random)
+        }
+    }
+
+    /// Single codes or ranges of any `Int` values: empty, negative, huge, `Int.min` and `Int.max`.
+    static func generateStatusCodes(using random: inout SeededGenerator) -> GeneratedStatusCodes {
+        func code() -> Int {
+            switch Int.random(in: 0..<4, using: &random) {
+            case 0: [Int.min, Int.min + 1, -1, 0, 1, Int.max - 1, Int.max].randomElement(using: &random) ?? 0
+            case 1: Int.random(in: Int.min...Int.max, using: &random)
+            default: Int.random(in: 100...599, using: &random)
+            }
+        }
+        let count = Int.random(in: 0...4, using: &random)
+        if count == 0 || Bool.random(using: &random) {
+            return GeneratedStatusCodes(codes: (0..<count).map { _ in code() }, ranges: [])
+        }
+        let ranges = (0..<count).map { _ in
+            let (first, second) = (code(), code())
+            return min(first, second)..<max(first, second)
+        }
+        return GeneratedStatusCodes(codes: [], ranges: ranges)
+    }
+
+    /// The set built from generated codes answers exactly as the plain model does, with no trap.
+    static func verify(_ statusCodes: GeneratedStatusCodes, context: String) {
+        let built = statusCodes.built
+        for probe in statusCodes.probes where built.contains(probe) != statusCodes.modelContains(probe) {
+            Issue.record("\(context): \(statusCodes) answers \(built.contains(probe)) for \(probe)")
+            return
+        }
     }
 
     /// What the builder must do with these headers: the first bad one, in order, decides.
@@ -148,6 +244,7 @@ struct RequestBuilderPropertyTests {
         #expect(components.path == "/v2" + request.path, "\(context): path of \(url.absoluteString)")
         #expect((components.queryItems ?? []) == request.queryItems, "\(context): query of \(url.absoluteString)")
         #expect(urlRequest.httpMethod == request.method.rawValue, "\(context)")
+        #expect(urlRequest.timeoutInterval == request.timeout ?? 60, "\(context): timeout")
         for field in request.headers {
             #expect(urlRequest.value(forHTTPHeaderField: field.name) == field.value, "\(context): header \(field.name)")
         }

@@ -40,4 +40,35 @@ struct AcceptableStatusCodesTests {
         #expect(single == AcceptableStatusCodes(200..<201))
         #expect(AcceptableStatusCodes.successful != AcceptableStatusCodes(200..<400))
     }
+
+    @Test("when the codes include Int.max or Int.min, should build without trapping and accept exactly those")
+    func extremeCodes() {
+        let codes: AcceptableStatusCodes = [Int.max, Int.min, 200]
+
+        let accepted = [Int.max, Int.min, 200, Int.max - 1, Int.min + 1, 201].map(codes.contains)
+
+        #expect(accepted == [true, true, true, false, false, false])
+    }
+
+    @Test("when a range is empty, should add nothing; when a range is huge, should accept all of it")
+    func emptyAndHugeRanges() {
+        let codes = AcceptableStatusCodes(500..<500, Int.min..<0, 0..<Int.max)
+
+        #expect(!AcceptableStatusCodes(500..<500).contains(500))
+        #expect(codes.contains(Int.min) && codes.contains(-1) && codes.contains(Int.max - 1))
+        #expect(!codes.contains(Int.max))
+        #expect(codes == AcceptableStatusCodes(Int.min..<Int.max))
+    }
+
+    @Test("when the same codes are written differently, should be equal and hash alike")
+    func equalityBySet() {
+        let literal: AcceptableStatusCodes = [201, 200, 200, 202]
+        let empty: AcceptableStatusCodes = []
+
+        #expect(literal == AcceptableStatusCodes(200..<203))
+        #expect(literal.hashValue == AcceptableStatusCodes(200..<203).hashValue)
+        #expect(AcceptableStatusCodes(300..<400, 200..<300) == AcceptableStatusCodes(200..<400))
+        #expect(empty == AcceptableStatusCodes(7..<7))
+        #expect(literal != AcceptableStatusCodes(200..<204))
+    }
 }

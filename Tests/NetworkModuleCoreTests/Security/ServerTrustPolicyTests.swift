@@ -78,6 +78,11 @@ struct ServerTrustPolicyTests {
                 return
             }
             #expect(error == .secureConnectionFailed(.secureConnectionFailed))
+            #expect(error.transportFailure?.message?.contains("not supported by URLSession on this platform") == true)
+            #expect(
+                error.description.contains("Certificate pinning (URLSessionTransport serverTrust: .pinnedCertificates)")
+            )
+            #expect(error.transportFailure?.failingURL?.absoluteString == "https://127.0.0.1:9/get")
         }
     #endif
 }

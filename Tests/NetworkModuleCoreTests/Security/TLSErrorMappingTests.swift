@@ -42,7 +42,7 @@ struct TLSErrorMappingTests {
         if LinuxURLSessionQuirks.apply {
             #expect(urlError?.code == expected)
             #expect((normalized as NSError).localizedDescription == message, "libcurl's message is kept")
-            #expect(NetworkError(sessionError: normalized) == .secureConnectionFailed(expected))
+            #expect(NetworkError(normalized) == .secureConnectionFailed(expected))
         } else {
             #expect(urlError?.code == .unknown, "Apple's URLSession reports TLS codes itself: nothing to map")
         }
@@ -55,7 +55,7 @@ struct TLSErrorMappingTests {
         let normalized = LinuxURLSessionQuirks.normalized(error)
 
         #expect((normalized as? URLError)?.code == .unknown)
-        #expect(NetworkError(sessionError: normalized) == .transportError(.unknown))
+        #expect(NetworkError(normalized) == .transportError(.unknown))
     }
 
     @Test("when a TLS word appears in an error that already has a code, should keep the code")

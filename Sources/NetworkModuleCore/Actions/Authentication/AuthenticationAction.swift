@@ -34,57 +34,183 @@ import Foundation
 /// is a ``NetworkError``, as ``NetworkError/actionFailed(_:)`` otherwise), and the next
 /// request asks ``AccessTokenProvider/currentToken(completion:)`` again.
 ///
+/// ## Sign-out and sign-in
+/// ``resetToken()`` forgets the token and invalidates the request to the provider still in
+/// flight, if any (current token or refresh): its answer, which arrives after the reset, is
+/// dropped, never installed, so no request carries the previous user's token without the
+/// provider being asked again. The requests waiting for that answer, and those that start
+/// meanwhile, keep waiting: when the dropped answer arrives, the action asks
+/// ``AccessTokenProvider/currentToken(completion:)`` for them (the provider is still never
+/// called twice at once). They get the token the provider gives after the reset, or fail with
+/// its error (for example when nobody is signed in). A request that already had its token
+/// before the reset is not called back.
+///
 /// Put it before actions that log or measure, so they see the header (masked) and the waits.
 public final class AuthenticationAction: NetworkModuleAction {
     /// A token, and which one it is: the generation grows with each token the action gets, so
     /// a request that carried an older generation is known to be stale.
-    private struct Credential {
+    struct Credential: Equatable {
         let token: String
         let generation: Int
     }
 
-    private typealias Waiter = @Sendable (Result<Credential, any Error>) -> Void
+    typealias Waiter = @Sendable (Result<Credential, any Error>) -> Void
 
-    private enum Phase {
+    enum Phase {
         case idle
         /// Asking the provider (current or refreshed token); `id` tells this request for a
-        /// token from earlier ones, so a provider that answers twice is ignored.
-        case obtaining(id: Int, waiters: [Waiter])
+        /// token from earlier ones, so a provider that answers twice is ignored. `isInvalidated`:
+        /// ``AuthenticationAction/resetToken()`` ran since it started, so its answer is dropped
+        /// and the current token is asked for again for the waiters.
+        case obtaining(id: Int, waiters: [Waiter], isInvalidated: Bool = false)
     }
 
     /// What the action remembers of one request, from its first preparation to `didFinish`.
-    private struct RequestRecord {
+    /// Only the preparation hooks create a record; every later step updates one only if it is
+    /// still there, so a step that runs after `didFinish` cannot bring a record back.
+    struct RequestRecord: Equatable {
         /// The generation of the token the latest attempt carried; `nil` if it carried none.
         var generation: Int?
         /// Whether the request was already retried after a rejected token.
         var wasRetried = false
-        /// The error of the refresh this request's retry waited for, if it failed: its next
-        /// preparation fails with it.
-        var refreshFailure: (any Error)?
     }
 
-    private struct State {
+    /// What a preparation does after looking at the state.
+    enum Next {
+        case apply(Credential)
+        case wait
+        case fetch(id: Int)
+        /// Fail the preparation: the refresh this request's retry waited for failed.
+        case fail(any Error)
+    }
+
+    /// What a retry decision does after looking at the state.
+    enum RetryStep: Equatable {
+        case doNotRetry
+        case retry
+        case refreshThenRetry(id: Int)
+    }
+
+    /// What to do with an answer of the provider.
+    enum Delivery {
+        /// Not the answer awaited (answered twice), or invalidated by a reset with nobody
+        /// waiting: nothing to do.
+        case drop
+        /// Call every waiter back with the token, or the provider's error.
+        case deliver([Waiter], Result<Credential, any Error>)
+        /// Invalidated by a reset: ask the provider for the current token again, as request `id`,
+        /// for the waiters, who keep waiting.
+        case askAgain(id: Int)
+    }
+
+    /// The action's state and its transitions. Each transition runs with the lock held, changes
+    /// the state and returns what to do next; the action does it after leaving the lock. The
+    /// transitions call no provider and no completion, so they are tested without threads.
+    struct State {
         var credential: Credential?
         var lastGeneration = 0
         var lastObtainID = 0
         var phase = Phase.idle
         var requests: [UUID: RequestRecord] = [:]
-    }
+        /// The error of the refresh a request's retry waited for, when it failed: the retry's
+        /// preparation fails with it.
+        var refreshFailures: [UUID: any Error] = [:]
 
-    /// What a preparation does after looking at the state.
-    private enum Next {
-        case apply(Credential)
-        case wait
-        case fetch(id: Int)
-        /// Fail the preparation: the refresh the request waited for failed.
-        case fail(any Error)
-    }
+        /// A preparation that must wait for the provider, or apply the token there is: the token
+        /// if there is one and no request to the provider runs, else join or start one.
+        mutating func prepare(requestID: UUID, waiter: @escaping Waiter) -> Next {
+            if let failure = refreshFailures.removeValue(forKey: requestID) { return .fail(failure) }
+            if requests[requestID] == nil { requests[requestID] = RequestRecord() }
+            switch phase {
+            case .obtaining(let id, var waiters, let isInvalidated):
+                waiters.append(waiter)
+                phase = .obtaining(id: id, waiters: waiters, isInvalidated: isInvalidated)
+                return .wait
+            case .idle:
+                if let credential { return .apply(credential) }
+                lastObtainID += 1
+                phase = .obtaining(id: lastObtainID, waiters: [waiter])
+                return .fetch(id: lastObtainID)
+            }
+        }
 
-    /// What a retry decision does after looking at the state.
-    private enum RetryStep {
-        case doNotRetry
-        case retry
-        case refreshThenRetry(id: Int)
+        /// The synchronous preparation: the token, if there is one and no request to the
+        /// provider runs; `nil` sends the request to ``prepare(requestID:waiter:)``.
+        mutating func prepareAtOnce(requestID: UUID) -> Credential? {
+            guard case .idle = phase, let credential, refreshFailures[requestID] == nil else { return nil }
+            requests[requestID, default: RequestRecord()].generation = credential.generation
+            return credential
+        }
+
+        /// Records that `requestID` carries `credential`; a request already finished is not
+        /// recorded again.
+        mutating func didApply(_ credential: Credential, requestID: UUID) {
+            requests[requestID]?.generation = credential.generation
+        }
+
+        /// A request whose token was rejected: retry it once, after a refresh if the token it
+        /// carried is still the current one and no request to the provider runs.
+        ///
+        /// A retry after a refresh is decided once the refresh has answered: `retryAfterRefresh`
+        /// waits for it, so the retry is prepared with the new token, or fails with the refresh's
+        /// error, whenever the module gets round to preparing it.
+        mutating func retry(requestID: UUID, retryAfterRefresh: @escaping Waiter) -> RetryStep {
+            guard var record = requests[requestID], let sentGeneration = record.generation, !record.wasRetried
+            else { return .doNotRetry }
+            record.wasRetried = true
+            requests[requestID] = record
+            // Stale token, or a request to the provider already running: the retry's preparation
+            // picks up (or waits for) the new token.
+            guard case .idle = phase, credential?.generation == sentGeneration else { return .retry }
+            lastObtainID += 1
+            phase = .obtaining(id: lastObtainID, waiters: [retryAfterRefresh])
+            return .refreshThenRetry(id: lastObtainID)
+        }
+
+        /// The provider's answer to request `id`: deliver it to the waiters; drop it when it is
+        /// not the one awaited; or, when a reset invalidated it, drop it and ask again for the
+        /// waiters.
+        mutating func finishObtaining(id: Int, _ result: Result<String, any Error>) -> Delivery {
+            guard case .obtaining(let current, let waiters, let isInvalidated) = phase, current == id else {
+                return .drop
+            }
+            if isInvalidated {
+                guard !waiters.isEmpty else {
+                    phase = .idle
+                    return .drop
+                }
+                lastObtainID += 1
+                phase = .obtaining(id: lastObtainID, waiters: waiters)
+                return .askAgain(id: lastObtainID)
+            }
+            phase = .idle
+            switch result {
+            case .success(let token):
+                lastGeneration += 1
+                let credential = Credential(token: token, generation: lastGeneration)
+                self.credential = credential
+                return .deliver(waiters, .success(credential))
+            case .failure(let error):
+                credential = nil
+                return .deliver(waiters, .failure(error))
+            }
+        }
+
+        /// Sign-out or sign-in: forgets the token and invalidates the request to the provider in
+        /// flight, if any, so that its answer is dropped (and the current token asked for again
+        /// for its waiters, once it has answered: never two requests to the provider at once).
+        mutating func reset() {
+            credential = nil
+            if case .obtaining(let id, let waiters, _) = phase {
+                phase = .obtaining(id: id, waiters: waiters, isInvalidated: true)
+            }
+        }
+
+        /// Forgets the request.
+        mutating func finish(requestID: UUID) {
+            requests.removeValue(forKey: requestID)
+            refreshFailures.removeValue(forKey: requestID)
+        }
     }
 
     /// Where tokens come from.
@@ -115,14 +241,17 @@ public final class AuthenticationAction: NetworkModuleAction {
 
     /// Forgets the token: the next request asks the provider for the current one. Call it
     /// when the user signs out or in.
+    ///
+    /// A request to the provider still in flight is invalidated: its answer is dropped, and the
+    /// requests waiting for it wait for a new ``AccessTokenProvider/currentToken(completion:)``
+    /// instead, asked when the dropped answer arrives (see "Sign-out and sign-in" above).
     public func resetToken() {
-        state.withLock { $0.credential = nil }
+        state.withLock { $0.reset() }
     }
 
-    /// How many requests the action keeps a record for: none once every request has finished.
-    var requestRecordCount: Int {
-        state.withLock { $0.requests.count }
-    }
+    /// How many requests the action holds a record of (between their first preparation and
+    /// `didFinish`), for tests that check nothing is left behind.
+    var recordedRequestCount: Int { state.withLock { $0.requests.count } }
 
     // MARK: - Hooks
 
@@ -141,11 +270,7 @@ public final class AuthenticationAction: NetworkModuleAction {
             completion(
                 result.flatMap { credential in self.authorize(urlRequest, with: credential, requestID: requestID) })
         }
-        let next = state.withLock { state -> Next in
-            if let failure = state.requests[requestID]?.refreshFailure.take() { return .fail(failure) }
-            if state.requests[requestID] == nil { state.requests[requestID] = RequestRecord() }
-            return Self.nextStep(in: &state, waiter: waiter)
-        }
+        let next = state.withLock { $0.prepare(requestID: requestID, waiter: waiter) }
         switch next {
         case .apply(let credential): waiter(.success(credential))
         case .wait: break
@@ -165,27 +290,16 @@ public final class AuthenticationAction: NetworkModuleAction {
             return
         }
         let requestID = context.requestID
-        // The retry waits for the refresh, so it is prepared with the new token, or fails with
-        // the refresh's error, whenever the module gets round to preparing it.
         let retryAfterRefresh: Waiter = { result in
             if case .failure(let error) = result {
-                self.state.withLock { $0.requests[requestID]?.refreshFailure = error }
+                // Only a request still running (it has a record) keeps the failure for its retry.
+                self.state.withLock { state in
+                    if state.requests[requestID] != nil { state.refreshFailures[requestID] = error }
+                }
             }
             completion(.retry)
         }
-        let step = state.withLock { state -> RetryStep in
-            guard var record = state.requests[context.requestID], let sentGeneration = record.generation,
-                !record.wasRetried
-            else { return .doNotRetry }
-            record.wasRetried = true
-            state.requests[context.requestID] = record
-            // Stale token, or a refresh already running: the retry's preparation picks up (or
-            // waits for) the new token.
-            guard case .idle = state.phase, state.credential?.generation == sentGeneration else { return .retry }
-            state.lastObtainID += 1
-            state.phase = .obtaining(id: state.lastObtainID, waiters: [retryAfterRefresh])
-            return .refreshThenRetry(id: state.lastObtainID)
-        }
+        let step = state.withLock { $0.retry(requestID: requestID, retryAfterRefresh: retryAfterRefresh) }
         switch step {
         case .doNotRetry:
             completion(.doNotRetry)
@@ -198,7 +312,7 @@ public final class AuthenticationAction: NetworkModuleAction {
 
     /// Forgets the request.
     public func didFinish(_ result: Result<NetworkResponse, NetworkError>, context: ActionContext) {
-        state.withLock { _ = $0.requests.removeValue(forKey: context.requestID) }
+        state.withLock { $0.finish(requestID: context.requestID) }
     }
 
     // MARK: - State machine
@@ -207,21 +321,6 @@ public final class AuthenticationAction: NetworkModuleAction {
     private func needsToken(_ url: URL?, context: ActionContext) -> Bool {
         guard context.isSameOrigin(as: url) else { return false }
         return context.networkRequest?.requiresAuthentication ?? true
-    }
-
-    /// With the lock held: the token if there is one, else join or start obtaining one.
-    private static func nextStep(in state: inout State, waiter: @escaping Waiter) -> Next {
-        switch state.phase {
-        case .obtaining(let id, var waiters):
-            waiters.append(waiter)
-            state.phase = .obtaining(id: id, waiters: waiters)
-            return .wait
-        case .idle:
-            if let credential = state.credential { return .apply(credential) }
-            state.lastObtainID += 1
-            state.phase = .obtaining(id: state.lastObtainID, waiters: [waiter])
-            return .fetch(id: state.lastObtainID)
-        }
     }
 
     /// Asks the provider, without the lock, and hands the answer to every waiter.
@@ -235,29 +334,21 @@ public final class AuthenticationAction: NetworkModuleAction {
     }
 
     private func finishObtaining(id: Int, _ result: Result<String, any Error>) {
-        let delivery = state.withLock { state -> ([Waiter], Result<Credential, any Error>)? in
-            guard case .obtaining(let current, let waiters) = state.phase, current == id else { return nil }
-            state.phase = .idle
-            switch result {
-            case .success(let token):
-                state.lastGeneration += 1
-                let credential = Credential(token: token, generation: state.lastGeneration)
-                state.credential = credential
-                return (waiters, .success(credential))
-            case .failure(let error):
-                state.credential = nil
-                return (waiters, .failure(error))
-            }
+        switch state.withLock({ $0.finishObtaining(id: id, result) }) {
+        case .drop:
+            break
+        case .deliver(let waiters, let credential):
+            for waiter in waiters { waiter(credential) }
+        case .askAgain(let id):
+            obtain(id: id, refresh: false)
         }
-        guard let (waiters, credential) = delivery else { return }
-        for waiter in waiters { waiter(credential) }
     }
 
     /// `urlRequest` with `credential`'s token; remembers which token the request carries.
     private func authorize(
         _ urlRequest: URLRequest, with credential: Credential, requestID: UUID
     ) -> Result<URLRequest, any Error> {
-        state.withLock { $0.requests[requestID]?.generation = credential.generation }
+        state.withLock { $0.didApply(credential, requestID: requestID) }
         return HeaderFieldTable.editing(urlRequest) { headers throws(NetworkError) in
             try write(credential, into: &headers)
         }
@@ -277,11 +368,7 @@ extension AuthenticationAction: HeaderFieldPreparing {
         _ headers: inout HeaderFieldTable, url: URL?, context: ActionContext
     ) throws(NetworkError) -> Bool {
         guard needsToken(url, context: context) else { return true }
-        let credential = state.withLock { state -> Credential? in
-            guard case .idle = state.phase, let credential = state.credential else { return nil }
-            state.requests[context.requestID, default: RequestRecord()].generation = credential.generation
-            return credential
-        }
+        let credential = state.withLock { $0.prepareAtOnce(requestID: context.requestID) }
         guard let credential else { return false }
         try write(credential, into: &headers)
         return true
