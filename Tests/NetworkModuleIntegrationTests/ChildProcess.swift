@@ -21,7 +21,8 @@ enum ChildProcess {
         var status: Int32
         var wasSignalled: Bool
         var timedOut: Bool
-        /// What the child wrote to standard output and error, for the failure message.
+        /// What the child wrote to standard output and error (its start and end, where a trap's
+        /// message and the test's verdict are), for the failure message.
         var output: String
 
         var succeeded: Bool { status == 0 && !wasSignalled && !timedOut }
@@ -70,6 +71,7 @@ enum ChildProcess {
         }
         return Outcome(
             status: process.terminationStatus, wasSignalled: process.terminationReason == .uncaughtSignal,
-            timedOut: timedOut.withLock { $0 }, output: String(text.suffix(4_000)))
+            timedOut: timedOut.withLock { $0 },
+            output: text.count > 6_000 ? text.prefix(2_000) + "\n…\n" + text.suffix(4_000) : text)
     }
 }

@@ -62,7 +62,7 @@ public final class URLSessionTransport: NetworkSession {
     /// The `URLSession` requests are sent on. Its delegate belongs to the transport.
     public let urlSession: URLSession
 
-    private let delegate: TransportDelegate
+    fileprivate let delegate: TransportDelegate
 
     /// Creates a transport.
     ///
@@ -127,8 +127,7 @@ public final class URLSessionTransport: NetworkSession {
                 error: LinuxURLSessionQuirks.pinningUnsupportedError(url: request.url),
                 completionHandler: completionHandler)
         }
-        return TransportTask(
-            request: request, session: urlSession, delegate: delegate, completionHandler: completionHandler)
+        return TransportTask(request: request, transport: self, completionHandler: completionHandler)
     }
 }
 
@@ -149,17 +148,19 @@ private final class TransportTask: NetworkSessionTask {
     }
 
     private let request: URLRequest
-    private let session: URLSession
-    private let delegate: TransportDelegate
+    /// Held until the task is released: the task creates its `URLSessionDataTask` in
+    /// `resume()`, and a released transport invalidates its `URLSession`, in which no task
+    /// may be created any more.
+    private let transport: URLSessionTransport
+    private var delegate: TransportDelegate { transport.delegate }
     private let phase: LockedState<Phase>
 
     init(
-        request: URLRequest, session: URLSession, delegate: TransportDelegate,
+        request: URLRequest, transport: URLSessionTransport,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) {
         self.request = request
-        self.session = session
-        self.delegate = delegate
+        self.transport = transport
         self.phase = LockedState(.created(completionHandler))
     }
 
@@ -177,7 +178,7 @@ private final class TransportTask: NetworkSessionTask {
             outgoing.timeoutInterval = LinuxURLSessionQuirks.outgoingTimeout(
                 for: request.timeoutInterval, idleTimeoutEnforced: true)
         }
-        let task = session.dataTask(with: outgoing)
+        let task = transport.urlSession.dataTask(with: outgoing)
         // Registered before the deadline is set and before the task runs, so that neither a
         // deadline that expires at once nor an early answer finds no record.
         delegate.register(
