@@ -51,19 +51,20 @@ struct TransportLifecycleIntegrationTests {
     @Test("when a body keeps arriving for longer than the timeout, should succeed: the timeout is an idle timeout")
     func tricklingBodySucceeds() async throws {
         let module = IntegrationServers.module(baseURL: try IntegrationServers.faultServer())
-        // 12 chunks 150 ms apart: 1.65 s in all, longer than the 1 s timeout, with a wide
-        // margin between chunks for a loaded machine.
+        // 16 chunks 200 ms apart: 3 s in all, longer than the 2 s timeout, with a tenfold
+        // margin between chunks for a loaded machine (a 4 s stall of the whole process was
+        // seen under the thread sanitizer).
         let trickle = Endpoint(
             path: "/trickle",
             queryItems: [
-                URLQueryItem(name: "chunks", value: "12"), URLQueryItem(name: "interval_ms", value: "150"),
+                URLQueryItem(name: "chunks", value: "16"), URLQueryItem(name: "interval_ms", value: "200"),
             ],
-            timeout: 1)
+            timeout: 2)
 
         let (result, seconds) = await module.timedOutcome(of: trickle)
 
-        #expect((try? result.get())?.data.count == 1_200, "\(result)")
-        #expect(seconds > 1.2, "the body takes 1.65 s to arrive, longer than the timeout")
+        #expect((try? result.get())?.data.count == 1_600, "\(result)")
+        #expect(seconds > 2.5, "the body takes 3 s to arrive, longer than the timeout")
     }
 
     @Test("when the body stalls for longer than the timeout, should fail with .timedOut soon after the stall begins")
