@@ -26,6 +26,13 @@ Routes (by path; the query string is ignored unless a route lists parameters):
     /odd-header-casing      200 {"ok":true}, "x-LoWeR-uPpEr", "CONTENT-TYPE", x-duplicate twice
     /slow?bytes=N&delay_ms=M        200, N bytes (default 20), M ms (default 50) apart
     /slow-headers?delay_ms=M        wait M ms (default 1000), then 200 {"ok":true}
+    /trickle?chunks=N&interval_ms=M&chunk_bytes=B
+                            200, Content-Length N*B; N chunks (default 10) of B bytes
+                            (default 100), M ms (default 200) apart: a body that keeps
+                            arriving for longer than a short idle timeout
+    /stall?before_bytes=N&stall_ms=M&after_bytes=K
+                            200, Content-Length N+K; N bytes (default 10), then nothing
+                            for M ms (default 5000), then K bytes (default 10)
     /empty-200              200, Content-Length 0
     /not-json               200 application/json, body '{"a":'
     /non-utf8               200 text/plain; charset=utf-8, body ff fe fd
@@ -332,6 +339,34 @@ def route_slow(conn, req):
         conn.send(PATTERN[i % 251:i % 251 + 1])
 
 
+def route_trickle(conn, req):
+    chunks = req.q_int("chunks", 10)
+    size = req.q_int("chunk_bytes", 100)
+    interval = req.q_int("interval_ms", 200) / 1000.0
+    conn.send(head_bytes(200, [("Content-Type", "application/octet-stream"),
+                               ("Content-Length", str(chunks * size)), ("Connection", "close")]))
+    if req.method == "HEAD":
+        return
+    for i in range(chunks):
+        if i and STOPPING.wait(interval):
+            return
+        stream_pattern(conn, size)
+
+
+def route_stall(conn, req):
+    before = req.q_int("before_bytes", 10)
+    after = req.q_int("after_bytes", 10)
+    stall = req.q_int("stall_ms", 5000) / 1000.0
+    conn.send(head_bytes(200, [("Content-Type", "application/octet-stream"),
+                               ("Content-Length", str(before + after)), ("Connection", "close")]))
+    if req.method == "HEAD":
+        return
+    stream_pattern(conn, before)
+    if STOPPING.wait(stall):
+        return
+    stream_pattern(conn, after)
+
+
 def route_slow_headers(conn, req):
     if STOPPING.wait(req.q_int("delay_ms", 1000) / 1000.0):
         return
@@ -410,6 +445,8 @@ ROUTES = {
     "/odd-header-casing": route_odd_header_casing,
     "/slow": route_slow,
     "/slow-headers": route_slow_headers,
+    "/trickle": route_trickle,
+    "/stall": route_stall,
     "/empty-200": route_empty_200,
     "/not-json": route_not_json,
     "/non-utf8": route_non_utf8,

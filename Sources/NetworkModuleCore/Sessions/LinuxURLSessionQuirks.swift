@@ -58,6 +58,41 @@ enum LinuxURLSessionQuirks {
         return nil
     }
 
+    /// The `timeoutInterval` the framework gives swift-corelibs-foundation, which enforces it
+    /// itself as a deadline for the whole response, converting it with `Int(_:)` (a trap for
+    /// NaN, infinity and huge values) and truncating it to whole seconds (`0.5` becomes an
+    /// immediate timeout).
+    ///
+    /// - `idleTimeoutEnforced`: the caller enforces `timeout` itself as an idle timeout
+    ///   (``URLSessionTransport``), so Linux's own timer must not end a response that is
+    ///   still receiving bytes: it is set to ``longestResponseTime``.
+    /// - otherwise (a plain `URLSession`): one second past the framework's deadline, whole
+    ///   seconds, at most ``longestResponseTime``, so the framework's deadline fires first and
+    ///   Linux's ends a task the framework could not cancel (see ``cancelIsSafe(on:)``).
+    static func outgoingTimeout(for timeout: TimeInterval, idleTimeoutEnforced: Bool) -> TimeInterval {
+        guard !idleTimeoutEnforced, case .nanoseconds(let delay) = ResponseDeadlines.delay(for: timeout) else {
+            return longestResponseTime
+        }
+        return min(longestResponseTime, (Double(delay) / 1e9).rounded(.up) + 1)
+    }
+
+    /// The longest a response may take on Linux, whatever its timeout: 7 days, the default
+    /// `timeoutIntervalForResource` of Apple's `URLSession`.
+    static let longestResponseTime: TimeInterval = 7 * 24 * 60 * 60
+
+    /// Whether `URLSessionTask.cancel()` may be called on a resumed task of `session`.
+    ///
+    /// On Linux, a session with a `URLCache` looks each task's cached response up on a global
+    /// background queue, outside the task's serial work queue; `cancel()` then races the
+    /// task's own completion, and when it loses, swift-corelibs-foundation reports the
+    /// cancellation of a task it already removed from its registry and traps
+    /// (`TaskRegistry.swift`: "Trying to access a behaviour for a task that in not in the
+    /// registry"). Without a `URLCache` the lookup is skipped and cancelling is safe. Apple
+    /// platforms: always safe.
+    static func cancelIsSafe(on session: URLSession) -> Bool {
+        !apply || session.configuration.urlCache == nil
+    }
+
     /// Whether a transport pinning certificates must refuse HTTPS: the platform's `URLSession`
     /// cannot enforce pinning (swift-corelibs-foundation has no server-trust challenge).
     #if canImport(FoundationNetworking)
@@ -77,5 +112,12 @@ enum LinuxURLSessionQuirks {
         ]
         if let url { userInfo[NSURLErrorFailingURLErrorKey] = url }
         return URLError(.secureConnectionFailed, userInfo: userInfo)
+    }
+}
+
+extension URLError {
+    /// What the framework reports when it ends a request at its timeout, as `URLSession` does.
+    static func timedOut(_ url: URL?) -> URLError {
+        URLError(.timedOut, userInfo: url.map { [NSURLErrorFailingURLErrorKey: $0] } ?? [:])
     }
 }

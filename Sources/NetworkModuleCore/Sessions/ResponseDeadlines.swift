@@ -1,24 +1,73 @@
 import Foundation
 
-/// Deadlines for responses in flight, all on one dispatch timer.
+/// Idle timeouts for responses in flight, all on one dispatch timer.
 ///
 /// Linux's `URLSession` ignores `URLRequest.timeoutInterval` (only the configuration's
 /// `timeoutIntervalForRequest` applies), and leaves some tasks waiting forever (a 401 with
 /// `WWW-Authenticate` on a session without a delegate). The framework gives every task there
-/// a deadline at its request's timeout. A timer per request would cost a kernel timer and
-/// several allocations each; here a deadline costs an array append and a dictionary entry,
-/// and one timer is armed for the earliest deadline.
+/// a timeout at its request's `timeoutInterval`, with Apple's meaning: an idle timeout, the
+/// longest wait for the next bytes. An entry expires when `timeout` seconds pass with no
+/// ``Deadline/noteActivity()`` (or, for a task that reports no activity, `timeout` seconds
+/// after it was scheduled).
+///
+/// A timer per request would cost a kernel timer and several allocations each; here a
+/// deadline costs an array append and a dictionary entry, and one timer is armed for the
+/// earliest deadline. Noting activity only stores a time in the entry: it never re-sorts.
+/// When a slot comes due, its entry is checked, and if it saw activity since, the slot is
+/// put back at its new deadline instead of firing. An entry that keeps receiving bytes is
+/// thus re-sorted at most once per timeout period, however many chunks arrive.
 ///
 /// Requests of one session mostly share a timeout, so deadlines arrive in order and are
 /// appended; a cancelled deadline is forgotten at once and its slot reclaimed in batches,
 /// so memory stays proportional to the requests in flight.
+///
+/// Every `TimeInterval` has a defined meaning (``delay(for:)``); none traps.
 final class ResponseDeadlines: Sendable {
     /// The deadlines of every session in the process.
     static let shared = ResponseDeadlines()
 
+    /// The timeout used when a request's `timeoutInterval` is zero, negative or NaN:
+    /// `URLRequest`'s own default, 60 seconds.
+    static let defaultTimeout: TimeInterval = 60
+
+    /// The longest delay kept, in nanoseconds (about 146 years); a longer timeout never expires.
+    static let longestDelay = UInt64.max / 4
+
+    /// What a request's timeout means here.
+    enum Delay: Equatable {
+        /// Expires after this many nanoseconds without activity.
+        case nanoseconds(UInt64)
+        /// Never expires: the timeout is infinite, or too long to fall due in any process.
+        case never
+    }
+
+    /// The meaning of a `timeoutInterval` of `seconds`, for every `Double`:
+    /// - positive and finite: an idle timeout of `seconds`, to the nanosecond, rounded up so
+    ///   that a tiny positive timeout is never zero;
+    /// - zero, negative or NaN: ``defaultTimeout`` (60 s), as `URLRequest` documents for a
+    ///   timeout left unset;
+    /// - `+infinity`, or longer than ``longestDelay`` (about 146 years, including
+    ///   `.greatestFiniteMagnitude`): no timeout.
+    ///
+    /// Converted with checks, never with a trapping conversion.
+    static func delay(for seconds: TimeInterval) -> Delay {
+        let seconds = seconds.isNaN || seconds <= 0 ? defaultTimeout : seconds
+        let nanoseconds = (seconds * 1e9).rounded(.up)
+        // Double(longestDelay) is exact enough: anything at or above it never expires.
+        guard nanoseconds < Double(longestDelay), let whole = UInt64(exactly: nanoseconds) else { return .never }
+        return .nanoseconds(max(1, whole))
+    }
+
     private struct Slot {
         let deadline: UInt64
         let id: UInt64
+    }
+
+    private struct Entry {
+        let onExpiry: @Sendable () -> Void
+        let timeout: UInt64
+        /// When the entry last saw activity (or was scheduled), in uptime nanoseconds.
+        var lastActivity: UInt64
     }
 
     private struct State {
@@ -26,7 +75,7 @@ final class ResponseDeadlines: Sendable {
         /// Slots sorted by deadline, from `head` on; cancelled ones linger until reclaimed.
         var slots: [Slot] = []
         var head = 0
-        var actions: [UInt64: @Sendable () -> Void] = [:]
+        var entries: [UInt64: Entry] = [:]
         var armedFor: UInt64?
         /// The one timer, armed for the earliest deadline; only touched under the lock.
         var timer: (any DispatchSourceTimer)?
@@ -34,6 +83,20 @@ final class ResponseDeadlines: Sendable {
         mutating func arm(for deadline: UInt64?) {
             armedFor = deadline
             timer?.schedule(deadline: deadline.map { DispatchTime(uptimeNanoseconds: $0) } ?? .distantFuture)
+        }
+
+        /// Inserts a slot in deadline order, appending in the common case, and re-arms the
+        /// timer if it is now the earliest.
+        mutating func insert(_ slot: Slot) {
+            if let last = slots.last, last.deadline > slot.deadline {
+                let index = slots[head...].partitionIndex { $0.deadline > slot.deadline }
+                slots.insert(slot, at: index)
+            } else {
+                slots.append(slot)
+            }
+            if armedFor.map({ slot.deadline < $0 }) ?? true {
+                arm(for: slot.deadline)
+            }
         }
     }
 
@@ -47,35 +110,39 @@ final class ResponseDeadlines: Sendable {
         timer.resume()
     }
 
-    /// Calls `onExpiry` on a background queue after `seconds`, unless the returned deadline
-    /// is cancelled first.
+    /// Calls `onExpiry` on a background queue once `seconds` pass with no activity noted on
+    /// the returned deadline, unless it is cancelled first. See ``delay(for:)`` for what
+    /// every value of `seconds` means; a timeout that never expires costs nothing.
     func schedule(after seconds: TimeInterval, _ onExpiry: @escaping @Sendable () -> Void) -> Deadline {
-        let delay = seconds.isFinite ? UInt64(max(0, seconds) * 1e9) : UInt64.max / 2
-        let deadline = DispatchTime.now().uptimeNanoseconds &+ delay
+        guard case .nanoseconds(let delay) = Self.delay(for: seconds) else { return Deadline(id: 0, owner: self) }
+        let now = DispatchTime.now().uptimeNanoseconds
+        // Cannot overflow: uptime is far below UInt64.max / 2 and delay is at most UInt64.max / 4.
+        let deadline = now + delay
         let id = state.withLock { state -> UInt64 in
             state.nextID += 1
-            let slot = Slot(deadline: deadline, id: state.nextID)
-            if let last = state.slots.last, last.deadline > deadline {
-                let index = state.slots[state.head...].partitionIndex { $0.deadline > deadline }
-                state.slots.insert(slot, at: index)
-            } else {
-                state.slots.append(slot)
-            }
-            state.actions[slot.id] = onExpiry
-            if state.armedFor.map({ deadline < $0 }) ?? true {
-                state.arm(for: deadline)
-            }
-            return slot.id
+            state.entries[state.nextID] = Entry(onExpiry: onExpiry, timeout: delay, lastActivity: now)
+            state.insert(Slot(deadline: deadline, id: state.nextID))
+            return state.nextID
         }
         return Deadline(id: id, owner: self)
     }
 
-    fileprivate func cancel(_ id: UInt64) {
+    fileprivate func noteActivity(_ id: UInt64) {
+        guard id != 0 else { return }
+        let now = DispatchTime.now().uptimeNanoseconds
         state.withLock { state in
-            guard state.actions.removeValue(forKey: id) != nil else { return }
+            // Only a stored time: the slot is re-checked when it comes due.
+            state.entries[id]?.lastActivity = now
+        }
+    }
+
+    fileprivate func cancel(_ id: UInt64) {
+        guard id != 0 else { return }
+        state.withLock { state in
+            guard state.entries.removeValue(forKey: id) != nil else { return }
             let pending = state.slots.count - state.head
-            if pending > 64 && pending > state.actions.count * 2 {
-                state.slots = state.slots[state.head...].filter { state.actions[$0.id] != nil }
+            if pending > 64 && pending > state.entries.count * 2 {
+                state.slots = state.slots[state.head...].filter { state.entries[$0.id] != nil }
                 state.head = 0
             }
         }
@@ -85,15 +152,26 @@ final class ResponseDeadlines: Sendable {
         let now = DispatchTime.now().uptimeNanoseconds
         let due = state.withLock { state -> [@Sendable () -> Void] in
             var due: [@Sendable () -> Void] = []
+            var postponed: [Slot] = []
             while state.head < state.slots.count, state.slots[state.head].deadline <= now {
-                if let action = state.actions.removeValue(forKey: state.slots[state.head].id) { due.append(action) }
+                let id = state.slots[state.head].id
                 state.head += 1
+                guard let entry = state.entries[id] else { continue }
+                let idleUntil = entry.lastActivity + entry.timeout
+                if idleUntil > now {
+                    // Activity since the slot was set: not idle for long enough, check again later.
+                    postponed.append(Slot(deadline: idleUntil, id: id))
+                } else {
+                    state.entries[id] = nil
+                    due.append(entry.onExpiry)
+                }
             }
             if state.head > 1024 && state.head * 2 > state.slots.count {
                 state.slots.removeFirst(state.head)
                 state.head = 0
             }
             state.arm(for: state.head < state.slots.count ? state.slots[state.head].deadline : nil)
+            for slot in postponed { state.insert(slot) }
             return due
         }
         for action in due { action() }
@@ -102,8 +180,15 @@ final class ResponseDeadlines: Sendable {
 
 /// A deadline from ``ResponseDeadlines``.
 struct Deadline: Sendable {
+    /// 0 for a deadline that never expires, and so was never stored.
     fileprivate let id: UInt64
     fileprivate let owner: ResponseDeadlines
+
+    /// Notes that the response made progress (bytes arrived): the idle timeout starts again
+    /// from now. Cheap: it stores a time, and re-sorts nothing.
+    func noteActivity() {
+        owner.noteActivity(id)
+    }
 
     /// Forgets the deadline; harmless after it expired or was cancelled.
     func cancel() {

@@ -19,7 +19,17 @@ import Foundation
 ///   `URLSession` forwards them.)
 /// - **A bound on response size.** A body larger than ``maximumResponseSize`` is not read to
 ///   the end: the request fails with ``NetworkError/responseTooLarge(limit:)``.
-/// - **The request's timeout is honoured on Linux**, as a deadline for the whole response.
+/// - **The request's timeout means the same everywhere**: an idle timeout, as Apple's
+///   `URLSession` defines `timeoutInterval`. The request fails with `URLError.timedOut` when
+///   no bytes arrive for that long; a slow download that keeps receiving bytes is not cut
+///   off. (Linux's `URLSession` would enforce it as a deadline for the whole response.) On
+///   Linux a timeout that is zero, negative or NaN means the default 60 seconds, an infinite
+///   one none, and no response may take longer than 7 days; see ``dataTask(with:completionHandler:)``.
+/// - **Cancelling is safe at any moment on Linux.** swift-corelibs-foundation can trap when a
+///   task is cancelled just as it completes, on a session with a `URLCache`, so on Linux the
+///   transport's session has none (`urlSession.configuration.urlCache` is `nil`; use
+///   ``CachedSession`` for caching). A task cancelled before it is resumed never reaches
+///   `URLSession` at all.
 /// - **No hang on a 401 challenge on Linux.** Linux's `URLSession` waits forever when a
 ///   server answers 401 with `WWW-Authenticate` and no credential is stored; here the 401
 ///   is delivered, as on Apple platforms.
@@ -52,7 +62,7 @@ public final class URLSessionTransport: NetworkSession {
     /// The `URLSession` requests are sent on. Its delegate belongs to the transport.
     public let urlSession: URLSession
 
-    private let delegate: TransportDelegate
+    fileprivate let delegate: TransportDelegate
 
     /// Creates a transport.
     ///
@@ -79,6 +89,14 @@ public final class URLSessionTransport: NetworkSession {
         self.serverTrust = serverTrust
         self.delegate = TransportDelegate(
             maximumResponseSize: maximumResponseSize, credentialHeaderNames: names, serverTrust: serverTrust)
+        #if canImport(FoundationNetworking)
+            // No URLCache on Linux: with one, URLSessionTask.cancel() can race the task's
+            // completion and trap inside swift-corelibs-foundation (see
+            // LinuxURLSessionQuirks.cancelIsSafe(on:)). A copy, so the caller's configuration
+            // is left as it was.
+            let configuration = (configuration.copy() as? URLSessionConfiguration) ?? configuration
+            configuration.urlCache = nil
+        #endif
         self.urlSession = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
     }
 
@@ -87,6 +105,19 @@ public final class URLSessionTransport: NetworkSession {
     }
 
     /// Creates a task that sends `request` when resumed.
+    ///
+    /// The `URLSessionDataTask` is created by `resume()`, so a task cancelled first never
+    /// reaches `URLSession`. Every resumed or cancelled task calls `completionHandler` exactly
+    /// once: with the response, with `URLError.timedOut` at the request's timeout, or with
+    /// `URLError.cancelled` at once when cancelled.
+    ///
+    /// `request.timeoutInterval` is an idle timeout on every platform (the longest wait for
+    /// the next bytes). On Linux, where the transport enforces it, every value has a
+    /// meaning: positive and finite, that many seconds; zero, negative or NaN, the default
+    /// 60 seconds (`URLRequest`'s default); infinite, or longer than about 146 years, no idle
+    /// timeout. There, no response may take longer than 7 days in all (Apple's default
+    /// `timeoutIntervalForResource`). On Apple platforms the request goes to `URLSession` as
+    /// it is.
     public func dataTask(
         with request: URLRequest,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
@@ -96,37 +127,102 @@ public final class URLSessionTransport: NetworkSession {
                 error: LinuxURLSessionQuirks.pinningUnsupportedError(url: request.url),
                 completionHandler: completionHandler)
         }
-        let task = urlSession.dataTask(with: request)
-        return TransportTask(
-            task: task, timeout: LinuxURLSessionQuirks.apply ? request.timeoutInterval : nil, delegate: delegate,
-            completionHandler: completionHandler)
+        return TransportTask(request: request, transport: self, completionHandler: completionHandler)
     }
 }
 
-/// One task of a ``URLSessionTransport``.
+/// One task of a ``URLSessionTransport``: creates its `URLSessionDataTask` when resumed, and
+/// reports through the delegate's record, once.
 private final class TransportTask: NetworkSessionTask {
-    let task: URLSessionDataTask
-    let timeout: TimeInterval?
-    let delegate: TransportDelegate
-    let completionHandler: @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    private typealias CompletionHandler = @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+
+    private enum Phase {
+        /// Not resumed; holds the completion handler.
+        case created(CompletionHandler)
+        /// `resume()` is creating and registering the `URLSessionDataTask`.
+        case starting
+        /// Registered with the delegate, which holds the completion handler now.
+        case running(URLSessionDataTask)
+        /// Cancelled, or resumed and then cancelled.
+        case finished
+    }
+
+    private let request: URLRequest
+    /// Held until the task is released: the task creates its `URLSessionDataTask` in
+    /// `resume()`, and a released transport invalidates its `URLSession`, in which no task
+    /// may be created any more.
+    private let transport: URLSessionTransport
+    private var delegate: TransportDelegate { transport.delegate }
+    private let phase: LockedState<Phase>
 
     init(
-        task: URLSessionDataTask, timeout: TimeInterval?, delegate: TransportDelegate,
+        request: URLRequest, transport: URLSessionTransport,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) {
-        self.task = task
-        self.timeout = timeout
-        self.delegate = delegate
-        self.completionHandler = completionHandler
+        self.request = request
+        self.transport = transport
+        self.phase = LockedState(.created(completionHandler))
     }
 
     func resume() {
-        delegate.register(task, timeout: timeout, completionHandler: completionHandler)
-        task.resume()
+        let handler = phase.withLock { phase -> CompletionHandler? in
+            guard case .created(let handler) = phase else { return nil }
+            phase = .starting
+            return handler
+        }
+        guard let handler else { return }
+        var outgoing = request
+        if LinuxURLSessionQuirks.apply {
+            // The delegate enforces the timeout as an idle timeout; Linux's own timer would
+            // end the whole response at it (and trap on NaN or huge values).
+            outgoing.timeoutInterval = LinuxURLSessionQuirks.outgoingTimeout(
+                for: request.timeoutInterval, idleTimeoutEnforced: true)
+        }
+        let task = transport.urlSession.dataTask(with: outgoing)
+        // Registered before the deadline is set and before the task runs, so that neither a
+        // deadline that expires at once nor an early answer finds no record.
+        delegate.register(
+            task, url: request.url, timeout: LinuxURLSessionQuirks.apply ? request.timeoutInterval : nil,
+            completionHandler: handler)
+        let isRunning = phase.withLock { phase -> Bool in
+            guard case .starting = phase else { return false }
+            phase = .running(task)
+            return true
+        }
+        if isRunning {
+            task.resume()
+        } else {
+            // Cancelled while starting: report it, and cancel the task before it ever runs,
+            // which is safe and takes it out of the session.
+            delegate.finish(task.taskIdentifier, data: nil, response: nil, error: URLError.cancelled(request))
+            task.cancel()
+        }
     }
 
     func cancel() {
-        task.cancel()
+        enum Step {
+            case none
+            case report(CompletionHandler)
+            case cancel(URLSessionDataTask)
+        }
+        let step = phase.withLock { phase -> Step in
+            defer { phase = .finished }
+            switch phase {
+            case .created(let handler): return .report(handler)
+            case .running(let task): return .cancel(task)
+            case .starting, .finished: return .none  // resume() reports a cancel while starting
+            }
+        }
+        switch step {
+        case .none:
+            return
+        case .report(let handler):
+            handler(nil, nil, URLError.cancelled(request))
+        case .cancel(let task):
+            // Reported at once, whatever URLSession does next; its own report is then dropped.
+            delegate.finish(task.taskIdentifier, data: nil, response: nil, error: URLError.cancelled(request))
+            task.cancel()
+        }
     }
 }
 
@@ -191,22 +287,29 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
         return scheme == "https" || scheme == "wss"
     }
 
+    /// Stores the record of `task`, then gives it an idle deadline at `timeout` (Linux; `nil`
+    /// for none). In that order: a deadline that expires at once must find the record.
     func register(
-        _ task: URLSessionDataTask, timeout: TimeInterval?,
+        _ task: URLSessionDataTask, url: URL?, timeout: TimeInterval?,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) {
         let identifier = task.taskIdentifier
-        let deadline = timeout.map { seconds in
-            ResponseDeadlines.shared.schedule(after: seconds) { [weak self] in
-                self?.finish(identifier, data: nil, response: nil, error: URLError(.timedOut))
-                task.cancel()
-            }
+        tasks.withLock { $0[identifier] = Record(completionHandler: completionHandler) }
+        guard let timeout else { return }
+        let deadline = ResponseDeadlines.shared.schedule(after: timeout) { [weak self] in
+            self?.finish(identifier, data: nil, response: nil, error: URLError.timedOut(url))
+            task.cancel()
         }
-        tasks.withLock { $0[identifier] = Record(completionHandler: completionHandler, deadline: deadline) }
+        let isPending = tasks.withLock { tasks -> Bool in
+            guard tasks[identifier] != nil else { return false }
+            tasks[identifier]?.deadline = deadline
+            return true
+        }
+        if !isPending { deadline.cancel() }
     }
 
     /// Reports the outcome of task `identifier` once; later calls for it do nothing.
-    private func finish(_ identifier: Int, data: Data?, response: URLResponse?, error: (any Error)?) {
+    func finish(_ identifier: Int, data: Data?, response: URLResponse?, error: (any Error)?) {
         guard let record = tasks.withLock({ $0.removeValue(forKey: identifier) }) else { return }
         record.deadline?.cancel()
         record.completionHandler(data, response, error)
@@ -216,23 +319,33 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let identifier = dataTask.taskIdentifier
-        let overLimit = tasks.withLock { tasks -> Bool in
+        let (overLimit, deadline) = tasks.withLock { tasks -> (Bool, Deadline?) in
             // Mutated in place, never copied out: a copy would make every append copy the body.
             guard let received = tasks[identifier]?.body.count, tasks[identifier]?.exceededLimit == false else {
-                return false
+                return (false, nil)
             }
             if let limit = maximumResponseSize, received + data.count > limit {
                 tasks[identifier]?.exceededLimit = true
                 tasks[identifier]?.body = Data()
-                return true
+                return (true, nil)
             }
             tasks[identifier]?.body.append(data)
-            return false
+            return (false, tasks[identifier]?.deadline)
         }
+        // Bytes arrived: the idle timeout starts again (a stored time; nothing is re-sorted).
+        deadline?.noteActivity()
         if overLimit, let limit = maximumResponseSize {
             finish(identifier, data: nil, response: nil, error: NetworkError.responseTooLarge(limit: limit))
             dataTask.cancel()
         }
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64,
+        totalBytesExpectedToSend: Int64
+    ) {
+        // Bytes sent count as activity too, as for Apple's idle timeout: a slow upload is not cut off.
+        tasks.withLock { $0[task.taskIdentifier]?.deadline }?.noteActivity()
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {

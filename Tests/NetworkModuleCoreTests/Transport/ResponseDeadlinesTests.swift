@@ -50,4 +50,91 @@ struct ResponseDeadlinesTests {
 
         #expect(await fired.signalled(within: 10))
     }
+
+    // MARK: Every timeout value (issue 13, defect A)
+
+    @Test("when a timeout is any Double, should give it a defined meaning: seconds, the 60 s default, or none")
+    func everyTimeoutHasAMeaning() {
+        let cases: [(TimeInterval, ResponseDeadlines.Delay)] = [
+            (1, .nanoseconds(1_000_000_000)),
+            (0.5, .nanoseconds(500_000_000)),
+            (1e-6, .nanoseconds(1_000)),
+            (1e-300, .nanoseconds(1)),
+            (0, .nanoseconds(60_000_000_000)),
+            (-0.0, .nanoseconds(60_000_000_000)),
+            (-5, .nanoseconds(60_000_000_000)),
+            (-.infinity, .nanoseconds(60_000_000_000)),
+            (.nan, .nanoseconds(60_000_000_000)),
+            (.infinity, .never),
+            (.greatestFiniteMagnitude, .never),
+            (1.8e10, .never),
+            (1e300, .never),
+            (4e9, .nanoseconds(4_000_000_000_000_000_000)),
+        ]
+
+        let meanings = cases.map { ResponseDeadlines.delay(for: $0.0) }
+
+        for (index, (seconds, expected)) in cases.enumerated() {
+            #expect(meanings[index] == expected, "timeout \(seconds)")
+        }
+    }
+
+    @Test(
+        "probe (child process only): schedules the timeouts that trapped",
+        .enabled(if: ChildProcess.isProbe("deadline-extremes")))
+    func probeExtremeTimeouts() {
+        for seconds in [1.8e10, 1e19, 1e300, .greatestFiniteMagnitude, .infinity, -.infinity, .nan, 0, -1, 1e-6] {
+            ResponseDeadlines.shared.schedule(after: seconds) {}.cancel()
+        }
+    }
+
+    @Test("when a timeout is huge, infinite, NaN, zero or negative, should schedule it without trapping")
+    func extremeTimeoutsDoNotTrap() async throws {
+        #if os(Linux)
+            let outcome = try await ChildProcess.run(
+                probe: "deadline-extremes", filter: "probeExtremeTimeouts", timeout: 120)
+
+            #expect(outcome.succeeded, "the child process failed or trapped:\n\(outcome.output)")
+        #endif
+    }
+
+    // MARK: Idle timeouts (issue 13, defect B)
+
+    @Test("when activity is noted more often than the timeout, should not expire until the activity stops")
+    func activityPostponesExpiry() async {
+        let expired = DispatchSemaphore(value: 0)
+        let expiredAt = LockedState<UInt64?>(nil)
+        let deadline = ResponseDeadlines.shared.schedule(after: 0.5) {
+            expiredAt.withLock { $0 = DispatchTime.now().uptimeNanoseconds }
+            expired.signal()
+        }
+
+        let lastActivity = await waitOffThePool { () -> UInt64 in
+            for _ in 0..<30 {
+                deadline.noteActivity()
+                usleep(50_000)
+            }
+            deadline.noteActivity()
+            return DispatchTime.now().uptimeNanoseconds
+        }
+
+        #expect(await expired.signalled(within: 10))
+        let firedAt = expiredAt.withLock { $0 } ?? 0
+        #expect(firedAt >= lastActivity, "expired while activity was still being noted, 1.5 s in, for a 0.5 s timeout")
+    }
+
+    @Test("when no activity is noted, should expire at the timeout after scheduling")
+    func noActivityExpires() async {
+        let expired = DispatchSemaphore(value: 0)
+        let start = DispatchTime.now().uptimeNanoseconds
+        let firedAt = LockedState<UInt64>(0)
+
+        _ = ResponseDeadlines.shared.schedule(after: 0.2) {
+            firedAt.withLock { $0 = DispatchTime.now().uptimeNanoseconds }
+            expired.signal()
+        }
+
+        #expect(await expired.signalled(within: 10))
+        #expect(firedAt.withLock { $0 } >= start + 200_000_000)
+    }
 }
