@@ -16,62 +16,66 @@ enum ChildProcess {
         ProcessInfo.processInfo.environment[probeVariable] == name
     }
 
-    struct Outcome: Sendable {
-        /// The exit status, or the signal that ended the child.
-        var status: Int32
-        var wasSignalled: Bool
-        var timedOut: Bool
-        /// What the child wrote to standard output and error (its start and end, where a trap's
-        /// message and the test's verdict are), for the failure message.
-        var output: String
+    // Linux only: the child is this binary again, through /proc/self/exe (and iOS has no
+    // `Process`).
+    #if os(Linux)
+        struct Outcome: Sendable {
+            /// The exit status, or the signal that ended the child.
+            var status: Int32
+            var wasSignalled: Bool
+            var timedOut: Bool
+            /// What the child wrote to standard output and error (its start and end, where a trap's
+            /// message and the test's verdict are), for the failure message.
+            var output: String
 
-        var succeeded: Bool { status == 0 && !wasSignalled && !timedOut }
-    }
+            var succeeded: Bool { status == 0 && !wasSignalled && !timedOut }
+        }
 
-    /// Runs the probe `name` (the test matching `filter`) in a child process and waits for
-    /// it, at most `timeout` seconds, without blocking a thread of the cooperative pool.
-    static func run(probe name: String, filter: String, timeout: TimeInterval) async throws -> Outcome {
-        let outputURL = FileManager.default.temporaryDirectory
-            .appendingPathComponent("network-module-child-\(UUID().uuidString).log")
-        _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: outputURL) }
-        let output = try FileHandle(forWritingTo: outputURL)
-        defer { try? output.close() }
+        /// Runs the probe `name` (the test matching `filter`) in a child process and waits for
+        /// it, at most `timeout` seconds, without blocking a thread of the cooperative pool.
+        static func run(probe name: String, filter: String, timeout: TimeInterval) async throws -> Outcome {
+            let outputURL = FileManager.default.temporaryDirectory
+                .appendingPathComponent("network-module-child-\(UUID().uuidString).log")
+            _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
+            defer { try? FileManager.default.removeItem(at: outputURL) }
+            let output = try FileHandle(forWritingTo: outputURL)
+            defer { try? output.close() }
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        process.arguments = ["--testing-library", "swift-testing", "--filter", filter]
-        var environment = ProcessInfo.processInfo.environment
-        environment[probeVariable] = name
-        process.environment = environment
-        process.standardOutput = output
-        process.standardError = output
-        let timedOut = LockedState(false)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+            process.arguments = ["--testing-library", "swift-testing", "--filter", filter]
+            var environment = ProcessInfo.processInfo.environment
+            environment[probeVariable] = name
+            process.environment = environment
+            process.standardOutput = output
+            process.standardError = output
+            let timedOut = LockedState(false)
 
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            process.terminationHandler = { _ in continuation.resume() }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume()
-                return
-            }
-            DispatchQueue.global().asyncAfter(deadline: .now() + timeout) {
-                if process.isRunning {
-                    timedOut.withLock { $0 = true }
-                    process.terminate()  // this test's own child, by its handle
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                process.terminationHandler = { _ in continuation.resume() }
+                do {
+                    try process.run()
+                } catch {
+                    process.terminationHandler = nil
+                    continuation.resume()
+                    return
+                }
+                DispatchQueue.global().asyncAfter(deadline: .now() + timeout) {
+                    if process.isRunning {
+                        timedOut.withLock { $0 = true }
+                        process.terminate()  // this test's own child, by its handle
+                    }
                 }
             }
-        }
-        let text = (try? String(contentsOf: outputURL, encoding: .utf8)) ?? ""
-        guard process.processIdentifier != 0, !process.isRunning else {
+            let text = (try? String(contentsOf: outputURL, encoding: .utf8)) ?? ""
+            guard process.processIdentifier != 0, !process.isRunning else {
+                return Outcome(
+                    status: -1, wasSignalled: false, timedOut: false, output: "could not start the child\n" + text)
+            }
             return Outcome(
-                status: -1, wasSignalled: false, timedOut: false, output: "could not start the child\n" + text)
+                status: process.terminationStatus, wasSignalled: process.terminationReason == .uncaughtSignal,
+                timedOut: timedOut.withLock { $0 },
+                output: text.count > 6_000 ? text.prefix(2_000) + "\n…\n" + text.suffix(4_000) : text)
         }
-        return Outcome(
-            status: process.terminationStatus, wasSignalled: process.terminationReason == .uncaughtSignal,
-            timedOut: timedOut.withLock { $0 },
-            output: text.count > 6_000 ? text.prefix(2_000) + "\n…\n" + text.suffix(4_000) : text)
-    }
+    #endif
 }
