@@ -206,6 +206,13 @@ public final class AuthenticationAction: NetworkModuleAction {
             }
         }
 
+        /// The refresh a retry of `requestID` waited for failed: the retry's preparation fails
+        /// with `error`. Only a request still running (it has a record) keeps it, so nothing is
+        /// left behind for a request that already finished.
+        mutating func refreshFailed(requestID: UUID, error: any Error) {
+            if requests[requestID] != nil { refreshFailures[requestID] = error }
+        }
+
         /// Forgets the request.
         mutating func finish(requestID: UUID) {
             requests.removeValue(forKey: requestID)
@@ -292,10 +299,7 @@ public final class AuthenticationAction: NetworkModuleAction {
         let requestID = context.requestID
         let retryAfterRefresh: Waiter = { result in
             if case .failure(let error) = result {
-                // Only a request still running (it has a record) keeps the failure for its retry.
-                self.state.withLock { state in
-                    if state.requests[requestID] != nil { state.refreshFailures[requestID] = error }
-                }
+                self.state.withLock { $0.refreshFailed(requestID: requestID, error: error) }
             }
             completion(.retry)
         }
