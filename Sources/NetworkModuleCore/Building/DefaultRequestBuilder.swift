@@ -124,13 +124,13 @@ public struct DefaultRequestBuilder: RequestBuilder {
                 let firstNonSlash = utf8.firstIndex { $0 != UInt8(ascii: "/") } ?? utf8.endIndex
                 text.append("/")
                 PercentEncoding.appendURLText(
-                    pathPart[firstNonSlash...], allowing: PercentEncoding.isPathCharacter, to: &text)
+                    pathPart[firstNonSlash...], allowing: PercentEncoding.pathCharacters, to: &text)
             }
         }
         var separator = "?"
         if let existingQuery {
             text.append("?")
-            PercentEncoding.appendURLText(existingQuery, allowing: PercentEncoding.isQueryCharacter, to: &text)
+            PercentEncoding.appendURLText(existingQuery, allowing: PercentEncoding.queryCharacters, to: &text)
             separator = existingQuery.isEmpty ? "" : "&"
         }
         for item in queryItems {
@@ -144,7 +144,7 @@ public struct DefaultRequestBuilder: RequestBuilder {
         }
         if let fragment {
             text.append("#")
-            PercentEncoding.appendURLText(fragment, allowing: PercentEncoding.isQueryCharacter, to: &text)
+            PercentEncoding.appendURLText(fragment, allowing: PercentEncoding.queryCharacters, to: &text)
         }
         guard let url = URL(string: text), !absolute || url.host != nil else {
             throw .invalidRequest(.invalidPath(path))
@@ -156,13 +156,23 @@ public struct DefaultRequestBuilder: RequestBuilder {
     /// (not Characters: a grapheme walk costs far more and finds the same ASCII delimiters).
     private static func split(_ path: String) -> (path: Substring, query: Substring?, fragment: Substring?) {
         let utf8 = path.utf8
-        let hash = utf8.firstIndex(of: UInt8(ascii: "#"))
-        let beforeFragment = utf8[..<(hash ?? utf8.endIndex)]
-        let question = beforeFragment.firstIndex(of: UInt8(ascii: "?"))
-        let pathEnd = question ?? beforeFragment.endIndex
-        let query = question.map { path[utf8.index(after: $0)..<beforeFragment.endIndex] }
-        let fragment = hash.map { path[utf8.index(after: $0)...] }
-        return (path[..<pathEnd], query, fragment)
+        let (question, hash) = utf8.withContiguousStorageIfAvailable(delimiterOffsets) ?? delimiterOffsets(utf8)
+        let hashIndex = hash.map { utf8.index(utf8.startIndex, offsetBy: $0) }
+        let questionIndex = question.map { utf8.index(utf8.startIndex, offsetBy: $0) }
+        let beforeFragment = hashIndex ?? utf8.endIndex
+        let query = questionIndex.map { path[utf8.index(after: $0)..<beforeFragment] }
+        let fragment = hashIndex.map { path[utf8.index(after: $0)...] }
+        return (path[..<(questionIndex ?? beforeFragment)], query, fragment)
+    }
+
+    /// The offsets of the first `?` before any `#`, and of the first `#`.
+    private static func delimiterOffsets(_ bytes: some Sequence<UInt8>) -> (question: Int?, hash: Int?) {
+        var question: Int?
+        for (offset, byte) in bytes.enumerated() {
+            if byte == UInt8(ascii: "#") { return (question, offset) }
+            if byte == UInt8(ascii: "?"), question == nil { question = offset }
+        }
+        return (question, nil)
     }
 
     /// An absolute URL (without query or fragment) with the characters its path may not hold
@@ -170,17 +180,22 @@ public struct DefaultRequestBuilder: RequestBuilder {
     /// which encoded would no longer make a URL.
     private static func encodedAbsoluteURL(_ url: String) -> String {
         guard let schemeEnd = url.range(of: "://") else {
-            return PercentEncoding.urlText(url, allowing: PercentEncoding.isPathCharacter)
+            return PercentEncoding.urlText(url, allowing: PercentEncoding.pathCharacters)
         }
         let pathStart = url[schemeEnd.upperBound...].firstIndex(of: "/") ?? url.endIndex
-        let origin = PercentEncoding.urlText(String(url[..<pathStart])) { byte in
-            PercentEncoding.isPathCharacter(byte) || byte == UInt8(ascii: "[") || byte == UInt8(ascii: "]")
-        }
-        return origin + PercentEncoding.urlText(String(url[pathStart...]), allowing: PercentEncoding.isPathCharacter)
+        let origin = PercentEncoding.urlText(String(url[..<pathStart]), allowing: authorityCharacters)
+        return origin + PercentEncoding.urlText(String(url[pathStart...]), allowing: PercentEncoding.pathCharacters)
     }
+
+    /// What the authority of an absolute URL may hold unencoded: a path's characters and the
+    /// brackets of an IP-literal host.
+    private static let authorityCharacters = PercentEncoding.pathCharacters.union(ASCIISet("[]"))
 
     /// Whether `path` starts with a URL scheme followed by `://`.
     private static func isAbsolute(_ path: Substring) -> Bool {
+        // A scheme starts with a letter: a path that starts with anything else (a "/", as
+        // nearly every request's does) needs no search for the colon.
+        guard let first = path.utf8.first, ASCIISet.letters.contains(first) else { return false }
         guard let colon = path.utf8.firstIndex(of: UInt8(ascii: ":")) else { return false }
         let scheme = path.utf8[..<colon]
         guard let first = scheme.first, (first | 0x20) >= UInt8(ascii: "a"), (first | 0x20) <= UInt8(ascii: "z")

@@ -11,9 +11,9 @@ import Foundation
 /// authentication actions therefore edit one table, which the pipeline writes back once for
 /// all of them (see ``HeaderFieldPreparing``).
 ///
-/// Names keep the casing they were set with; look-ups ignore case, as HTTP does. Every field
-/// set through the table is checked as the default builder checks fields, so the pipeline need
-/// not check the whole request again before sending it.
+/// Names keep the casing they were set with; look-ups ignore case, as HTTP does. The table does
+/// not check names and values: the module checks every header field of a request once, just
+/// before the session gets it (`HeaderValidation`), whoever set it.
 struct HeaderFieldTable {
     private var fields: [String: String]
     private var hasChanges = false
@@ -26,11 +26,7 @@ struct HeaderFieldTable {
     }
 
     /// Sets `name` to `value`, replacing a field of the same name in any casing.
-    ///
-    /// - Throws: ``NetworkError/invalidRequest(_:)`` if `name` is not an HTTP token or `value`
-    ///   holds a control character (CR and LF among them); the table is then unchanged.
-    mutating func set(_ value: String, for name: String) throws(NetworkError) {
-        try HeaderValidation.validate(name: name, value: value)
+    mutating func set(_ value: String, for name: String) {
         if let stored = storedName(for: name), stored != name { fields[stored] = nil }
         fields[name] = value
         hasChanges = true
@@ -38,13 +34,9 @@ struct HeaderFieldTable {
 
     /// Sets `name` to the value `makeValue` gives, unless the table has a field of that name
     /// in any casing; then `makeValue` is not called.
-    ///
-    /// - Throws: as ``set(_:for:)``.
-    mutating func setIfMissing(_ name: String, to makeValue: () -> String) throws(NetworkError) {
+    mutating func setIfMissing(_ name: String, to makeValue: () -> String) {
         guard storedName(for: name) == nil else { return }
-        let value = makeValue()
-        try HeaderValidation.validate(name: name, value: value)
-        fields[name] = value
+        fields[name] = makeValue()
         hasChanges = true
     }
 

@@ -84,7 +84,7 @@ public final class DefaultNetworkModule: NetworkModule {
         request: any NetworkRequest,
         completion: @escaping @Sendable (Result<NetworkResponse, NetworkError>) -> Void
     ) -> any NetworkCancellable {
-        run(.description(request), transform: { .success($0) }, completion: completion)
+        run(.description(request), completion: completion)
     }
 
     /// Prepares and sends `urlRequest`, then delivers the response or error.
@@ -93,7 +93,7 @@ public final class DefaultNetworkModule: NetworkModule {
         urlRequest: URLRequest,
         completion: @escaping @Sendable (Result<NetworkResponse, NetworkError>) -> Void
     ) -> any NetworkCancellable {
-        run(.urlRequest(urlRequest), transform: { .success($0) }, completion: completion)
+        run(.urlRequest(urlRequest), completion: completion)
     }
 
     /// Performs `request` and decodes the JSON body into `responseType`. Decoding happens
@@ -127,19 +127,40 @@ public final class DefaultNetworkModule: NetworkModule {
             completion: completion)
     }
 
+    /// Starts an operation for `source` whose outcome `transform` turns into the caller's
+    /// result.
     private func run<Output: Sendable>(
-        _ source: RequestOperation<Output>.Source,
-        transform: @escaping RequestOperation<Output>.Transform,
-        completion: @escaping RequestOperation<Output>.Completion
+        _ source: RequestOperation.Source,
+        transform: @escaping @Sendable (NetworkResponse) -> Result<Output, NetworkError>,
+        completion: @escaping @Sendable (Result<Output, NetworkError>) -> Void
     ) -> any NetworkCancellable {
-        let operation = RequestOperation(
-            source: source, configuration: configuration, transform: transform, completion: completion)
+        let operation = RequestOperation(source: source, configuration: configuration) { result in
+            let output = result.flatMap(transform)
+            // Actions see what the caller gets: a response that failed to decode is a failure.
+            let seen: Result<NetworkResponse, NetworkError> =
+                switch output {
+                case .success: result
+                case .failure(let error): .failure(error)
+                }
+            return (seen, { completion(output) })
+        }
+        operation.start()
+        return operation
+    }
+
+    /// Starts an operation whose outcome is the caller's result, as it is.
+    private func run(
+        _ source: RequestOperation.Source,
+        completion: @escaping @Sendable (Result<NetworkResponse, NetworkError>) -> Void
+    ) -> any NetworkCancellable {
+        let operation = RequestOperation(source: source, configuration: configuration) { result in
+            (result, { completion(result) })
+        }
         operation.start()
         return operation
     }
 }
 
-/// Decodes `response` into `type`, as a `Result` (see ``RequestOperation/Transform``).
 private func decodeResult<Response: Decodable>(
     _ response: NetworkResponse, as type: Response.Type, decoder: JSONDecoder
 ) -> Result<Response, NetworkError> {

@@ -7,8 +7,9 @@ import Foundation
 /// One `perform` call: a ``RequestStateMachine`` behind one lock, and the loop that performs
 /// what it says.
 ///
-/// Every event (the start, a cancel, an action's or the session's completion, a timer) goes
-/// into the machine under the lock; what the machine answers is performed outside the lock, and
+/// Every event (a cancel, an action's or the session's completion, a timer) goes into the
+/// machine under the lock (the first, the start, goes in from the initializer, before any other
+/// thread can see the operation); what the machine answers is performed outside the lock, and
 /// the outcome of that call-out goes back in as the next event, until the machine says to
 /// wait or to finish. The thread that brings an event the machine can act on runs the loop; a
 /// completion that arrives while another thread is inside a call-out is kept by the machine
@@ -18,15 +19,18 @@ import Foundation
 /// The operation holds everything it needs (session, actions, executor), so it finishes even
 /// if the caller drops the module. No lock is held while calling out to a builder, a session,
 /// an action, a scheduler, an executor or a completion.
-final class RequestOperation<Output: Sendable>: NetworkCancellable {
-    typealias Completion = @Sendable (Result<Output, NetworkError>) -> Void
-    /// Turns a response into what the caller gets (decoding, for `performAndDecode`).
+final class RequestOperation: NetworkCancellable {
+    /// Hands the outcome to the caller, as the module's `perform` or `performAndDecode` asked.
     ///
-    /// It returns a `Result` rather than throwing a typed error: reflecting a stored closure
-    /// of a typed-throws function type needs `swift_getExtendedFunctionTypeMetadata`, which
-    /// the Swift runtime of iOS before 18 and macOS before 15 lacks (`dump(task)` or the
-    /// debugger's `po` would crash there).
-    typealias Transform = @Sendable (NetworkResponse) -> Result<Output, NetworkError>
+    /// It returns the outcome the actions see in `didFinish` (a response that the caller's
+    /// transform, such as decoding, turned into a failure is that failure) and the call that
+    /// gives the caller its result, which the operation runs through the completion executor
+    /// after the actions. The operation is not generic over the caller's result type: a generic
+    /// class pays for its metadata and its unspecialized value witnesses on every request.
+    typealias Completion =
+        @Sendable (Result<NetworkResponse, NetworkError>) -> (
+            seen: Result<NetworkResponse, NetworkError>, deliver: @Sendable () -> Void
+        )
 
     /// Everything that changes over the request's life, behind one lock.
     private struct State {
@@ -48,10 +52,8 @@ final class RequestOperation<Output: Sendable>: NetworkCancellable {
             switch next {
             case .build(let attempt) where attempt > 1:
                 restartClock(.preparing)
-            case .send(_, let request, _):
+            case .send:
                 restartClock(.inFlight)
-                lastSentRequest = request
-                totals.bytesSent += request.httpBody?.count ?? 0
             case .observe:
                 restartClock(.stopped)
             case .finish:
@@ -88,17 +90,28 @@ final class RequestOperation<Output: Sendable>: NetworkCancellable {
         var bytesReceived = 0
     }
 
-    /// What the machine said, with what performing it needs from the state.
+    /// What the machine said, with what performing it needs, taken out of the state under the
+    /// lock. Each call-out's value is moved out of the machine, not copied: every value copied
+    /// out is retained and released again, on every step of every request.
     private struct Step {
         let next: RequestStateMachine.Next
         /// For the actions' contexts.
         var totals = Totals()
         /// The request sent last; for observing and finishing.
         var sentRequest: URLRequest?
-        /// The caller's completion, taken out when the machine says to finish.
+        /// The request to prepare or to send.
+        var request: URLRequest?
+        /// The preparation deadline to cancel before sending.
+        var preparationDeadline: (any NetworkCancellable)?
+        /// The task to resume.
+        var task: (any NetworkSessionTask)?
+        /// The outcome to observe.
+        var outcome: Result<NetworkResponse, NetworkError>?
+        /// The failure to ask about a retry.
+        var error: NetworkError?
+        /// How the request ended, and the caller's completion, when the machine says to finish.
+        var finish: RequestStateMachine.Finish?
         var completion: Completion?
-        /// The request to prepare, for ``RequestStateMachine/Next/prepare(attempt:from:)``.
-        var requestToPrepare: URLRequest?
         /// The timeout of the request being prepared, for its preparation deadline.
         var preparationTimeout: TimeInterval = 0
     }
@@ -119,15 +132,15 @@ final class RequestOperation<Output: Sendable>: NetworkCancellable {
     }
     private let acceptableStatusCodes: AcceptableStatusCodes
     private let configuration: ModuleConfiguration
-    private let transform: Transform
     private let startTime: UInt64
     private let requestID = RequestIdentifiers.next()
     private let state: LockedState<State>
 
-    init(
-        source: Source, configuration: ModuleConfiguration, transform: @escaping Transform,
-        completion: @escaping Completion
-    ) {
+    /// What ``start()`` performs: the machine is started in the initializer, before any other
+    /// thread can see the operation, so the first call-out needs no lock.
+    private let firstNext: RequestStateMachine.Next
+
+    init(source: Source, configuration: ModuleConfiguration, completion: @escaping Completion) {
         self.source = source
         if case .description(let networkRequest) = source {
             self.acceptableStatusCodes = networkRequest.acceptableStatusCodes
@@ -135,18 +148,18 @@ final class RequestOperation<Output: Sendable>: NetworkCancellable {
             self.acceptableStatusCodes = .successful
         }
         self.configuration = configuration
-        self.transform = transform
         let startTime = DispatchTime.now().uptimeNanoseconds
         self.startTime = startTime
-        let machine = RequestStateMachine(
+        var machine = RequestStateMachine(
             actionCount: configuration.actions.count, maximumAttempts: configuration.maximumAttempts)
+        self.firstNext = machine.start()
         self.state = LockedState(State(machine: machine, completion: completion, clockStartedAt: startTime))
     }
 
     /// Starts the request: builds, prepares and sends the first attempt, as far as it goes
-    /// without waiting.
+    /// without waiting. Called once, by the module, before it hands the operation out.
     func start() {
-        run(update { $0.start() })
+        run(Step(next: firstNext))
     }
 
     /// Cancels the request: it completes with `.cancelled` unless it already completed.
@@ -167,23 +180,35 @@ final class RequestOperation<Output: Sendable>: NetworkCancellable {
             if receivedBytes > 0, !state.machine.isFinished { state.totals.bytesReceived += receivedBytes }
             let next = event(&state.machine)
             state.record(next)
-            // Only what performing `next` needs leaves the lock: every value copied out is
-            // retained and released again, on every step of every request.
             switch next {
-            case .none, .build, .send, .resume, .scheduleRetry:
+            case .none, .build, .scheduleRetry:
                 return Step(next: next)
             case .prepare:
-                let request = state.machine.takeRequestToPrepare()
+                let request = state.machine.takeRequest()
                 state.preparationTimeout = request?.timeoutInterval ?? state.preparationTimeout
-                return Step(next: next, totals: state.totals, requestToPrepare: request)
+                return Step(next: next, totals: state.totals, request: request)
             case .schedulePreparationDeadline:
                 return Step(next: next, preparationTimeout: state.preparationTimeout)
-            case .observe, .askRetry:
-                return Step(next: next, totals: state.totals, sentRequest: state.lastSentRequest)
+            case .send:
+                let request = state.machine.takeRequest()
+                state.lastSentRequest = request
+                state.totals.bytesSent += request?.httpBody?.count ?? 0
+                return Step(
+                    next: next, request: request, preparationDeadline: state.machine.takePreparationDeadline())
+            case .resume:
+                return Step(next: next, task: state.machine.sendingTask)
+            case .observe:
+                return Step(
+                    next: next, totals: state.totals, sentRequest: state.lastSentRequest,
+                    outcome: state.machine.takeOutcome())
+            case .askRetry:
+                return Step(
+                    next: next, totals: state.totals, sentRequest: state.lastSentRequest,
+                    error: state.machine.retryError)
             case .finish:
                 return Step(
                     next: next, totals: state.totals, sentRequest: state.lastSentRequest,
-                    completion: state.completion.take())
+                    finish: state.machine.takeFinish(), completion: state.completion.take())
             }
         }
     }
@@ -202,7 +227,7 @@ final class RequestOperation<Output: Sendable>: NetworkCancellable {
             case .prepare(let attempt, let from):
                 let totals = step.totals
                 let outcome: RequestStateMachine.PreparationOutcome
-                if let request = step.requestToPrepare.take() {
+                if let request = step.request.take() {
                     outcome = configuration.preparer.prepare(
                         request, from: from,
                         context: { self.context(attempt: attempt, sentRequest: nil, totals: totals) },
@@ -210,8 +235,8 @@ final class RequestOperation<Output: Sendable>: NetworkCancellable {
                             self.run(self.update { $0.actionPrepared(attempt: attempt, index: index, result) })
                         })
                 } else {
-                    // The machine always hands over the request with `.prepare`; were it missing,
-                    // the request would still end, as a failure, rather than wait for ever.
+                    // The machine always holds the request with `.prepare`; were it missing, the
+                    // request would still end, as a failure, rather than wait for ever.
                     outcome = .failed(.invalidRequest(.missingURL))
                 }
                 step = update { $0.preparationReturned(outcome) }
@@ -220,16 +245,18 @@ final class RequestOperation<Output: Sendable>: NetworkCancellable {
                     self.run(self.update { $0.preparationDeadlinePassed(attempt: attempt) })
                 }
                 step = update { $0.preparationDeadlineScheduled(deadline) }
-            case .send(let attempt, let request, let preparationDeadline):
-                preparationDeadline?.cancel()
-                step = send(request, attempt: attempt)
-            case .resume(let task):
-                task.resume()
+            case .send(let attempt):
+                step.preparationDeadline.take()?.cancel()
+                step = send(step.request.take(), attempt: attempt)
+            case .resume:
+                step.task.take()?.resume()
                 step = update { $0.resumeReturned() }
-            case .observe(let attempt, let result):
-                let observed = observe(result, context: context(attempt: attempt, step: step))
+            case .observe(let attempt):
+                let outcome = step.outcome.take() ?? .failure(.invalidRequest(.missingURL))
+                let observed = observe(outcome, context: context(attempt: attempt, step: step))
                 step = update { $0.observed(observed) }
-            case .askRetry(let attempt, let index, let error):
+            case .askRetry(let attempt, let index):
+                let error = step.error.take() ?? .invalidRequest(.missingURL)
                 configuration.actions[index].retryDecision(for: error, context: context(attempt: attempt, step: step)) {
                     decision in
                     self.run(self.update { $0.retryDecided(attempt: attempt, index: index, decision) })
@@ -240,8 +267,8 @@ final class RequestOperation<Output: Sendable>: NetworkCancellable {
                     self.run(self.update { $0.retryTimerFired(attempt: attempt) })
                 }
                 step = update { $0.retryTimerScheduled(timer) }
-            case .finish(let finish):
-                deliver(finish, step: step)
+            case .finish:
+                deliver(step)
                 return
             }
         }
@@ -263,9 +290,12 @@ final class RequestOperation<Output: Sendable>: NetworkCancellable {
     }
 
     /// Checks `request` once, just before the wire, and hands it to the session.
-    private func send(_ request: URLRequest, attempt: Int) -> Step {
+    private func send(_ candidate: URLRequest?, attempt: Int) -> Step {
+        // The machine always holds the request with `.send`; a missing one fails the request.
+        guard let request = candidate, request.url != nil else {
+            return update { $0.sendRejected(.invalidRequest(.missingURL)) }
+        }
         do throws(NetworkError) {
-            guard request.url != nil else { throw .invalidRequest(.missingURL) }
             try HeaderValidation.validate(request)
         } catch {
             return update { $0.sendRejected(error) }
@@ -305,26 +335,17 @@ final class RequestOperation<Output: Sendable>: NetworkCancellable {
 
     /// Stops what is still running, transforms the outcome, lets every action see the outcome
     /// the caller gets, and delivers it through the executor.
-    private func deliver(_ finish: RequestStateMachine.Finish, step: Step) {
+    private func deliver(_ step: Step) {
+        guard let finish = step.finish else { return }
         finish.taskToCancel?.cancel()
         for timer in finish.timersToCancel { timer.cancel() }
         guard let completion = step.completion else { return }
-        let output: Result<Output, NetworkError> =
-            switch finish.result {
-            case .success(let response): transform(response)
-            case .failure(let error): .failure(error)
-            }
+        let (seen, deliverToCaller) = completion(finish.result)
         if finish.notifiesActions, !configuration.actions.isEmpty {
-            // Actions see what the caller gets: a response that failed to decode is a failure.
-            let seen: Result<NetworkResponse, NetworkError> =
-                switch output {
-                case .success: finish.result
-                case .failure(let error): .failure(error)
-                }
             let context = context(attempt: finish.attempt, step: step)
             for action in configuration.actions { action.didFinish(seen, context: context) }
         }
-        configuration.completionExecutor.execute { completion(output) }
+        configuration.completionExecutor.execute(deliverToCaller)
     }
 
     /// Schedules the preparation deadline: a request's timeout bounds the wait for its actions.

@@ -42,52 +42,62 @@ import Foundation
 /// how a late session callback, an action completing twice and a timer firing after a cancel
 /// all come to nothing.
 struct RequestStateMachine {
-    /// Where the request is in its life.
-    enum Phase {
+    /// Where the request is in its life. A phase carries no reference-counted value (the task,
+    /// the failure and the timer it is about are fields of the machine), so reading and setting
+    /// it copies nothing.
+    enum Phase: Equatable {
         case idle
         /// The request builder makes the attempt's request.
         case building
         /// Actions prepare the attempt, from action `from` on; `awaiting` is the action whose
         /// completion moves it on, once the call-out that called it has returned.
         case preparing(from: Int, awaiting: Int?)
-        /// The session has the request; `task` once created.
-        case sending(task: (any NetworkSessionTask)?)
+        /// The session has the request; ``sendingTask`` once created.
+        case sending
         /// Actions validate and observe the attempt's outcome.
         case observing
-        /// Action `action` is asked whether to retry after `error`.
-        case deciding(action: Int, error: NetworkError)
-        /// Waiting for the retry timer; `timer` once scheduled.
-        case waitingToRetry(timer: (any NetworkCancellable)?)
+        /// Action `action` is asked whether to retry after ``retryError``.
+        case deciding(action: Int)
+        /// Waiting for the retry timer; ``retryTimer`` once scheduled.
+        case waitingToRetry
         /// Delivered, or being delivered; nothing more happens.
         case finished
     }
 
-    /// What the operation does next. Every case but ``none`` and ``finish(_:)`` is a call-out,
-    /// whose return the operation reports with the matching event.
-    enum Next {
+    /// What the operation does next. Every case but ``none`` and ``finish`` is a call-out, whose
+    /// return the operation reports with the matching event.
+    ///
+    /// No case carries a reference-counted value, so a `Next` costs nothing to copy: what a
+    /// call-out needs (a request, a task, an outcome) stays in the machine, and the operation
+    /// takes it out under the same lock (``takeRequest()``, ``sendingTask``, ``takeOutcome()``,
+    /// ``retryError``, ``takeFinish()``).
+    enum Next: Equatable, Sendable {
         /// Nothing: wait for the next event.
         case none
         /// Build the request of `attempt`; report ``built(_:)``.
         case build(attempt: Int)
-        /// Prepare the request (take it with ``takeRequestToPrepare()``) with actions `from...`
-        /// in order; report ``preparationReturned(_:)``.
+        /// Prepare the request (``takeRequest()``) with actions `from...` in order; report
+        /// ``preparationReturned(_:)``.
         case prepare(attempt: Int, from: Int)
         /// Schedule a timer that reports ``preparationDeadlinePassed(attempt:)``; report
         /// ``preparationDeadlineScheduled(_:)``.
         case schedulePreparationDeadline(attempt: Int)
-        /// Check `request` and create the session's task for it; report ``taskCreated(_:)`` or
-        /// ``sendRejected(_:)``. First cancel `preparationDeadline`, if any.
-        case send(attempt: Int, request: URLRequest, preparationDeadline: (any NetworkCancellable)?)
-        /// Resume `task`; report ``resumeReturned()``.
-        case resume(any NetworkSessionTask)
-        /// Validate and observe `result` with every action; report ``observed(_:)``.
-        case observe(attempt: Int, result: Result<NetworkResponse, NetworkError>)
-        /// Ask action `action` whether to retry after `error`; report ``retryDecisionReturned()``.
-        case askRetry(attempt: Int, action: Int, error: NetworkError)
+        /// Check the request (``takeRequest()``) and create the session's task for it; report
+        /// ``taskCreated(_:)`` or ``sendRejected(_:)``. First cancel the preparation deadline,
+        /// if any (``takePreparationDeadline()``).
+        case send(attempt: Int)
+        /// Resume the task (``sendingTask``); report ``resumeReturned()``.
+        case resume
+        /// Validate and observe the outcome (``takeOutcome()``) with every action; report
+        /// ``observed(_:)``.
+        case observe(attempt: Int)
+        /// Ask action `action` whether to retry after ``retryError``; report
+        /// ``retryDecisionReturned()``.
+        case askRetry(attempt: Int, action: Int)
         /// Schedule the retry timer after `delay` seconds; report ``retryTimerScheduled(_:)``.
         case scheduleRetry(attempt: Int, delay: TimeInterval)
-        /// Deliver: nothing follows.
-        case finish(Finish)
+        /// Deliver what ``takeFinish()`` says: nothing follows.
+        case finish
     }
 
     /// How a request ends.
@@ -115,11 +125,16 @@ struct RequestStateMachine {
         case waiting(forAction: Int)
     }
 
-    /// A completion that arrived while a call-out was running, taken up when it returns.
+    /// A completion that arrived while a call-out was running, taken up when it returns. What
+    /// it brought waits in ``request``, ``failure`` or ``outcome``, so that it is moved, never
+    /// copied, on its way through.
     private enum Pending {
-        case built(Result<URLRequest, NetworkError>)
-        case actionPrepared(index: Int, Result<URLRequest, NetworkError>)
-        case answered(Result<NetworkResponse, NetworkError>)
+        /// The request builder returned.
+        case built
+        /// Action `index` completed its preparation.
+        case actionPrepared(index: Int)
+        /// The session answered.
+        case answered
         case retryDecided(index: Int, RetryDecision)
         case retryTimerFired
     }
@@ -130,6 +145,13 @@ struct RequestStateMachine {
     let maximumAttempts: Int
 
     private(set) var phase = Phase.idle
+    /// In `sending`, the session's task once created: what ``Next/resume`` resumes and a
+    /// cancel cancels.
+    private(set) var sendingTask: (any NetworkSessionTask)?
+    /// In `deciding`, the failure that ``Next/askRetry(attempt:action:)`` asks about.
+    private(set) var retryError: NetworkError?
+    /// In `waitingToRetry`, the retry timer once scheduled.
+    private(set) var retryTimer: (any NetworkCancellable)?
     /// The attempt, counting from 1.
     private(set) var attempt = 1
     /// Whether the operation is inside a call-out that this machine asked for.
@@ -145,10 +167,16 @@ struct RequestStateMachine {
     private var preparationDeadline: (any NetworkCancellable)?
     /// Whether the current attempt's preparation deadline was asked for.
     private var hasPreparationDeadline = false
-    /// The request that ``Next/prepare(attempt:from:)`` is about: held here, not in the `Next`,
-    /// so that taking it out leaves it with one owner (a write to a `URLRequest` whose storage
-    /// is shared copies all of it).
-    private var requestToPrepare: URLRequest?
+    /// The request that ``Next/prepare(attempt:from:)`` or ``Next/send(attempt:)`` is about:
+    /// taking it out leaves it with one owner, and a write to a `URLRequest` whose storage is
+    /// shared copies all of it.
+    private var request: URLRequest?
+    /// The failure that a request builder or an action completed with, instead of a request.
+    private var failure: NetworkError?
+    /// The outcome that ``Next/observe(attempt:)`` is about.
+    private var outcome: Result<NetworkResponse, NetworkError>?
+    /// How the request ended, once ``Next/finish`` said so.
+    private(set) var finishing: Finish?
 
     /// A machine for a module with `actionCount` actions, making at most `maximumAttempts`
     /// attempts (at least one).
@@ -157,9 +185,27 @@ struct RequestStateMachine {
         self.maximumAttempts = max(1, maximumAttempts)
     }
 
-    /// Moves out the request that ``Next/prepare(attempt:from:)`` asks to prepare.
-    mutating func takeRequestToPrepare() -> URLRequest? {
-        requestToPrepare.take()
+    // MARK: - What a call-out needs
+
+    /// Moves out the request that ``Next/prepare(attempt:from:)`` asks to prepare, or that
+    /// ``Next/send(attempt:)`` asks to send.
+    mutating func takeRequest() -> URLRequest? {
+        request.take()
+    }
+
+    /// Moves out the preparation deadline that ``Next/send(attempt:)`` asks to cancel.
+    mutating func takePreparationDeadline() -> (any NetworkCancellable)? {
+        preparationDeadline.take()
+    }
+
+    /// Moves out the outcome that ``Next/observe(attempt:)`` asks the actions to observe.
+    mutating func takeOutcome() -> Result<NetworkResponse, NetworkError>? {
+        outcome.take()
+    }
+
+    /// Moves out how the request ended, once ``Next/finish`` said so.
+    mutating func takeFinish() -> Finish? {
+        finishing.take()
     }
 
     /// Whether the request has finished.
@@ -193,7 +239,8 @@ struct RequestStateMachine {
     /// The request builder returned (the ``Next/build(attempt:)`` call-out).
     mutating func built(_ result: Result<URLRequest, NetworkError>) -> Next {
         guard case .building = phase, isCallingOut else { return .none }
-        return returned(.built(result))
+        keep(result)
+        return returned(.built)
     }
 
     /// The preparation call-out returned.
@@ -201,15 +248,18 @@ struct RequestStateMachine {
         guard case .preparing(let from, nil) = phase, isCallingOut else { return .none }
         switch outcome {
         case .prepared(let request):
-            return returned(.actionPrepared(index: actionCount - 1, .success(request)))
+            keep(.success(request))
+            return returned(.actionPrepared(index: actionCount - 1))
         case .failed(let error):
-            return returned(.actionPrepared(index: actionCount - 1, .failure(error)))
+            keep(.failure(error))
+            return returned(.actionPrepared(index: actionCount - 1))
         case .waiting(let index):
             phase = .preparing(from: from, awaiting: index)
-            if case .actionPrepared(index, _)? = pending {
+            if case .actionPrepared(index)? = pending {
                 return returned(nil)
             }
             pending = nil
+            keep(nil)
             if !hasPreparationDeadline, pendingEnd == nil {
                 // The first wait of this attempt: bound it by the request's timeout.
                 hasPreparationDeadline = true
@@ -229,19 +279,18 @@ struct RequestStateMachine {
         return returned(nil)
     }
 
-    /// The session created its task for the request (the ``Next/send(attempt:request:preparationDeadline:)``
-    /// call-out).
+    /// The session created its task for the request (the ``Next/send(attempt:)`` call-out).
     mutating func taskCreated(_ task: any NetworkSessionTask) -> Next {
-        guard case .sending(nil) = phase, isCallingOut else { return .none }
-        phase = .sending(task: task)
+        guard phase == .sending, sendingTask == nil, isCallingOut else { return .none }
+        sendingTask = task
         if pendingEnd != nil || pending != nil { return returned(nil) }
         // Still calling out: resuming is the next call-out.
-        return .resume(task)
+        return .resume
     }
 
     /// The request was refused before the session got it (an invalid header field).
     mutating func sendRejected(_ error: NetworkError) -> Next {
-        guard case .sending(nil) = phase, isCallingOut else { return .none }
+        guard phase == .sending, sendingTask == nil, isCallingOut else { return .none }
         isCallingOut = false
         pending = nil
         return finish(.failure(pendingEnd ?? error))
@@ -249,7 +298,7 @@ struct RequestStateMachine {
 
     /// `resume()` returned.
     mutating func resumeReturned() -> Next {
-        guard case .sending(_?) = phase, isCallingOut else { return .none }
+        guard phase == .sending, sendingTask != nil, isCallingOut else { return .none }
         return returned(nil)
     }
 
@@ -270,11 +319,11 @@ struct RequestStateMachine {
 
     /// The retry timer was scheduled.
     mutating func retryTimerScheduled(_ timer: any NetworkCancellable) -> Next {
-        guard case .waitingToRetry(nil) = phase, isCallingOut else {
+        guard phase == .waitingToRetry, retryTimer == nil, isCallingOut else {
             timer.cancel()
             return .none
         }
-        phase = .waitingToRetry(timer: timer)
+        retryTimer = timer
         return returned(nil)
     }
 
@@ -286,30 +335,31 @@ struct RequestStateMachine {
         if let awaiting {
             // (A call-out may still be running: scheduling the preparation deadline.)
             guard index == awaiting else { return .none }
-            return arrived(.actionPrepared(index: index, result))
+            return arrived(.actionPrepared(index: index)) { $0.keep(result) }
         }
         // The preparation call-out is running: only the action it called can complete.
         guard isCallingOut, index >= from, pending == nil else { return .none }
-        pending = .actionPrepared(index: index, result)
+        keep(result)
+        pending = .actionPrepared(index: index)
         return .none
     }
 
     /// The session answered `attempt`.
     mutating func answered(attempt: Int, _ result: Result<NetworkResponse, NetworkError>) -> Next {
         guard attempt == self.attempt, case .sending = phase else { return .none }
-        return arrived(.answered(result))
+        return arrived(.answered) { $0.outcome = result }
     }
 
     /// Action `index` decided about retrying `attempt`.
     mutating func retryDecided(attempt: Int, index: Int, _ decision: RetryDecision) -> Next {
-        guard attempt == self.attempt, case .deciding(let action, _) = phase, action == index else { return .none }
-        return arrived(.retryDecided(index: index, decision))
+        guard attempt == self.attempt, phase == .deciding(action: index) else { return .none }
+        return arrived(.retryDecided(index: index, decision)) { _ in }
     }
 
     /// The retry timer after `attempt` fired.
     mutating func retryTimerFired(attempt: Int) -> Next {
         guard attempt == self.attempt, case .waitingToRetry = phase else { return .none }
-        return arrived(.retryTimerFired)
+        return arrived(.retryTimerFired) { _ in }
     }
 
     // MARK: - Transitions
@@ -320,13 +370,32 @@ struct RequestStateMachine {
         return next
     }
 
-    /// A completion arrived: kept if a call-out is running, handled at once otherwise.
-    private mutating func arrived(_ completion: Pending) -> Next {
+    /// A completion arrived: kept if a call-out is running (the first one only), handled at once
+    /// otherwise. `keep` stores what it brought, if it is taken.
+    private mutating func arrived(_ completion: Pending, keep: (inout Self) -> Void) -> Next {
         if isCallingOut {
-            if pending == nil { pending = completion }
+            guard pending == nil else { return .none }
+            keep(&self)
+            pending = completion
             return .none
         }
+        keep(&self)
         return handle(completion)
+    }
+
+    /// Stores what a request builder or an action completed with, or clears it (`nil`).
+    private mutating func keep(_ result: Result<URLRequest, NetworkError>?) {
+        switch result {
+        case .success(let request)?:
+            self.request = request
+            failure = nil
+        case .failure(let error)?:
+            request = nil
+            failure = error
+        case nil:
+            request = nil
+            failure = nil
+        }
     }
 
     /// The running call-out returned, bringing `result` (or nothing): goes on with a cancel or
@@ -344,49 +413,46 @@ struct RequestStateMachine {
     /// Moves on from a completion, with no call-out running.
     private mutating func handle(_ completion: Pending) -> Next {
         switch completion {
-        case .built(.success(let request)):
-            return startPreparing(request, from: 0)
-        case .built(.failure(let error)):
-            return finish(.failure(error))
-        case .actionPrepared(let index, .success(let request)):
-            return startPreparing(request, from: index + 1)
-        case .actionPrepared(_, .failure(let error)):
-            return finish(.failure(error))
-        case .answered(let result):
+        case .built:
+            if let failure = failure.take() { return finish(.failure(failure)) }
+            return startPreparing(from: 0)
+        case .actionPrepared(let index):
+            if let failure = failure.take() { return finish(.failure(failure)) }
+            return startPreparing(from: index + 1)
+        case .answered:
             // The task is done: finishing from here on has nothing to cancel.
             phase = .observing
-            guard actionCount > 0 else { return finish(result) }
-            return callOut(.observe(attempt: attempt, result: result))
+            sendingTask = nil
+            guard actionCount > 0 else { return finish(outcome.take() ?? .failure(.invalidResponse)) }
+            return callOut(.observe(attempt: attempt))
         case .retryDecided(let index, let decision):
-            guard case .deciding(_, let error) = phase else { return .none }
+            guard case .deciding = phase, let error = retryError else { return .none }
             switch decision {
             case .doNotRetry:
                 guard index + 1 < actionCount else { return finish(.failure(error)) }
-                phase = .deciding(action: index + 1, error: error)
-                return callOut(.askRetry(attempt: attempt, action: index + 1, error: error))
+                phase = .deciding(action: index + 1)
+                return callOut(.askRetry(attempt: attempt, action: index + 1))
             case .retry:
                 return startNextAttempt()
             case .retryAfter(let delay):
-                phase = .waitingToRetry(timer: nil)
+                retryError = nil
+                phase = .waitingToRetry
                 return callOut(.scheduleRetry(attempt: attempt, delay: delay))
             }
         case .retryTimerFired:
-            if case .waitingToRetry = phase { phase = .waitingToRetry(timer: nil) }
+            retryTimer = nil
             return startNextAttempt()
         }
     }
 
-    /// Prepares `request` with actions `from...`, or sends it when none is left.
-    private mutating func startPreparing(_ request: URLRequest, from index: Int) -> Next {
+    /// Prepares ``request`` with actions `from...`, or sends it when none is left.
+    private mutating func startPreparing(from index: Int) -> Next {
         guard index < actionCount else {
-            let deadline = preparationDeadline
-            preparationDeadline = nil
-            phase = .sending(task: nil)
-            return callOut(.send(attempt: attempt, request: request, preparationDeadline: deadline))
+            phase = .sending
+            return callOut(.send(attempt: attempt))
         }
         actionsInvolved = true
         phase = .preparing(from: index, awaiting: nil)
-        requestToPrepare = request
         return callOut(.prepare(attempt: attempt, from: index))
     }
 
@@ -396,13 +462,15 @@ struct RequestStateMachine {
         guard case .failure(let error) = result, error != .cancelled, attempt < maximumAttempts else {
             return finish(result)
         }
-        phase = .deciding(action: 0, error: error)
-        return callOut(.askRetry(attempt: attempt, action: 0, error: error))
+        retryError = error
+        phase = .deciding(action: 0)
+        return callOut(.askRetry(attempt: attempt, action: 0))
     }
 
     private mutating func startNextAttempt() -> Next {
         attempt += 1
         hasPreparationDeadline = false
+        retryError = nil
         phase = .building
         return callOut(.build(attempt: attempt))
     }
@@ -425,23 +493,21 @@ struct RequestStateMachine {
 
     /// Moves to `finished` and says what to deliver and what to stop.
     private mutating func finish(_ result: Result<NetworkResponse, NetworkError>) -> Next {
-        var task: (any NetworkSessionTask)?
+        let task = sendingTask.take()
         var timers: [any NetworkCancellable] = []
-        switch phase {
-        case .sending(let sessionTask): task = sessionTask
-        case .waitingToRetry(let timer?): timers.append(timer)
-        default: break
-        }
-        if let preparationDeadline { timers.append(preparationDeadline) }
-        preparationDeadline = nil
+        if let timer = retryTimer.take() { timers.append(timer) }
+        if let deadline = preparationDeadline.take() { timers.append(deadline) }
+        retryError = nil
         phase = .finished
-        requestToPrepare = nil
+        request = nil
+        failure = nil
+        outcome = nil
         isCallingOut = false
         pending = nil
         pendingEnd = nil
-        return .finish(
-            Finish(
-                result: result, notifiesActions: actionsInvolved, attempt: attempt, taskToCancel: task,
-                timersToCancel: timers))
+        finishing = Finish(
+            result: result, notifiesActions: actionsInvolved, attempt: attempt, taskToCancel: task,
+            timersToCancel: timers)
+        return .finish
     }
 }

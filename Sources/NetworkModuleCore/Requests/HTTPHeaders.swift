@@ -93,7 +93,9 @@ public struct HTTPHeaders: Sendable, Hashable, ExpressibleByDictionaryLiteral, S
 
     /// The fields as a dictionary keyed by name as given.
     public var dictionary: [String: String] {
-        Dictionary(fields.map { ($0.name, $0.value) }, uniquingKeysWith: { _, last in last })
+        var dictionary = [String: String](minimumCapacity: fields.count)
+        for field in fields { dictionary[field.name] = field.value }
+        return dictionary
     }
 
     /// Returns these headers with every field of `other` set on top of them.

@@ -8,12 +8,21 @@ import Foundation
 ///
 /// `package` so that `NetworkModuleTesting` can share it without making it public API.
 package final class LockedState<State>: @unchecked Sendable {
-    // @unchecked Sendable is safe: `state` is only touched inside `withLock`, under `lock`.
+    // @unchecked Sendable is safe: the state is only touched inside `withLock`, under `lock`.
     private let lock = NSLock()
-    private var state: State
+    /// The state, in storage of its own and reached through a pointer: the lock already makes
+    /// every access exclusive, so a stored `var` would only add Swift's run-time exclusivity
+    /// check to every access (two calls into the runtime per lock, on every request's path).
+    private let state: UnsafeMutablePointer<State>
 
     package init(_ initialState: State) {
-        self.state = initialState
+        state = .allocate(capacity: 1)
+        state.initialize(to: initialState)
+    }
+
+    deinit {
+        state.deinitialize(count: 1)
+        state.deallocate()
     }
 
     /// Runs `body` with exclusive access to the state and returns what it returns.
@@ -21,6 +30,6 @@ package final class LockedState<State>: @unchecked Sendable {
     package func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
         lock.lock()
         defer { lock.unlock() }
-        return try body(&state)
+        return try body(&state.pointee)
     }
 }

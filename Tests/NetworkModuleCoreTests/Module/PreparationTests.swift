@@ -123,16 +123,29 @@ struct PreparationTests {
     func invalidHeaderFromHeaderAction(action: HeadersAction, expected: NetworkError) {
         let session = FakeNetworkSession()
         let results = ResultCollector<NetworkResponse>()
-        let called = ResultCollector<URLRequest>()
 
         makeModule(session: session, actions: [action]).perform(request: TestRequest(), completion: results.completion)
+
+        #expect(results.singleError == expected)
+        #expect(session.recordedRequests.isEmpty)
+    }
+
+    @Test(
+        "when a built-in header action's prepare is called directly, should set the field as given and leave the check to the module",
+        arguments: [
+            HeadersAction(["X-Value": "v\r\nInjected: yes"]), HeadersAction(name: "X-Computed") { _ in "a\nb" },
+        ])
+    func directPrepareDoesNotCheck(action: HeadersAction) throws {
+        let called = ResultCollector<URLRequest>()
+
         action.prepare(
             URLRequest(url: apiBaseURL), context: ActionContext(networkRequest: nil),
             completion: { called.completion($0.mapError { $0 as? NetworkError ?? .cancelled }) })
 
-        #expect(results.singleError == expected)
-        #expect(session.recordedRequests.isEmpty)
-        #expect(called.singleError == expected, "prepare called directly fails the same way")
+        // One check, in one place: the module checks every header field just before the
+        // session gets the request (the test above), whoever set it.
+        let prepared = try #require(called.singleValue)
+        #expect(prepared.allHTTPHeaderFields?.count == 1)
     }
 
     @Test(

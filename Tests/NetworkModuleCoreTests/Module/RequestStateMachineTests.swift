@@ -183,7 +183,8 @@ struct RequestStateMachineTests {
 
         let expected = Self.transitions[situation]?[event] ?? before
         #expect(
-            Outcome(next: Self.describe(next), phase: Self.phase(of: machine), isCallingOut: machine.isCallingOut)
+            Outcome(
+                next: Self.describe(next, machine), phase: Self.phase(of: machine), isCallingOut: machine.isCallingOut)
                 == expected)
     }
 
@@ -192,15 +193,15 @@ struct RequestStateMachineTests {
     @Test("when an action completes inside its prepare call, should go on when the call-out returns")
     func synchronousPreparation() {
         var machine = Situation.preparingCallOut.machine()
-        #expect(Self.describe(machine.actionPrepared(attempt: 1, index: 0, .success(sampleRequest))) == "none")
-        #expect(Self.describe(machine.preparationReturned(.waiting(forAction: 0))) == "prepare(1, from: 1)")
+        #expect(Self.describe(machine.actionPrepared(attempt: 1, index: 0, .success(sampleRequest)), machine) == "none")
+        #expect(Self.describe(machine.preparationReturned(.waiting(forAction: 0)), machine) == "prepare(1, from: 1)")
     }
 
     @Test("when an action completes while the preparation deadline is being scheduled, should go on afterwards")
     func completionDuringDeadlineScheduling() {
         var machine = Situation.schedulingDeadline.machine()
-        #expect(Self.describe(machine.actionPrepared(attempt: 1, index: 0, .success(sampleRequest))) == "none")
-        #expect(Self.describe(machine.preparationDeadlineScheduled(FakeTimer())) == "prepare(1, from: 1)")
+        #expect(Self.describe(machine.actionPrepared(attempt: 1, index: 0, .success(sampleRequest)), machine) == "none")
+        #expect(Self.describe(machine.preparationDeadlineScheduled(FakeTimer()), machine) == "prepare(1, from: 1)")
     }
 
     @Test("when an action completes twice, should take the first completion only")
@@ -208,30 +209,30 @@ struct RequestStateMachineTests {
         var machine = Situation.awaitingAction.machine()
         _ = machine.actionPrepared(attempt: 1, index: 0, .success(sampleRequest))
         _ = machine.preparationReturned(.prepared(sampleRequest))
-        #expect(Self.describe(machine.actionPrepared(attempt: 1, index: 0, .failure(.timedOut))) == "none")
+        #expect(Self.describe(machine.actionPrepared(attempt: 1, index: 0, .failure(.timedOut)), machine) == "none")
         #expect(Self.phase(of: machine) == "sending(nil)")
     }
 
     @Test("when the session answers inside resume, should observe the answer once resume returns")
     func answerDuringResume() {
         var machine = Situation.resuming.machine()
-        #expect(Self.describe(machine.answered(attempt: 1, .success(sampleResponse))) == "none")
-        #expect(Self.describe(machine.answered(attempt: 1, .failure(.timedOut))) == "none")
-        #expect(Self.describe(machine.resumeReturned()) == "observe(1)")
+        #expect(Self.describe(machine.answered(attempt: 1, .success(sampleResponse)), machine) == "none")
+        #expect(Self.describe(machine.answered(attempt: 1, .failure(.timedOut)), machine) == "none")
+        #expect(Self.describe(machine.resumeReturned(), machine) == "observe(1)")
     }
 
     @Test("when the session answers inside dataTask, should observe the answer without resuming the task")
     func answerDuringTaskCreation() {
         var machine = Situation.creatingTask.machine()
         _ = machine.answered(attempt: 1, .success(sampleResponse))
-        #expect(Self.describe(machine.taskCreated(FakeTask())) == "observe(1)")
+        #expect(Self.describe(machine.taskCreated(FakeTask()), machine) == "observe(1)")
     }
 
     @Test("when an action decides inside retryDecision, should act on it once the call returns")
     func decisionDuringCall() {
         var machine = Situation.askingRetry.machine()
         _ = machine.retryDecided(attempt: 1, index: 0, .retry)
-        #expect(Self.describe(machine.retryDecisionReturned()) == "build(2)")
+        #expect(Self.describe(machine.retryDecisionReturned(), machine) == "build(2)")
         #expect(machine.attempt == 2)
     }
 
@@ -239,7 +240,7 @@ struct RequestStateMachineTests {
     func timerDuringScheduling() {
         var machine = Situation.schedulingRetry.machine()
         _ = machine.retryTimerFired(attempt: 1)
-        #expect(Self.describe(machine.retryTimerScheduled(FakeTimer())) == "build(2)")
+        #expect(Self.describe(machine.retryTimerScheduled(FakeTimer()), machine) == "build(2)")
     }
 
     // MARK: - Cancels and timeouts wait for the running call-out
@@ -254,12 +255,12 @@ struct RequestStateMachineTests {
         arguments: callOutSituations)
     func cancelDuringCallOut(situation: Situation) {
         var machine = situation.machine()
-        #expect(Self.describe(machine.cancel()) == "none")
-        #expect(Self.describe(machine.cancel()) == "none")
+        #expect(Self.describe(machine.cancel(), machine) == "none")
+        #expect(Self.describe(machine.cancel(), machine) == "none")
 
         let next = Self.returnCallOut(of: situation, in: &machine)
 
-        #expect(Self.describe(next).hasPrefix("finish(cancelled"))
+        #expect(Self.describe(next, machine).hasPrefix("finish(cancelled"))
         #expect(machine.isFinished)
     }
 
@@ -269,7 +270,7 @@ struct RequestStateMachineTests {
         _ = machine.cancel()
         let task = FakeTask()
 
-        guard case .finish(let finish) = machine.taskCreated(task) else {
+        guard machine.taskCreated(task) == .finish, let finish = machine.takeFinish() else {
             Issue.record("expected to finish")
             return
         }
@@ -280,8 +281,8 @@ struct RequestStateMachineTests {
     @Test("when the preparation deadline passes during a call-out, should finish with timedOut once it returns")
     func deadlineDuringCallOut() {
         var machine = Situation.preparingCallOut.machine()
-        #expect(Self.describe(machine.preparationDeadlinePassed(attempt: 1)) == "none")
-        #expect(Self.describe(machine.preparationReturned(.waiting(forAction: 0))) == "finish(timedOut)")
+        #expect(Self.describe(machine.preparationDeadlinePassed(attempt: 1), machine) == "none")
+        #expect(Self.describe(machine.preparationReturned(.waiting(forAction: 0)), machine) == "finish(timedOut)")
     }
 
     @Test("when a cancel and a completion both arrive during a call-out, should finish with cancelled")
@@ -289,7 +290,7 @@ struct RequestStateMachineTests {
         var machine = Situation.resuming.machine()
         _ = machine.answered(attempt: 1, .success(sampleResponse))
         _ = machine.cancel()
-        #expect(Self.describe(machine.resumeReturned()) == "finish(cancelled, task)")
+        #expect(Self.describe(machine.resumeReturned(), machine) == "finish(cancelled, task)")
     }
 
     // MARK: - Attempts
@@ -306,11 +307,11 @@ struct RequestStateMachineTests {
             _ = machine.answered(attempt: attempt, .failure(serverError))
             let next = machine.observed(.failure(serverError))
             if attempt == 1 {
-                #expect(Self.describe(next) == "askRetry(1, action: 0)")
+                #expect(Self.describe(next, machine) == "askRetry(1, action: 0)")
                 _ = machine.retryDecided(attempt: 1, index: 0, .retry)
-                #expect(Self.describe(machine.retryDecisionReturned()) == "build(2)")
+                #expect(Self.describe(machine.retryDecisionReturned(), machine) == "build(2)")
             } else {
-                #expect(Self.describe(next) == "finish(503)")
+                #expect(Self.describe(next, machine) == "finish(503)")
             }
         }
     }
@@ -320,47 +321,51 @@ struct RequestStateMachineTests {
         var machine = Situation.awaitingDecision.machine()
         _ = machine.retryDecided(attempt: 1, index: 0, .doNotRetry)
         _ = machine.retryDecisionReturned()
-        #expect(Self.describe(machine.retryDecided(attempt: 1, index: 1, .doNotRetry)) == "finish(503)")
+        #expect(Self.describe(machine.retryDecided(attempt: 1, index: 1, .doNotRetry), machine) == "finish(503)")
     }
 
     @Test("when an action asks to retry after a delay, should schedule the retry timer")
     func delayedRetry() {
         var machine = Situation.awaitingDecision.machine()
-        #expect(Self.describe(machine.retryDecided(attempt: 1, index: 0, .retryAfter(2))) == "scheduleRetry(1, 2.0)")
+        #expect(
+            Self.describe(machine.retryDecided(attempt: 1, index: 0, .retryAfter(2)), machine)
+                == "scheduleRetry(1, 2.0)")
     }
 
     @Test("when an attempt is cancelled by the server's cancellation error, should deliver it without a retry")
     func cancelledOutcomeIsNotRetried() {
         var machine = Situation.observing.machine()
-        #expect(Self.describe(machine.observed(.failure(.cancelled))) == "finish(cancelled)")
+        #expect(Self.describe(machine.observed(.failure(.cancelled)), machine) == "finish(cancelled)")
     }
 
     @Test("when a retry's request cannot be built, should deliver the failure to the actions too")
     func retryBuildFailure() {
         var machine = Situation.waitingForTimer.machine()
         _ = machine.retryTimerFired(attempt: 1)
-        #expect(Self.describe(machine.built(.failure(.invalidRequest(.missingURL)))) == "finish(invalidRequest)")
+        #expect(
+            Self.describe(machine.built(.failure(.invalidRequest(.missingURL))), machine) == "finish(invalidRequest)")
     }
 
     @Test("when the module has no actions, should send at once and deliver the answer without observing")
     func noActions() {
         var machine = Machine(actionCount: 0, maximumAttempts: 3)
         _ = machine.start()
-        #expect(Self.describe(machine.built(.success(sampleRequest))) == "send(1)")
+        #expect(Self.describe(machine.built(.success(sampleRequest)), machine) == "send(1)")
         _ = machine.taskCreated(FakeTask())
         _ = machine.resumeReturned()
-        #expect(Self.describe(machine.answered(attempt: 1, .failure(serverError))) == "finish(503, silent)")
+        #expect(Self.describe(machine.answered(attempt: 1, .failure(serverError)), machine) == "finish(503, silent)")
     }
 
     @Test("when the preparation of a second attempt waits, should bound it with a deadline of its own")
     func deadlinePerAttempt() {
         var machine = Situation.awaitingAction.machine()
         _ = machine.actionPrepared(attempt: 1, index: 0, .success(sampleRequest))
-        guard case .send(_, _, let deadline) = machine.preparationReturned(.prepared(sampleRequest)) else {
+        guard case .send = machine.preparationReturned(.prepared(sampleRequest)) else {
             Issue.record("expected to send")
             return
         }
-        #expect(deadline != nil)
+        #expect(machine.takePreparationDeadline() != nil)
+        #expect(machine.takeRequest() != nil)
         _ = machine.taskCreated(FakeTask())
         _ = machine.resumeReturned()
         _ = machine.answered(attempt: 1, .failure(serverError))
@@ -369,7 +374,8 @@ struct RequestStateMachineTests {
         _ = machine.retryDecisionReturned()
         _ = machine.built(.success(sampleRequest))
         #expect(
-            Self.describe(machine.preparationReturned(.waiting(forAction: 1))) == "schedulePreparationDeadline(2)")
+            Self.describe(machine.preparationReturned(.waiting(forAction: 1)), machine)
+                == "schedulePreparationDeadline(2)")
     }
 
     // MARK: - Helpers
@@ -394,26 +400,29 @@ struct RequestStateMachineTests {
         case .idle: "idle"
         case .building: "building"
         case .preparing(let from, let awaiting): "preparing(\(from), \(awaiting.map(String.init) ?? "nil"))"
-        case .sending(let task): "sending(\(task == nil ? "nil" : "task"))"
+        case .sending: "sending(\(machine.sendingTask == nil ? "nil" : "task"))"
         case .observing: "observing"
-        case .deciding(let action, _): "deciding(\(action))"
-        case .waitingToRetry(let timer): "waitingToRetry(\(timer == nil ? "nil" : "timer"))"
+        case .deciding(let action): "deciding(\(action))"
+        case .waitingToRetry: "waitingToRetry(\(machine.retryTimer == nil ? "nil" : "timer"))"
         case .finished: "finished"
         }
     }
 
-    static func describe(_ next: Machine.Next) -> String {
+    /// `next` as the table writes it; for ``RequestStateMachine/Next/finish``, what `machine`
+    /// says to deliver.
+    static func describe(_ next: Machine.Next, _ machine: Machine) -> String {
         switch next {
         case .none: return "none"
         case .build(let attempt): return "build(\(attempt))"
         case .prepare(let attempt, let from): return "prepare(\(attempt), from: \(from))"
         case .schedulePreparationDeadline(let attempt): return "schedulePreparationDeadline(\(attempt))"
-        case .send(let attempt, _, _): return "send(\(attempt))"
+        case .send(let attempt): return "send(\(attempt))"
         case .resume: return "resume"
-        case .observe(let attempt, _): return "observe(\(attempt))"
-        case .askRetry(let attempt, let action, _): return "askRetry(\(attempt), action: \(action))"
+        case .observe(let attempt): return "observe(\(attempt))"
+        case .askRetry(let attempt, let action): return "askRetry(\(attempt), action: \(action))"
         case .scheduleRetry(let attempt, let delay): return "scheduleRetry(\(attempt), \(delay))"
-        case .finish(let finish):
+        case .finish:
+            guard let finish = machine.finishing else { return "finish(missing)" }
             var parts: [String]
             switch finish.result {
             case .success(let response): parts = ["\(response.statusCode)"]

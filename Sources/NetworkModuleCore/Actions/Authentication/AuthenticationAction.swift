@@ -353,15 +353,14 @@ public final class AuthenticationAction: NetworkModuleAction {
         _ urlRequest: URLRequest, with credential: Credential, requestID: UUID
     ) -> Result<URLRequest, any Error> {
         state.withLock { $0.didApply(credential, requestID: requestID) }
-        return HeaderFieldTable.editing(urlRequest) { headers throws(NetworkError) in
-            try write(credential, into: &headers)
-        }
+        return HeaderFieldTable.editing(urlRequest) { headers in write(credential, into: &headers) }
     }
 
     /// Sets the scheme's header to `credential`'s token. A token holding CR, LF or another
-    /// control character fails the request with ``NetworkError/invalidRequest(_:)``.
-    private func write(_ credential: Credential, into headers: inout HeaderFieldTable) throws(NetworkError) {
-        try headers.set(scheme.value(for: credential.token), for: scheme.headerName)
+    /// control character fails the request with ``NetworkError/invalidRequest(_:)`` when the
+    /// module checks its header fields, just before sending it.
+    private func write(_ credential: Credential, into headers: inout HeaderFieldTable) {
+        headers.set(scheme.value(for: credential.token), for: scheme.headerName)
     }
 }
 
@@ -374,7 +373,7 @@ extension AuthenticationAction: HeaderFieldPreparing {
         guard needsToken(url, context: context) else { return true }
         let credential = state.withLock { $0.prepareAtOnce(requestID: context.requestID) }
         guard let credential else { return false }
-        try write(credential, into: &headers)
+        write(credential, into: &headers)
         return true
     }
 }

@@ -39,8 +39,9 @@ public struct HeadersAction: NetworkModuleAction {
 
     /// Sets each header the request does not have yet.
     ///
-    /// Fails the request with ``NetworkError/invalidRequest(_:)`` when a name is not an HTTP
-    /// token or a value holds a control character (CR and LF among them).
+    /// A name that is not an HTTP token, or a value that holds a control character (CR and LF
+    /// among them), fails the request with ``NetworkError/invalidRequest(_:)`` when the module
+    /// checks its header fields, just before sending it.
     public func prepare(
         _ urlRequest: URLRequest, context: ActionContext,
         completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void
@@ -57,7 +58,7 @@ extension HeadersAction: HeaderFieldPreparing {
         _ headers: inout HeaderFieldTable, url: URL?, context: ActionContext
     ) throws(NetworkError) -> Bool {
         for field in fields {
-            try headers.setIfMissing(field.name) { field.value(context) }
+            headers.setIfMissing(field.name) { field.value(context) }
         }
         return true
     }
