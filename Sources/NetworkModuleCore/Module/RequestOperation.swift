@@ -130,9 +130,10 @@ final class RequestOperation<Output: Sendable>: NetworkCancellable {
     ) {
         self.source = source
         if case .description(let networkRequest) = source {
-            self.acceptableStatusCodes = networkRequest.acceptableStatusCodes
+            self.acceptableStatusCodes = networkRequest.acceptableStatusCodes.resolved(
+                moduleDefault: configuration.acceptableStatusCodes)
         } else {
-            self.acceptableStatusCodes = .successful
+            self.acceptableStatusCodes = configuration.acceptableStatusCodes
         }
         self.configuration = configuration
         self.transform = transform
