@@ -71,7 +71,7 @@ struct TLSIntegrationTests {
     @Test(
         "when the server's certificate is self-signed, a plain URLSession should fail with .secureConnectionFailed too")
     func plainURLSessionRejectsSelfSigned() async throws {
-        let session = URLSession(configuration: .ephemeral)
+        let session = URLSessionAdapter(URLSession(configuration: .ephemeral))
         let module = IntegrationServers.module(baseURL: try IntegrationServers.tlsServer(), session: session)
 
         let result = await module.outcome(of: Endpoint(path: "/get"))
@@ -174,7 +174,7 @@ struct HeaderInjectionIntegrationTests {
         let marker = "plain-\(UUID().uuidString)"
         let request = try Self.injectedRequest(marker: marker)
 
-        let outcome = await sessionOutcome(URLSession(configuration: .ephemeral), request)
+        let outcome = await sessionOutcome(URLSessionAdapter(URLSession(configuration: .ephemeral)), request)
 
         let data = try #require(outcome.data, "no response: \(String(describing: outcome.error))")
         let echo = try JSONDecoder().decode(WireEcho.self, from: data)

@@ -89,9 +89,11 @@ struct TransportIntegrationTests {
     @Test("when using a plain URLSession, should still honour the request timeout and map libcurl errors")
     func plainURLSession() async throws {
         let httpbinModule = IntegrationServers.module(
-            baseURL: try IntegrationServers.httpbin(), session: URLSession(configuration: .ephemeral))
+            baseURL: try IntegrationServers.httpbin(), session: URLSessionAdapter(URLSession(configuration: .ephemeral))
+        )
         let faultModule = IntegrationServers.module(
-            baseURL: try IntegrationServers.faultServer(), session: URLSession(configuration: .ephemeral))
+            baseURL: try IntegrationServers.faultServer(),
+            session: URLSessionAdapter(URLSession(configuration: .ephemeral)))
 
         let (slow, seconds) = await httpbinModule.timedOutcome(of: Endpoint(path: "/delay/10", timeout: 1))
         let truncated = await faultModule.outcome(of: Endpoint(path: "/close-mid-body")).error
@@ -111,7 +113,8 @@ struct TransportIntegrationTests {
             // swift-corelibs-foundation leaves such a task waiting forever; the framework's
             // deadline ends it. URLSessionTransport delivers the 401 instead (test above).
             let module = IntegrationServers.module(
-                baseURL: try IntegrationServers.httpbin(), session: URLSession(configuration: .ephemeral))
+                baseURL: try IntegrationServers.httpbin(),
+                session: URLSessionAdapter(URLSession(configuration: .ephemeral)))
 
             let error = await module.outcome(of: Endpoint(path: "/basic-auth/ada/s3cret", timeout: 1)).error
 

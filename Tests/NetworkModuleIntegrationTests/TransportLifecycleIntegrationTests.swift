@@ -87,7 +87,8 @@ struct TransportLifecycleIntegrationTests {
             // The documented difference: with a completion handler, Linux's URLSession shows
             // no progress, so the framework cannot tell a slow body from a stalled one.
             let module = IntegrationServers.module(
-                baseURL: try IntegrationServers.faultServer(), session: URLSession(configuration: .ephemeral))
+                baseURL: try IntegrationServers.faultServer(),
+                session: URLSessionAdapter(URLSession(configuration: .ephemeral)))
             let trickle = Endpoint(
                 path: "/trickle",
                 queryItems: [
@@ -140,7 +141,7 @@ struct TransportLifecycleIntegrationTests {
     func nonPositiveTimeoutMeansTheDefault(timeout: TimeInterval) async throws {
         let request = try request("/slow-headers", query: "?delay_ms=1500", timeout: timeout)
         let transport = IntegrationServers.makeSession()
-        let sessions: [any NetworkSession] = [transport, URLSession(configuration: .ephemeral)]
+        let sessions: [any NetworkSession] = [transport, URLSessionAdapter(URLSession(configuration: .ephemeral))]
 
         for session in sessions {
             let module = IntegrationServers.module(baseURL: try IntegrationServers.faultServer(), session: session)
@@ -160,7 +161,9 @@ struct TransportLifecycleIntegrationTests {
         // NaN and -infinity mean the 60 s default; the others, no timeout. (NaN and the huge
         // values trapped, in the framework or in swift-corelibs-foundation's Int(_:).)
         let timeouts: [TimeInterval] = [1.8e10, 1e300, .greatestFiniteMagnitude, .infinity, .nan, -.infinity]
-        let sessions: [any NetworkSession] = [IntegrationServers.makeSession(), URLSession(configuration: .ephemeral)]
+        let sessions: [any NetworkSession] = [
+            IntegrationServers.makeSession(), URLSessionAdapter(URLSession(configuration: .ephemeral)),
+        ]
         for session in sessions {
             let completions = Completions(count: timeouts.count)
             for (index, timeout) in timeouts.enumerated() {
@@ -222,7 +225,7 @@ struct TransportLifecycleIntegrationTests {
         "probe (child process only): cancel right after perform, 3,000 times, on URLSession.shared",
         .enabled(if: ChildProcess.isProbe("cancel-after-perform-urlsession")))
     func probeCancelAfterPerformOnURLSession() async throws {
-        try await cancelRightAfterPerform(on: URLSession.shared, count: 3_000)
+        try await cancelRightAfterPerform(on: URLSessionAdapter(URLSession.shared), count: 3_000)
     }
 
     @Test(

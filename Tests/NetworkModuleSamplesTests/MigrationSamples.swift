@@ -7,8 +7,13 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// The "after" samples of docs/migration.md. The "before" snippets (the ancestor module and
-/// Alamofire) are not compiled: this package depends on neither.
+#if canImport(Combine)
+    import Combine
+#endif
+
+/// The samples of docs/migration.md: every "after", and every "before" that compiles unchanged
+/// against NetworkModule. The "before" snippets that need the ancestor module's or Alamofire's
+/// own types are not compiled: this package depends on neither.
 @Suite("Migration samples")
 struct MigrationSamples {
     struct Character: Codable, Sendable, Equatable {
@@ -176,6 +181,266 @@ struct MigrationSamples {
 
         #expect(printed == ["No such resource"])
     }
+
+    // MARK: - Ancestor: what compiles unchanged, and the new pieces
+
+    @Test("when a file imports the framework, the ancestor's own URLSession calls should compile unchanged")
+    func urlSessionUnchanged() {
+        let request = URLRequest(url: URL(string: "https://finalspaceapi.com/api/v0/character")!)
+
+        // sample: migration-urlsession-unchanged
+        let task = URLSession.shared.dataTask(with: request) { data, response, error in
+            print("Legacy call finished: \(error == nil ? "ok" : "failed")")
+        }
+        // end-sample
+
+        #expect(task.originalRequest?.url == request.url)
+        task.cancel()
+    }
+
+    @Test("when the ancestor's session: URLSession.shared is kept, should compile and wrap the shared session")
+    func moduleWithURLSession() {
+        // sample: migration-module-urlsession
+        let networkModule = DefaultNetworkModule(
+            requestBuilder: DefaultRequestBuilder(baseURL: URL(string: "https://finalspaceapi.com/api/v0")!),
+            session: URLSession.shared,
+            actions: [LogNetworkModuleAction()],
+            completionExecutor: .main
+        )
+        // end-sample
+
+        #expect((networkModule.session as? URLSessionAdapter)?.urlSession === URLSession.shared)
+        #expect(networkModule.actions.count == 1)
+    }
+
+    // sample: migration-request-builder
+    struct ClientHeaderBuilder: RequestBuilder {
+        let base = DefaultRequestBuilder(baseURL: URL(string: "https://finalspaceapi.com/api/v0")!)
+        var baseURL: URL? { base.baseURL }
+
+        func build(request: any NetworkRequest) throws(NetworkError) -> URLRequest {
+            var urlRequest = try base.build(request: request)
+            urlRequest.setValue("ios", forHTTPHeaderField: "X-Client")
+            return urlRequest
+        }
+    }
+    // end-sample
+
+    @Test("when a builder wraps the default one, should build its requests and add to them, throwing its errors")
+    func requestBuilder() throws {
+        let builder = ClientHeaderBuilder()
+
+        let request = try builder.build(request: FetchCharacters(species: "Human"))
+
+        #expect(request.url?.absoluteString == "https://finalspaceapi.com/api/v0/character?species=Human")
+        #expect(request.value(forHTTPHeaderField: "X-Client") == "ios")
+        #expect(builder.baseURL == builder.base.baseURL)
+    }
+
+    @Test("when the module accepts 200 to 399, should deliver a 304 as a success, as the ancestor did")
+    func statusCodes() {
+        let session = FakeNetworkSession()
+        session.stub(.any, with: .status(304))
+        let results = LockedLines()
+
+        // sample: migration-status-codes
+        let networkModule = DefaultNetworkModule(
+            requestBuilder: DefaultRequestBuilder(baseURL: URL(string: "https://finalspaceapi.com/api/v0")!),
+            session: session,
+            completionExecutor: .immediate,
+            acceptableStatusCodes: AcceptableStatusCodes(200..<400)  // the ancestor's success range
+        )
+        // end-sample
+        networkModule.perform(request: FetchCharacters(species: "Human")) { result in
+            results.append("\((try? result.get())?.statusCode ?? -1)")
+        }
+
+        #expect(results.lines == ["304"])
+    }
+
+    @Test("when a response is read the new way, should give the header, status, decoded body and bytes")
+    func response() throws {
+        let json = try JSONEncoder().encode([Character(id: 1, name: "Gary")])
+        let response = try NetworkResponse.make(statusCode: 200, headers: ["Access-Token": "t-9"], body: json)
+
+        let printed = try Transcript.recording {
+            // sample: migration-response
+            let token = response.headers["Access-Token"]  // was networkResponse.networkResponse.allHeaderFields
+            let status = response.httpResponse.statusCode  // was networkResponse.networkResponse.statusCode
+            let characters = try response.decode([Character].self)  // was decoded(into:), a Result
+            let body: Data = response.data  // never nil: empty when the server sent none
+            print("\(status), \(body.count) bytes, \(characters.count) characters, token: \(token ?? "none")")
+            // end-sample
+        }
+
+        #expect(printed == ["200, \(json.count) bytes, 1 characters, token: t-9"])
+        #expect(response == (try NetworkResponse.make(statusCode: 200, headers: ["access-token": "t-9"], body: json)))
+    }
+
+    @Test("when the ancestor's raw token header is kept, should send Access-Token with the raw token, to the API only")
+    func constantToken() throws {
+        let session = FakeNetworkSession()
+        session.stub(.any, with: .status(201))
+
+        // sample: migration-token
+        let networkModule = DefaultNetworkModule(
+            requestBuilder: DefaultRequestBuilder(baseURL: URL(string: "https://finalspaceapi.com/api/v0")!),
+            session: session,
+            actions: [.authentication("secret-token", scheme: .header("Access-Token"))],  // Access-Token: secret-token
+            completionExecutor: .immediate
+        )
+        // end-sample
+        networkModule.perform(request: CreateCharacter(character: NewCharacter(name: "Mooncake"))) { _ in }
+        networkModule.perform(request: FetchCharacters(species: "Human")) { _ in }
+
+        #expect(
+            session.recordedRequests.map { $0.value(forHTTPHeaderField: "Access-Token") } == ["secret-token", nil])
+        #expect(session.recordedRequests.allSatisfy { $0.value(forHTTPHeaderField: "Authorization") == nil })
+    }
+
+    /// Where the sample's provider keeps its token: an app's keychain wrapper, say.
+    final class TokenStore: Sendable {
+        private let token = LockedState("t-1")
+        var accessToken: String { token.withLock { $0 } }
+
+        func refresh(completion: @Sendable (Result<String, any Error>) -> Void) {
+            completion(.success(token.withLock { token in
+                token = "t-2"
+                return token
+            }))
+        }
+    }
+
+    // sample: migration-token-provider
+    struct SessionTokens: AccessTokenProvider {
+        let store: TokenStore
+
+        // was: var authenticationToken: String { store.accessToken }
+        func currentToken(completion: @escaping @Sendable (Result<String, any Error>) -> Void) {
+            completion(.success(store.accessToken))
+        }
+
+        // new: asked once when the server answers 401, however many requests failed together
+        func refreshToken(completion: @escaping @Sendable (Result<String, any Error>) -> Void) {
+            store.refresh { result in completion(result) }
+        }
+    }
+    // end-sample
+
+    @Test("when a changing token is rejected, should refresh it once and send the request again with the new one")
+    func tokenProvider() {
+        let session = FakeNetworkSession()
+        session.stub(.header("Access-Token", "t-1"), with: .status(401))
+        session.stub(.header("Access-Token", "t-2"), with: .status(201))
+        let store = TokenStore()
+        let results = LockedLines()
+        let networkModule = makeSampleModule(
+            session: session, actions: [.authentication(SessionTokens(store: store), scheme: .header("Access-Token"))])
+
+        networkModule.perform(request: CreateCharacter(character: NewCharacter(name: "Mooncake"))) { result in
+            results.append("\((try? result.get())?.statusCode ?? -1)")
+        }
+
+        #expect(results.lines == ["201"])
+        #expect(session.recordedRequests.map { $0.value(forHTTPHeaderField: "Access-Token") } == ["t-1", "t-2"])
+    }
+
+    // sample: migration-session
+    struct PrintingSession: NetworkSession {
+        let wrapped: any NetworkSession
+
+        func dataTask(
+            with request: URLRequest,
+            completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+        ) -> any NetworkSessionTask {
+            print("Sending \(request.url?.absoluteString ?? "")")
+            return wrapped.dataTask(with: request, completionHandler: completionHandler)
+        }
+    }
+    // end-sample
+
+    @Test("when a session wraps another, should see each request and return the wrapped session's task")
+    func session() {
+        let fake = FakeNetworkSession()
+        fake.stub(.any, with: .status(200))
+        let networkModule = DefaultNetworkModule(
+            requestBuilder: DefaultRequestBuilder(baseURL: sampleBaseURL), session: PrintingSession(wrapped: fake),
+            completionExecutor: .immediate)
+
+        let printed = Transcript.recording {
+            networkModule.perform(request: FetchCharacters(species: "Human")) { result in
+                print("\((try? result.get())?.statusCode ?? -1)")
+            }
+        }
+
+        #expect(printed == ["Sending https://api.example.com/v2/character?species=Human", "200"])
+    }
+
+    @Test("when errors are made from a status, a response and an NSError, should map them as the module does")
+    func errorConversions() throws {
+        let url = URL(string: "https://finalspaceapi.com/api/v0/character")!
+        let httpResponse = try HTTPURLResponse.make(url: url, statusCode: 503)
+        let data = Data("down for maintenance".utf8)
+        let nsError = NSError(domain: "com.example.vpn", code: 404)
+
+        let printed = Transcript.recording {
+            // sample: migration-error-conversions
+            let fromStatus = NetworkError(statusCode: 404)  // was NetworkError(code: 404, message: nil), 404.toNetworkError()
+            let fromResponse = NetworkError(response: httpResponse, body: data)  // was NetworkError(urlResponse:), httpResponse.toNetworkError()
+            let fromError = NetworkError(nsError)  // was NetworkError(error: nsError)
+            print(fromStatus, fromResponse, fromError, separator: "\n")
+            // end-sample
+        }
+
+        #expect(printed.count == 1)
+        #expect(NetworkError(statusCode: 404) == .notFound(HTTPErrorResponse(statusCode: 404)))
+        #expect(NetworkError(response: httpResponse, body: data).httpErrorResponse?.bodyText == "down for maintenance")
+        #expect(NetworkError(response: httpResponse, body: data).statusCode == 503)
+        guard case .underlying(let underlying) = NetworkError(nsError) else {
+            Issue.record("an NSError outside NSURLErrorDomain should be .underlying")
+            return
+        }
+        #expect(underlying.domain == "com.example.vpn" && underlying.code == 404)
+    }
+
+    @Test("when the ancestor's executors are mapped, should deliver on main, the shared serial queue, or a concurrent one")
+    func executors() {
+        let builder = DefaultRequestBuilder(baseURL: sampleBaseURL)
+
+        // sample: migration-executors
+        let onMain = DefaultNetworkModule(requestBuilder: builder, completionExecutor: .main)  // MainQueueOperationsExecutor()
+        let serial = DefaultNetworkModule(requestBuilder: builder, completionExecutor: .background)  // BackgroundQueueOperationsExecutor()
+        let concurrent = DefaultNetworkModule(
+            requestBuilder: builder, completionExecutor: .queue(.global(qos: .userInitiated)))  // the ancestor's concurrent delivery
+        // end-sample
+
+        #expect((onMain.completionExecutor as? DispatchQueueExecutor)?.queue.label == DispatchQueue.main.label)
+        #expect((serial.completionExecutor as? DispatchQueueExecutor)?.queue === DispatchQueueExecutor.background.queue)
+        #expect(
+            (concurrent.completionExecutor as? DispatchQueueExecutor)?.queue.label
+                == DispatchQueue.global(qos: .userInitiated).label)
+    }
+
+    #if canImport(Combine)
+        @Test("when the ancestor's Combine call is migrated, should publish the decoded value, then finish")
+        func combine() {
+            let session = FakeNetworkSession()
+            session.stub(.any, with: .json([Character(id: 1, name: "Gary")]))
+            let networkModule = makeSampleModule(session: session)
+            var cancellables = Set<AnyCancellable>()
+
+            let printed = Transcript.recording {
+                // sample: migration-combine
+                networkModule.performAndDecodePublisher(request: FetchCharacters(species: "Human"), responseType: [Character].self)
+                    .sink(receiveCompletion: { print($0) }, receiveValue: { print($0.count) })
+                    .store(in: &cancellables)
+                // end-sample
+            }
+
+            #expect(printed == ["1", "finished"])
+            #expect(cancellables.count == 1)
+        }
+    #endif
 
     // MARK: - From Alamofire
 

@@ -46,10 +46,16 @@ public final class DefaultNetworkModule: NetworkModule {
     ///   - requestBuilder: turns request descriptions into `URLRequest`s.
     ///   - session: the transport; ``URLSessionTransport/shared`` by default (a `URLSession`
     ///     of the framework's own, which keeps credentials on their origin across redirects
-    ///     and bounds response sizes), any `URLSession`, or a fake in tests.
+    ///     and bounds response sizes), a session decorator, or a fake in tests. A plain
+    ///     `URLSession` goes to ``init(requestBuilder:session:actions:completionExecutor:acceptableStatusCodes:delayScheduler:maximumAttempts:)-(_,URLSession,_,_,_,_,_)``.
     ///   - actions: run around every request, in this order.
     ///   - completionExecutor: where completions run; the main queue by default,
     ///     `.immediate` in tests.
+    ///   - acceptableStatusCodes: the statuses that count as success for a request sent with
+    ///     `perform(urlRequest:)` and for a ``NetworkRequest`` that keeps the default
+    ///     ``NetworkRequest/acceptableStatusCodes`` (``AcceptableStatusCodes/moduleDefault``);
+    ///     ``AcceptableStatusCodes/successful`` (any 2xx) by default. A request that names its
+    ///     own codes uses those.
     ///   - delayScheduler: waits before retries, and bounds the wait for actions that prepare
     ///     a request later (a token fetch) by the request's timeout; a dispatch timer by default.
     ///   - maximumAttempts: the most attempts one request makes, its retries included, whatever
@@ -60,6 +66,7 @@ public final class DefaultNetworkModule: NetworkModule {
         session: some NetworkSession = URLSessionTransport.shared,
         actions: [any NetworkModuleAction] = [],
         completionExecutor: some CompletionExecutor = .main,
+        acceptableStatusCodes: AcceptableStatusCodes = .successful,
         delayScheduler: some DelayScheduler = .dispatch,
         maximumAttempts: Int = DefaultNetworkModule.defaultMaximumAttempts
     ) {
@@ -69,7 +76,33 @@ public final class DefaultNetworkModule: NetworkModule {
         self.completionExecutor = completionExecutor
         self.configuration = ModuleConfiguration(
             requestBuilder: requestBuilder, session: session, actions: actions,
-            completionExecutor: completionExecutor, delayScheduler: delayScheduler, maximumAttempts: maximumAttempts)
+            completionExecutor: completionExecutor, acceptableStatusCodes: acceptableStatusCodes,
+            delayScheduler: delayScheduler, maximumAttempts: maximumAttempts)
+    }
+
+    /// Creates a module that sends its requests on a plain `URLSession`:
+    /// `DefaultNetworkModule(requestBuilder: builder, session: URLSession.shared)`.
+    ///
+    /// The framework wraps the session rather than adding methods to `URLSession`, so your own
+    /// `URLSession.shared.dataTask(with:completionHandler:)` calls stay unambiguous in files
+    /// that import it. ``URLSessionTransport`` is the better transport where you can choose:
+    /// a plain `URLSession` forwards credentials on a redirect to another origin on Linux, and
+    /// its request timeout is a deadline for the whole response there (see the Sessions guide,
+    /// `docs/sessions.md`). The other parameters are those of
+    /// ``init(requestBuilder:session:actions:completionExecutor:acceptableStatusCodes:delayScheduler:maximumAttempts:)-(_,NetworkSession,_,_,_,_,_)``.
+    public convenience init(
+        requestBuilder: some RequestBuilder,
+        session: URLSession,
+        actions: [any NetworkModuleAction] = [],
+        completionExecutor: some CompletionExecutor = .main,
+        acceptableStatusCodes: AcceptableStatusCodes = .successful,
+        delayScheduler: some DelayScheduler = .dispatch,
+        maximumAttempts: Int = DefaultNetworkModule.defaultMaximumAttempts
+    ) {
+        self.init(
+            requestBuilder: requestBuilder, session: URLSessionAdapter(session), actions: actions,
+            completionExecutor: completionExecutor, acceptableStatusCodes: acceptableStatusCodes,
+            delayScheduler: delayScheduler, maximumAttempts: maximumAttempts)
     }
 
     /// The most attempts a request makes unless the module is created with another limit: 10.

@@ -14,11 +14,14 @@ final class ModuleConfiguration: Sendable {
     /// The most attempts one request makes, retries included.
     let maximumAttempts: Int
     let completionExecutor: any CompletionExecutor
+    /// What ``AcceptableStatusCodes/moduleDefault`` and a caller's `URLRequest` accept.
+    let acceptableStatusCodes: AcceptableStatusCodes
     let delayScheduler: any DelayScheduler
 
     init(
         requestBuilder: any RequestBuilder, session: any NetworkSession, actions: [any NetworkModuleAction],
-        completionExecutor: any CompletionExecutor, delayScheduler: any DelayScheduler, maximumAttempts: Int
+        completionExecutor: any CompletionExecutor, acceptableStatusCodes: AcceptableStatusCodes = .successful,
+        delayScheduler: any DelayScheduler, maximumAttempts: Int
     ) {
         self.requestBuilder = requestBuilder
         let baseURL = requestBuilder.baseURL
@@ -29,6 +32,7 @@ final class ModuleConfiguration: Sendable {
         self.preparer = ActionPreparer(preparations: actions.map(ActionPreparation.init))
         self.maximumAttempts = max(1, maximumAttempts)
         self.completionExecutor = completionExecutor
+        self.acceptableStatusCodes = acceptableStatusCodes.resolved(moduleDefault: .successful)
         self.delayScheduler = delayScheduler
     }
 }

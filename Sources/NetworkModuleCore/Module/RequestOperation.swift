@@ -143,9 +143,10 @@ final class RequestOperation: NetworkCancellable {
     init(source: Source, configuration: ModuleConfiguration, completion: @escaping Completion) {
         self.source = source
         if case .description(let networkRequest) = source {
-            self.acceptableStatusCodes = networkRequest.acceptableStatusCodes
+            self.acceptableStatusCodes = networkRequest.acceptableStatusCodes.resolved(
+                moduleDefault: configuration.acceptableStatusCodes)
         } else {
-            self.acceptableStatusCodes = .successful
+            self.acceptableStatusCodes = configuration.acceptableStatusCodes
         }
         self.configuration = configuration
         let startTime = DispatchTime.now().uptimeNanoseconds

@@ -3,7 +3,13 @@ import Foundation
 /// The HTTP status codes a request treats as success.
 ///
 /// Any other status becomes a ``NetworkError`` that carries the status, headers and body.
-/// The default is ``successful`` (`200..<300`).
+/// A request's default is ``moduleDefault``: the codes its module accepts, which are
+/// ``successful`` (`200..<300`) unless the module is created with others:
+///
+/// ```swift
+/// // Every request that does not name its own codes accepts 200 to 399, as the ancestor module did.
+/// DefaultNetworkModule(requestBuilder: builder, acceptableStatusCodes: AcceptableStatusCodes(200..<400))
+/// ```
 ///
 /// ```swift
 /// var acceptableStatusCodes: AcceptableStatusCodes { [200, 304] }
@@ -14,13 +20,22 @@ import Foundation
 /// accepted as given (a server never sends them, so they match nothing), an empty range adds
 /// nothing, and an empty set accepts no status at all. Two sets are equal when they accept the
 /// same codes, however they were written: `[200, 201]` equals `AcceptableStatusCodes(200..<202)`.
+/// ``moduleDefault`` is equal only to itself: which codes it stands for is the module's choice.
 public struct AcceptableStatusCodes: Sendable, Hashable, ExpressibleByArrayLiteral {
     /// The accepted codes as closed ranges, sorted, with no two overlapping or adjacent: one
     /// value for one set of codes. Closed, so that `Int.max` needs no `+ 1`.
     private let ranges: [ClosedRange<Int>]
+    /// Whether this is ``moduleDefault``: the module replaces it with its own codes.
+    private let defersToModule: Bool
 
     /// `200..<300`: every 2xx status.
     public static let successful = AcceptableStatusCodes(200..<300)
+
+    /// The codes of the module that performs the request: the `acceptableStatusCodes` it was
+    /// created with, ``successful`` unless it was given others. The default of
+    /// ``NetworkRequest/acceptableStatusCodes``. Where there is no module to ask,
+    /// ``contains(_:)`` answers as ``successful`` does.
+    public static let moduleDefault = AcceptableStatusCodes(deferringTo: successful)
 
     /// Creates a set from ranges of status codes. Empty ranges add nothing.
     public init(_ ranges: Range<Int>...) {
@@ -47,6 +62,17 @@ public struct AcceptableStatusCodes: Sendable, Hashable, ExpressibleByArrayLiter
             }
         }
         self.ranges = merged
+        self.defersToModule = false
+    }
+
+    private init(deferringTo codes: AcceptableStatusCodes) {
+        self.ranges = codes.ranges
+        self.defersToModule = true
+    }
+
+    /// These codes, or `moduleDefault` if these are ``moduleDefault``.
+    func resolved(moduleDefault: AcceptableStatusCodes) -> AcceptableStatusCodes {
+        defersToModule ? moduleDefault : self
     }
 
     /// Whether `statusCode` counts as success.

@@ -46,7 +46,8 @@ public protocol NetworkRequest: Sendable {
     /// The cache policy; `nil` uses the builder's default. Default: `nil`.
     var cachePolicy: URLRequest.CachePolicy? { get }
 
-    /// The status codes that count as success. Default: ``AcceptableStatusCodes/successful``.
+    /// The status codes that count as success. Default: ``AcceptableStatusCodes/moduleDefault``,
+    /// the module's codes (any 2xx unless the module was created with others).
     var acceptableStatusCodes: AcceptableStatusCodes { get }
 
     /// Whether the request needs credentials. Authentication actions attach credentials
@@ -73,8 +74,8 @@ extension NetworkRequest {
     public var timeout: TimeInterval? { nil }
     /// The builder's default cache policy.
     public var cachePolicy: URLRequest.CachePolicy? { nil }
-    /// `200..<300`.
-    public var acceptableStatusCodes: AcceptableStatusCodes { .successful }
+    /// ``AcceptableStatusCodes/moduleDefault``: the module's codes, any 2xx by default.
+    public var acceptableStatusCodes: AcceptableStatusCodes { .moduleDefault }
     /// No authentication.
     public var requiresAuthentication: Bool { false }
     /// The retry action's own policy.

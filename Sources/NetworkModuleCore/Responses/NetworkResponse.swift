@@ -6,7 +6,14 @@ import Foundation
 
 /// A successful HTTP response: the body, the status and headers, the request that was
 /// actually sent, and how long it took.
-public struct NetworkResponse: Sendable {
+///
+/// ## Equality
+/// Two responses are equal when they have the same body, status code, URL, headers (names
+/// compared ignoring case, in any order) and request. The ``duration`` describes one
+/// occurrence, so it is not compared: a stubbed response equals the one a test expects however
+/// long it took. (`HTTPURLResponse` itself compares by identity, so the response objects are
+/// compared by what they hold.)
+public struct NetworkResponse: Sendable, Equatable {
     /// The body; empty (never `nil`) when the server sent none.
     public let data: Data
     /// The HTTP response.
@@ -29,6 +36,13 @@ public struct NetworkResponse: Sendable {
 
     /// The response headers, looked up case-insensitively on every platform.
     public var headers: HTTPHeaders { HTTPHeaders(httpResponse.allHeaderFields) }
+
+    /// Whether two responses are the same answer: equal ``data``, ``statusCode``, URL,
+    /// ``headers`` and ``request``; ``duration`` is not compared (see "Equality" above).
+    public static func == (lhs: NetworkResponse, rhs: NetworkResponse) -> Bool {
+        lhs.data == rhs.data && lhs.statusCode == rhs.statusCode && lhs.httpResponse.url == rhs.httpResponse.url
+            && lhs.headers == rhs.headers && lhs.request == rhs.request
+    }
 
     /// Decodes the body as JSON into `type`.
     ///

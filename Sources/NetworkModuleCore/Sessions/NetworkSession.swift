@@ -6,8 +6,11 @@ import Foundation
 
 /// The one seam between the framework and the transport.
 ///
-/// `URLSession` conforms. Tests use a fake (see `NetworkModuleTesting`), and session
-/// decorators wrap one session in another. An implementation must call `completionHandler`
+/// ``URLSessionTransport`` is the framework's implementation; ``DefaultNetworkModule`` also
+/// takes a plain `URLSession`, which it wraps (`URLSession` itself does not conform, so that
+/// users' own `URLSession.shared.dataTask(with:completionHandler:)` calls stay unambiguous).
+/// Tests use a fake (see `NetworkModuleTesting`), and session decorators wrap one session in
+/// another. An implementation must call `completionHandler`
 /// exactly once per task that is resumed, from any thread; after `cancel()` it may call it
 /// with a cancellation error or not at all, as the framework has already completed the
 /// request as cancelled.

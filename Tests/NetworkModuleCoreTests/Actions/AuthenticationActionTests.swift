@@ -292,4 +292,35 @@ struct AuthenticationActionTests {
                 "Bearer first", "Bearer first",
             ])
     }
+
+    // MARK: - A constant token
+
+    @Test("when the token is a String, should write it with the scheme: bearer by default, raw in a header of choice")
+    func constantToken() {
+        let session = FakeNetworkSession()
+        session.stub(.any, with: .status(200))
+
+        makeModule(session: session, actions: [.authentication("t0ken")]).perform(request: AuthenticatedRequest()) {
+            _ in
+        }
+        makeModule(session: session, actions: [.authentication("t0ken", scheme: .header("Access-Token"))])
+            .perform(request: AuthenticatedRequest()) { _ in }
+
+        let sent = session.recordedRequests
+        #expect(sent.map { $0.value(forHTTPHeaderField: "Authorization") } == ["Bearer t0ken", nil])
+        #expect(sent.map { $0.value(forHTTPHeaderField: "Access-Token") } == [nil, "t0ken"])
+    }
+
+    @Test("when a constant token is rejected with 401, should deliver the 401 once and not send again")
+    func constantTokenRejected() {
+        let session = FakeNetworkSession()
+        session.stub(.any, with: .status(401))
+        let results = ResultCollector<NetworkResponse>()
+
+        makeModule(session: session, actions: [.authentication("t0ken")])
+            .perform(request: AuthenticatedRequest(), completion: results.completion)
+
+        #expect(results.singleError?.statusCode == 401)
+        #expect(session.recordedRequests.count == 1)
+    }
 }

@@ -1,5 +1,11 @@
+import Foundation
 import NetworkModuleCore
+import NetworkModuleTesting
 import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 @Suite("AcceptableStatusCodes")
 struct AcceptableStatusCodesTests {
@@ -70,5 +76,54 @@ struct AcceptableStatusCodesTests {
         #expect(AcceptableStatusCodes(300..<400, 200..<300) == AcceptableStatusCodes(200..<400))
         #expect(empty == AcceptableStatusCodes(7..<7))
         #expect(literal != AcceptableStatusCodes(200..<204))
+    }
+
+    // MARK: - The module's default
+
+    @Test("when a request keeps the default codes, should be .moduleDefault, which alone accepts like .successful")
+    func moduleDefault() {
+        struct Plain: NetworkRequest { var path: String { "/" } }
+
+        let codes = Plain().acceptableStatusCodes
+
+        #expect(codes == .moduleDefault)
+        #expect(codes != .successful)
+        #expect(codes.contains(200) && codes.contains(299))
+        #expect(!codes.contains(199) && !codes.contains(300))
+    }
+
+    @Test("when a module is created with acceptable codes, should apply them to requests that keep the default")
+    func moduleWideCodes() {
+        struct Plain: NetworkRequest { var path: String { "/redirect" } }
+        let session = FakeNetworkSession()
+        session.stub(.any, with: .status(302))
+        let module = DefaultNetworkModule(
+            requestBuilder: DefaultRequestBuilder(baseURL: URL(string: "https://api.example.com")!), session: session,
+            completionExecutor: .immediate, acceptableStatusCodes: AcceptableStatusCodes(200..<400))
+        let described = ResultCollector<NetworkResponse>()
+        let built = ResultCollector<NetworkResponse>()
+        let strict = ResultCollector<NetworkResponse>()
+
+        module.perform(request: Plain(), completion: described.completion)
+        module.perform(
+            urlRequest: URLRequest(url: URL(string: "https://api.example.com/redirect")!), completion: built.completion)
+        module.perform(request: TestRequest(acceptableStatusCodes: .successful), completion: strict.completion)
+
+        #expect(described.singleValue?.statusCode == 302)
+        #expect(built.singleValue?.statusCode == 302)
+        #expect(strict.singleError?.statusCode == 302)
+    }
+
+    @Test(
+        "when a module is created without acceptable codes, should accept only 2xx for requests that keep the default")
+    func moduleDefaultIsSuccessful() {
+        struct Plain: NetworkRequest { var path: String { "/redirect" } }
+        let session = FakeNetworkSession()
+        session.stub(.any, with: .status(302))
+        let results = ResultCollector<NetworkResponse>()
+
+        makeModule(session: session).perform(request: Plain(), completion: results.completion)
+
+        #expect(results.singleError?.statusCode == 302)
     }
 }

@@ -176,4 +176,42 @@ struct NetworkResponseTests {
         #expect(response.duration == 0.25)
         #expect(response.headers["a"] == "1")
     }
+
+    // MARK: - Equality
+
+    @Test(
+        "when two responses hold the same body, status, URL, headers and request, should be equal whatever their duration"
+    )
+    func equalResponses() throws {
+        let url = URL(string: "https://api.example.com/users/1")!
+        let first = try NetworkResponse.make(
+            statusCode: 200, headers: ["Content-Type": "text/plain"], body: Data("a".utf8), url: url)
+        let second = NetworkResponse(
+            data: Data("a".utf8),
+            httpResponse: try .make(url: url, statusCode: 200, headers: ["content-type": "text/plain"]),
+            request: URLRequest(url: url), duration: 3)
+
+        #expect(first == second)
+    }
+
+    @Test("when two responses differ in body, status, URL, headers or request, should not be equal")
+    func unequalResponses() throws {
+        let url = URL(string: "https://api.example.com/users/1")!
+        let base = try NetworkResponse.make(statusCode: 200, headers: ["A": "1"], body: Data("a".utf8), url: url)
+        var otherRequest = URLRequest(url: url)
+        otherRequest.httpMethod = "POST"
+
+        #expect(
+            base != (try NetworkResponse.make(statusCode: 200, headers: ["A": "1"], body: Data("b".utf8), url: url)))
+        #expect(
+            base != (try NetworkResponse.make(statusCode: 201, headers: ["A": "1"], body: Data("a".utf8), url: url)))
+        #expect(
+            base != (try NetworkResponse.make(statusCode: 200, headers: ["A": "2"], body: Data("a".utf8), url: url)))
+        #expect(
+            base
+                != (try NetworkResponse.make(
+                    statusCode: 200, headers: ["A": "1"], body: Data("a".utf8),
+                    url: URL(string: "https://api.example.com/2")!)))
+        #expect(base != NetworkResponse(data: base.data, httpResponse: base.httpResponse, request: otherRequest))
+    }
 }

@@ -55,7 +55,7 @@ struct TransportTaskTests {
         "when a plain URLSession task is cancelled before resume, should report .cancelled exactly once and ignore resume"
     )
     func urlSessionTaskCancelledBeforeResume() async throws {
-        let session: any NetworkSession = URLSession(configuration: .ephemeral)
+        let session: any NetworkSession = URLSessionAdapter(URLSession(configuration: .ephemeral))
         let calls = Calls()
         let task = session.dataTask(with: unreachable, completionHandler: calls.handler)
 

@@ -387,6 +387,17 @@ extension NetworkModuleAction where Self == AuthenticationAction {
         AuthenticationAction(provider: provider, scheme: scheme)
     }
 
+    /// A token that never changes, written with `scheme` into requests that need it: a `String`
+    /// as the token provider. A `401` is delivered as it is (there is nothing to refresh).
+    ///
+    /// ```swift
+    /// actions: [.authentication("secret-token")]                                   // Authorization: Bearer secret-token
+    /// actions: [.authentication("secret-token", scheme: .header("Access-Token"))]  // Access-Token: secret-token
+    /// ```
+    public static func authentication(_ token: String, scheme: AuthorizationScheme = .bearer) -> AuthenticationAction {
+        AuthenticationAction(provider: FixedToken(token: token), scheme: scheme, refreshStatusCodes: [])
+    }
+
     /// HTTP Basic authentication with fixed credentials: `Authorization: Basic …` on requests
     /// that need it. A `401` is delivered as it is (there is nothing to refresh).
     public static func basicAuthentication(username: String, password: String) -> AuthenticationAction {

@@ -7,6 +7,7 @@ import Foundation
 /// .bearer                                   // Authorization: Bearer <token>
 /// .basic                                    // Authorization: Basic <base64 of "user:password">
 /// .header("X-API-Key")                      // X-API-Key: <token>
+/// .header("Access-Token")                   // Access-Token: <token> (the ancestor module's raw token)
 /// .header("Authorization", prefix: "Token ") // Authorization: Token <token>
 /// ```
 ///

@@ -1,0 +1,68 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A ``NetworkSession`` on a plain `URLSession`: what
+/// `DefaultNetworkModule(requestBuilder:session:…)` makes of `session: URLSession.shared`.
+///
+/// A wrapper, not a conformance of `URLSession` itself: a conformance would add a second
+/// `dataTask(with:completionHandler:)` to `URLSession`, differing only in its return type, and
+/// make every `URLSession.shared.dataTask(with: request) { … }` in a user's file that imports
+/// the framework ambiguous (DESIGN.md, invariant 10). `package`, so that the package's tests,
+/// demo and benchmarks can hand a plain `URLSession` to code that takes any ``NetworkSession``.
+///
+/// On Apple platforms a task is `URLSession`'s own data task. On Linux, where
+/// swift-corelibs-foundation behaves differently, the task is adapted so that callers see the
+/// same behaviour where the framework can give it, and one documented behaviour where it
+/// cannot:
+/// - a request's `timeoutInterval` is enforced, and the request then fails with
+///   `URLError.timedOut`. **One difference remains:** on Apple platforms it is an idle timeout
+///   (the longest wait for the next bytes); on Linux, where a completion-handler task reports
+///   no progress, it is a deadline for the whole response, counted from `resume()`.
+///   ``URLSessionTransport`` makes it an idle timeout on Linux too. On Linux a timeout that is
+///   zero, negative or NaN means the default 60 seconds, an infinite or huge one none (and no
+///   response lasts more than 7 days); no value traps.
+/// - the `URLSessionDataTask` is created by `resume()`, so a task cancelled before it is
+///   resumed never reaches the session. Cancelling reports `URLError.cancelled` at once. If
+///   the session has a `URLCache` (`URLSession.shared` has), the running `URLSessionDataTask`
+///   is not cancelled, because swift-corelibs-foundation can trap when a task is cancelled
+///   just as it completes there; it runs to its end, or until Linux's own timer stops it one
+///   second after the request's timeout, and its answer is dropped. Give the session a
+///   configuration whose `urlCache` is `nil` to have running tasks cancelled.
+/// - a connection closed before the whole body arrived is reported as
+///   `URLError.networkConnectionLost` (Linux reports `URLError.unknown`), and a response that
+///   is not HTTP/1.x as `URLError.badServerResponse` (Linux: `.unsupportedURL`).
+package struct URLSessionAdapter: NetworkSession {
+    /// The session requests are sent on.
+    package let urlSession: URLSession
+
+    /// Wraps `urlSession`.
+    package init(_ urlSession: URLSession) {
+        self.urlSession = urlSession
+    }
+
+    /// Creates a data task of ``urlSession`` for `request` (adapted on Linux, see above).
+    package func dataTask(
+        with request: URLRequest,
+        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    ) -> any NetworkSessionTask {
+        #if canImport(FoundationNetworking)
+            return LinuxDataTask(session: urlSession, request: request, completionHandler: completionHandler)
+        #else
+            return URLSessionDataTaskBox(task: urlSession.dataTask(with: request, completionHandler: completionHandler))
+        #endif
+    }
+}
+
+#if !canImport(FoundationNetworking)
+    /// A `URLSessionDataTask` as a ``NetworkSessionTask``, without a retroactive conformance of
+    /// the Foundation class.
+    private struct URLSessionDataTaskBox: NetworkSessionTask {
+        let task: URLSessionDataTask
+
+        func resume() { task.resume() }
+        func cancel() { task.cancel() }
+    }
+#endif
