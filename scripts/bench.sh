@@ -6,8 +6,8 @@
 #   scripts/bench.sh --mode loopback --pairs 7 --json
 #
 # Installs nginx from Debian if it is missing, starts it on a free 127.0.0.1 port with
-# benchmarks/nginx.conf.template (keep-alive on; a ~400-byte JSON file and a 1 MB file from
-# benchmarks/nginx), runs network-module-benchmarks in release with --base-url pointing at it,
+# benchmarks/nginx.conf.template (keep-alive on; a ~400-byte JSON file from benchmarks/nginx,
+# and a 1 MB file and a ~24 MB JSON array made at start), runs network-module-benchmarks in release with --base-url pointing at it,
 # and stops nginx on exit, pass or fail. Arguments go to the harness.
 set -euo pipefail
 
@@ -33,6 +33,13 @@ mkdir -p "$state"
 docroot="$(mktemp -d)"
 cp -R "$root/benchmarks/nginx/." "$docroot/"
 python3 -c "import sys; sys.stdout.buffer.write(bytes(i % 251 for i in range(1048576)))" >"$docroot/large.bin"
+# The head-of-line mode's large JSON: about 24 MB, the small file's user repeated with new ids.
+python3 - "$root/benchmarks/nginx/users/42.json" >"$docroot/users/large.json" <<'PYTHON'
+import json, sys
+user = json.load(open(sys.argv[1]))
+count = 24 * 1024 * 1024 // (len(json.dumps(user)) + 2)
+json.dump([dict(user, id=i) for i in range(count)], sys.stdout)
+PYTHON
 chmod -R a+rX "$docroot"
 
 port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')"

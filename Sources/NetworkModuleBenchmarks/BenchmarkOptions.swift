@@ -4,6 +4,7 @@ import Foundation
 struct BenchmarkOptions {
     enum Mode: String, CaseIterable {
         case pipeline, loopback, soak
+        case headOfLine = "head-of-line"
     }
 
     var modes: [Mode] = Mode.allCases
@@ -15,12 +16,14 @@ struct BenchmarkOptions {
     var pairs = 5
     var soakRequests = 200_000
     var soakSampleEvery = 10_000
+    /// Small requests timed in each head-of-line case.
+    var headOfLineSamples = 1_000
     /// Runs only the pipeline cases whose name contains this text (for profiling one case).
     var caseFilter: String?
 
     static let usage = """
-        usage: network-module-benchmarks [--mode pipeline|loopback|soak]... [--base-url URL] [--quick] [--json]
-          --mode M          run only mode M (repeatable); default: every mode (loopback and soak
+        usage: network-module-benchmarks [--mode pipeline|loopback|soak|head-of-line]... [--base-url URL] [--quick] [--json]
+          --mode M          run only mode M (repeatable); default: every mode (all but pipeline
                             need --base-url)
           --base-url URL    the nginx started by scripts/bench.sh (serves benchmarks/nginx)
           --quick           tiny sizes: a smoke test that the harness works, not a measurement
@@ -28,6 +31,7 @@ struct BenchmarkOptions {
           --requests N      requests per loopback run (default 20000)
           --pairs N         alternating raw/module runs (default 5)
           --soak N          requests in the soak (default 200000)
+          --samples N       small requests timed per head-of-line case (default 1000)
           --case TEXT       pipeline mode: only the cases whose name contains TEXT (for profiling)
         """
 
@@ -64,6 +68,7 @@ struct BenchmarkOptions {
                 options.pairs = 1
                 options.soakRequests = 2_000
                 options.soakSampleEvery = 500
+                options.headOfLineSamples = 50
             case "--json": options.json = true
             case "--requests": options.loopbackRequests = try number(for: argument)
             case "--pairs": options.pairs = try number(for: argument)
@@ -71,6 +76,7 @@ struct BenchmarkOptions {
                 options.soakRequests = try number(for: argument)
                 options.soakSampleEvery = max(1, options.soakRequests / 20)
             case "--case": options.caseFilter = try value(for: argument)
+            case "--samples": options.headOfLineSamples = try number(for: argument)
             case "-h", "--help": throw UsageError(nil)
             default: throw UsageError("unknown argument \(argument)")
             }
@@ -80,7 +86,8 @@ struct BenchmarkOptions {
             if chosenModes.isEmpty {
                 options.modes = [.pipeline]
             } else {
-                throw UsageError("loopback and soak modes need --base-url (scripts/bench.sh starts nginx)")
+                throw UsageError(
+                    "loopback, soak and head-of-line modes need --base-url (scripts/bench.sh starts nginx)")
             }
         }
         return options

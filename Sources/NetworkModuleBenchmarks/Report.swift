@@ -6,6 +6,7 @@ struct BenchmarkReport: Codable {
     var pipeline: [PipelineBenchmarks.Case]?
     var loopback: [LoopbackBenchmarks.Comparison]?
     var soak: SoakBenchmark.Result?
+    var headOfLine: [HeadOfLineBenchmark.Case]?
 
     func printTables() {
         print("Machine: \(machine)")
@@ -63,6 +64,20 @@ struct BenchmarkReport: Codable {
                 "  growth after warm-up (last vs second sample): \(format(soak.growthAfterWarmUpPercent, decimals: 1))%"
             )
         }
+        if let headOfLine { printHeadOfLine(headOfLine) }
+    }
+
+    private func printHeadOfLine(_ cases: [HeadOfLineBenchmark.Case]) {
+        print("\nHead-of-line mode (small requests one at a time on a module; latency in ms; ratio = over alone)")
+        printTable(
+            header: ["case", "samples", "p50 ms", "p99 ms", "p50 ratio", "p99 ratio", "busy requests done"],
+            rows: cases.map { item in
+                [
+                    item.name, "\(item.samples)", format(item.p50Milliseconds, decimals: 2),
+                    format(item.p99Milliseconds, decimals: 2), item.p50Ratio.map { format($0, decimals: 2) } ?? "",
+                    item.p99Ratio.map { format($0, decimals: 2) } ?? "", "\(item.busyRequestsCompleted)",
+                ]
+            })
     }
 
     private func printTable(header: [String], rows: [[String]]) {

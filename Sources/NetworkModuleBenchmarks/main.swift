@@ -28,6 +28,9 @@ do {
             report.loopback = LoopbackBenchmarks(options: options, baseURL: baseURL).run()
         }
         if options.modes.contains(.soak) { report.soak = SoakBenchmark(options: options, baseURL: baseURL).run() }
+        if options.modes.contains(.headOfLine) {
+            report.headOfLine = HeadOfLineBenchmark(options: options, baseURL: baseURL).run()
+        }
     }
 } catch {
     FileHandle.standardError.write(Data("error: \(error)\n".utf8))

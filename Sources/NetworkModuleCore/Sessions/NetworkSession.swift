@@ -13,7 +13,10 @@ import Foundation
 /// another. An implementation must call `completionHandler`
 /// exactly once per task that is resumed, from any thread; after `cancel()` it may call it
 /// with a cancellation error or not at all, as the framework has already completed the
-/// request as cancelled.
+/// request as cancelled. The module runs the actions' hooks and `performAndDecode`'s decoding
+/// inside `completionHandler`, so call it where it may take a while: not on a serial queue
+/// that other tasks' callbacks wait on (the framework's own sessions call it off `URLSession`'s
+/// delegate queue).
 public protocol NetworkSession: Sendable {
     /// Creates a task that sends `request` when resumed and reports the outcome to
     /// `completionHandler`.

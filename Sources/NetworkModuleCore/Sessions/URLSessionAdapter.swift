@@ -48,10 +48,14 @@ package struct URLSessionAdapter: NetworkSession {
         with request: URLRequest,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
+        // Off the session's serial delegate queue: see CompletionHandlerQueue.
+        let handler: @Sendable (Data?, URLResponse?, (any Error)?) -> Void = { data, response, error in
+            CompletionHandlerQueue.call(completionHandler, data: data, response: response, error: error)
+        }
         #if canImport(FoundationNetworking)
-            return LinuxDataTask(session: urlSession, request: request, completionHandler: completionHandler)
+            return LinuxDataTask(session: urlSession, request: request, completionHandler: handler)
         #else
-            return URLSessionDataTaskBox(task: urlSession.dataTask(with: request, completionHandler: completionHandler))
+            return URLSessionDataTaskBox(task: urlSession.dataTask(with: request, completionHandler: handler))
         #endif
     }
 }

@@ -308,11 +308,12 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
         if !isPending { deadline.cancel() }
     }
 
-    /// Reports the outcome of task `identifier` once; later calls for it do nothing.
+    /// Reports the outcome of task `identifier` once; later calls for it do nothing. The
+    /// handler runs on ``CompletionHandlerQueue``, not on the session's serial delegate queue.
     func finish(_ identifier: Int, data: Data?, response: URLResponse?, error: (any Error)?) {
         guard let record = tasks.withLock({ $0.removeValue(forKey: identifier) }) else { return }
         record.deadline?.cancel()
-        record.completionHandler(data, response, error)
+        CompletionHandlerQueue.call(record.completionHandler, data: data, response: response, error: error)
     }
 
     // MARK: URLSessionDataDelegate
