@@ -41,6 +41,9 @@ Routes (by path; the query string is ignored unless a route lists parameters):
                             order, body_length and body_crc32 (zlib.crc32) of the body
     /echo-headers           200 JSON of the request headers as received (original
                             casing; a repeated name maps to a list of values)
+    /secret-response        200 JSON of OAuth-style tokens (access_token, refresh_token,
+                            id_token, a nested password), with Set-Cookie and X-Auth-Token
+                            response headers: what a token endpoint answers
     /health                 200 "ok"
     anything else           404 {"error":"unknown fault route"}
 
@@ -435,6 +438,18 @@ def route_health(conn, req):
     respond(conn, req, 200, b"ok", "text/plain; charset=utf-8")
 
 
+def route_secret_response(conn, req):
+    body = json.dumps({
+        "access_token": "resp-access-4f1",
+        "refresh_token": "resp-refresh-9c2",
+        "id_token": "resp-id-77a",
+        "token_type": "Bearer",
+        "user": {"name": "Ada", "password": "resp-password-e5d"},
+    }, separators=(",", ":")).encode("utf-8")
+    respond(conn, req, 200, body, "application/json",
+            extra=[("Set-Cookie", "session=resp-cookie-31b"), ("X-Auth-Token", "resp-header-0d8")])
+
+
 ROUTES = {
     "/hang": route_hang,
     "/close-mid-body": route_close_mid_body,
@@ -452,6 +467,7 @@ ROUTES = {
     "/non-utf8": route_non_utf8,
     "/redirect-to": route_redirect_to,
     "/echo-headers": route_echo_headers,
+    "/secret-response": route_secret_response,
     "/health": route_health,
 }
 

@@ -14,9 +14,11 @@ import Foundation
 ///
 /// What it adds over handing the module a plain `URLSession`:
 /// - **Credentials stay with their origin on redirects.** When a redirect leads to another
-///   origin (scheme, host or port), `Authorization`, `Cookie` and the other
-///   ``credentialHeaderNames`` are removed from the redirected request. (Linux's
-///   `URLSession` forwards them.)
+///   origin (scheme, host or port), `Authorization`, `Proxy-Authorization`, `Cookie`, the
+///   API-key and token headers ``Redaction/default`` masks (`X-API-Key`, `X-Auth-Token`, …),
+///   the header of every ``AuthenticationAction`` (whatever its name) and the
+///   ``credentialHeaderNames`` are removed from the redirected request. (Linux's `URLSession`
+///   forwards them.)
 /// - **A bound on response size.** A body larger than ``maximumResponseSize`` is not read to
 ///   the end: the request fails with ``NetworkError/responseTooLarge(limit:)``.
 /// - **The request's timeout means the same everywhere**: an idle timeout, as Apple's
@@ -49,7 +51,8 @@ public final class URLSessionTransport: NetworkSession {
     public static let shared = URLSessionTransport()
 
     /// The header names removed from a request redirected to another origin, in addition to
-    /// `Authorization`, `Proxy-Authorization` and `Cookie`.
+    /// `Authorization`, `Proxy-Authorization`, `Cookie`, the other credential headers
+    /// ``Redaction/default`` masks, and the authentication actions' headers.
     public let credentialHeaderNames: Set<String>
 
     /// The largest body read, in bytes; `nil` for no limit.
@@ -384,7 +387,7 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
         let to = request.url.flatMap(Origin.init)
         if from == nil || from != to {
             for name in redirected.allHTTPHeaderFields?.keys.map({ $0 }) ?? []
-            where credentialHeaderNames.contains(name.lowercased()) {
+            where credentialHeaderNames.contains(name.lowercased()) || CredentialHeaders.contains(name) {
                 redirected.setValue(nil, forHTTPHeaderField: name)
             }
         }

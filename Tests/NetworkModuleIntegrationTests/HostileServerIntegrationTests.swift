@@ -1,0 +1,163 @@
+import Foundation
+import NetworkModuleCore
+import NetworkModuleTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// What a hostile server, or a careless default, must never get from the framework: each
+/// test plays the attacker's server (the fault server: byte-exact responses, redirects to
+/// another origin, an echo of what arrived) against the configuration a newcomer writes.
+@Suite("Integration: hostile servers and secrets", .integration)
+struct HostileServerIntegrationTests {
+    struct HeadersEcho: Decodable, Sendable { let headers: [String: String] }
+
+    /// A request that needs authentication, described inline.
+    struct Secured: NetworkRequest {
+        var path: String
+        var method: HTTPMethod = .get
+        var queryItems: [URLQueryItem] = []
+        var headers: HTTPHeaders = [:]
+        var body: RequestBody? = nil
+        var requiresAuthentication: Bool { true }
+    }
+
+    /// A token that never changes.
+    struct Token: AccessTokenProvider {
+        let token: String
+
+        func currentToken(completion: @escaping @Sendable (Result<String, any Error>) -> Void) {
+            completion(.success(token))
+        }
+
+        func refreshToken(completion: @escaping @Sendable (Result<String, any Error>) -> Void) {
+            completion(.success(token))
+        }
+    }
+
+    /// Every entry a logging action writes, behind a lock.
+    final class Log: @unchecked Sendable {
+        // @unchecked Sendable is safe: `entries` is only touched while holding `lock`.
+        private let lock = NSLock()
+        private var entries: [String] = []
+
+        var text: String { lock.withLock { entries.joined(separator: "\n") } }
+
+        func write(_ entry: String) { lock.withLock { entries.append(entry) } }
+    }
+
+    // MARK: - Item 1: credentials an action added never cross origins
+
+    @Test(
+        "when the authentication action writes its token into a header of any name, a cross-origin redirect should strip it",
+        arguments: ["X-API-Key", "X-Custom-Credential-18"])
+    func actionCredentialStrippedOnCrossOriginRedirect(headerName: String) async throws {
+        let httpbin = try IntegrationServers.httpbin()
+        let module = IntegrationServers.module(
+            baseURL: try IntegrationServers.faultServer(),
+            actions: [.authentication(Token(token: "k3y-for-A-only"), scheme: .header(headerName))])
+        let target = httpbin.appendingPathComponent("headers").absoluteString
+
+        let echo = try await module.performAndDecode(
+            request: Secured(
+                path: "/redirect-to", queryItems: [URLQueryItem(name: "url", value: target)],
+                headers: ["X-Harmless": "kept"]),
+            responseType: HeadersEcho.self)
+
+        #expect(!echo.headers.values.contains("k3y-for-A-only"), "the credential reached origin B: \(echo.headers)")
+        #expect(echo.headers["X-Harmless"] == "kept")
+    }
+
+    @Test("when the authentication action's request is redirected on its own origin, should keep the credential")
+    func actionCredentialKeptOnSameOriginRedirect() async throws {
+        let module = IntegrationServers.module(
+            baseURL: try IntegrationServers.httpbin(),
+            actions: [.authentication(Token(token: "k3y-same-origin"), scheme: .header("X-Custom-Credential-18"))])
+
+        let echo = try await module.performAndDecode(
+            request: Secured(path: "/redirect-to", queryItems: [URLQueryItem(name: "url", value: "/headers")]),
+            responseType: HeadersEcho.self)
+
+        #expect(echo.headers["X-Custom-Credential-18"] == "k3y-same-origin")
+    }
+
+    // MARK: - Item 2: the configuration the README's quick tour shows is the safe one
+
+    @Test(
+        "when configured as the README's quick tour (URLSessionTransport.shared), should not send Authorization to another origin"
+    )
+    func quickTourConfigurationKeepsCredentials() async throws {
+        let httpbin = try IntegrationServers.httpbin()
+        let module = DefaultNetworkModule(
+            requestBuilder: DefaultRequestBuilder(baseURL: try IntegrationServers.faultServer()),
+            session: URLSessionTransport.shared,
+            actions: [.authentication(Token(token: "tour-bearer-token"))],
+            completionExecutor: .background)
+        let target = httpbin.appendingPathComponent("headers").absoluteString
+
+        let echo = try await module.performAndDecode(
+            request: Secured(
+                path: "/redirect-to", queryItems: [URLQueryItem(name: "url", value: target)],
+                headers: ["Cookie": "session=tour-cookie"]),
+            responseType: HeadersEcho.self)
+
+        #expect(echo.headers["Authorization"] == nil)
+        #expect(echo.headers["Cookie"] == nil)
+    }
+
+    // MARK: - Item 4: secrets masked by default in logs, curl output and HAR
+
+    @Test("when a request and its response carry every kind of secret, the log, curl output and HAR should hold none")
+    func secretsMaskedByDefault() async throws {
+        let log = Log()
+        let recorder = HARRecordingSession(wrapping: IntegrationServers.makeSession())
+        let module = IntegrationServers.module(
+            baseURL: try IntegrationServers.faultServer(), session: recorder,
+            actions: [
+                .authentication(Token(token: "req-auth-header-a1"), scheme: .header("X-Signed-Secret-18")),
+                .logging(curl: true, sink: log.write),
+            ])
+        let secrets = [
+            "req-query-token-b2", "req-query-apikey-c3", "req-query-code-d4", "req-header-apikey-e5",
+            "req-header-auth-f6", "req-cookie-g7", "req-auth-header-a1", "req-form-password-h8",
+            "req-form-secret-i9", "req-form-refresh-j0", "req-json-passwd-k1", "req-json-access-l2",
+            "req-json-id-m3", "resp-access-4f1", "resp-refresh-9c2", "resp-id-77a", "resp-password-e5d",
+            "resp-cookie-31b", "resp-header-0d8",
+        ]
+        let form = Secured(
+            path: "/secret-response", method: .post,
+            queryItems: [
+                URLQueryItem(name: "token", value: "req-query-token-b2"),
+                URLQueryItem(name: "api_key", value: "req-query-apikey-c3"),
+                URLQueryItem(name: "grant_type", value: "authorization_code"),
+                URLQueryItem(name: "code", value: "req-query-code-d4"),
+            ],
+            headers: [
+                "X-API-Key": "req-header-apikey-e5", "X-Auth-Token": "req-header-auth-f6", "Cookie": "req-cookie-g7",
+            ],
+            body: .formURLEncoded([
+                "username": "ada", "password": "req-form-password-h8", "client_secret": "req-form-secret-i9",
+                "refresh_token": "req-form-refresh-j0",
+            ]))
+        let json = Secured(
+            path: "/secret-response", method: .post,
+            body: .data(
+                Data(
+                    #"{"user":{"name":"ada","passwd":"req-json-passwd-k1","accessToken":"req-json-access-l2"},"id_token":"req-json-id-m3"}"#
+                        .utf8), contentType: "application/json"))
+
+        let first = try await module.perform(request: form)
+        let second = try await module.perform(request: json)
+
+        let har = String(decoding: try recorder.harData(), as: UTF8.self)
+        #expect(first.data.count > 0 && second.data.count > 0)
+        #expect(log.text.contains("curl"))
+        #expect(log.text.contains("ada"), "non-secret values are still written")
+        for secret in secrets {
+            #expect(!log.text.contains(secret), "the log holds \(secret):\n\(log.text)")
+            #expect(!har.contains(secret), "the HAR holds \(secret)")
+        }
+    }
+}
