@@ -160,4 +160,139 @@ struct HostileServerIntegrationTests {
             #expect(!har.contains(secret), "the HAR holds \(secret)")
         }
     }
+
+    // MARK: - Item 3: 307 and 308 never lose the body silently
+
+    struct Echo: Decodable, Sendable {
+        let method: String
+        let bodyLength: Int
+
+        enum CodingKeys: String, CodingKey {
+            case method
+            case bodyLength = "body_length"
+        }
+    }
+
+    @Test(
+        "when a POST is redirected with 307 or 308, should resend method and body or fail clearly",
+        arguments: [307, 308])
+    func bodyKeptOrFailureOnRedirect(status: Int) async throws {
+        let module = IntegrationServers.module(baseURL: try IntegrationServers.faultServer())
+        let body = Data(repeating: 0x61, count: 1000)
+
+        let result = await module.outcome(
+            of: Endpoint(
+                path: "/redirect-to", method: .post,
+                queryItems: [
+                    URLQueryItem(name: "url", value: "/echo"), URLQueryItem(name: "status", value: "\(status)"),
+                ],
+                body: .data(body, contentType: "application/octet-stream")))
+
+        switch result {
+        case .success(let response):
+            // Apple's URLSession sends the body again.
+            let echo = try JSONDecoder().decode(Echo.self, from: response.data)
+            #expect(echo.method == "POST")
+            #expect(echo.bodyLength == body.count, "the redirected POST arrived with \(echo.bodyLength) bytes")
+        case .failure(let error):
+            // Linux's URLSession would send it without the body: a clear error instead.
+            #expect(error == .transportError(.requestBodyStreamExhausted))
+            #expect(error.localizedDescription.contains("without its body"))
+        }
+    }
+
+    @Test("when a POST is redirected with 303, should follow it as a GET without the body, as RFC 9110 says")
+    func seeOtherBecomesGet() async throws {
+        let module = IntegrationServers.module(baseURL: try IntegrationServers.faultServer())
+
+        let echo = try await module.performAndDecode(
+            request: Endpoint(
+                path: "/redirect-to", method: .post,
+                queryItems: [URLQueryItem(name: "url", value: "/echo"), URLQueryItem(name: "status", value: "303")],
+                body: .data(Data("x".utf8), contentType: "text/plain")),
+            responseType: Echo.self)
+
+        #expect(echo.method == "GET")
+        #expect(echo.bodyLength == 0)
+    }
+
+    // MARK: - Item 5: invalid framing is an error, a short body never a success
+
+    @Test(
+        "when Content-Length is conflicting or invalid, should fail with .badServerResponse, never succeed",
+        arguments: [
+            "conflicting-length", "conflicting-length-list", "huge-length", "negative-length", "non-numeric-length",
+        ])
+    func invalidContentLength(name: String) async throws {
+        let module = IntegrationServers.module(baseURL: try IntegrationServers.faultServer())
+
+        let result = await module.outcome(of: Self.raw(name))
+
+        #expect(result.error == .transportError(.badServerResponse), "\(name): \(result)")
+    }
+
+    @Test("when the body is shorter than its Content-Length, should fail with .networkConnectionLost")
+    func shortBody() async throws {
+        let module = IntegrationServers.module(baseURL: try IntegrationServers.faultServer())
+
+        let result = await module.outcome(of: Self.raw("short-length"))
+
+        #expect(result.error == .networkConnectionLost)
+    }
+
+    @Test("when a gzip body is well formed, should deliver it decoded despite its compressed Content-Length")
+    func gzipBodyStillWorks() async throws {
+        let module = IntegrationServers.module(baseURL: try IntegrationServers.faultServer())
+
+        let response = try await module.perform(request: Self.raw("gzip-ok"))
+
+        #expect(String(decoding: response.data, as: UTF8.self) == "hello, gzip")
+    }
+
+    // MARK: - Item 7: server faults get Apple's codes and blame the server
+
+    @Test(
+        "when the server sends a broken response, should fail with the code Apple reports and blame the server",
+        arguments: [
+            ("bad-chunk-size", URLError.Code.badServerResponse), ("status-2000", .badServerResponse),
+            ("negative-length", .badServerResponse), ("bad-gzip", .cannotDecodeContentData),
+            ("bad-deflate", .cannotDecodeContentData), ("huge-header", .cannotParseResponse),
+        ])
+    func serverFaultCodes(name: String, code: URLError.Code) async throws {
+        let module = IntegrationServers.module(baseURL: try IntegrationServers.faultServer())
+
+        let result = await module.outcome(of: Self.raw(name))
+
+        #expect(result.error == .transportError(code), "\(name): \(result)")
+        #expect(result.error?.localizedDescription.contains("The server is at fault") == true)
+    }
+
+    @Test("when a header value is Latin-1 (obs-text), should succeed or fail as a server response, never as unknown")
+    func latin1Header() async throws {
+        let module = IntegrationServers.module(baseURL: try IntegrationServers.faultServer())
+
+        let result = await module.outcome(of: Self.raw("latin1-header"))
+
+        // Apple's URLSession reads it; swift-corelibs-foundation cannot ("Failed writing header").
+        #if canImport(FoundationNetworking)
+            #expect(result.error == .transportError(.cannotParseResponse), "\(result)")
+        #else
+            #expect(result.error == nil, "\(result)")
+        #endif
+    }
+
+    @Test("when an absolute path has an uppercase scheme (HTTP://host/x), should send it")
+    func uppercaseScheme() async throws {
+        let fault = try IntegrationServers.faultServer()
+        let module = IntegrationServers.module(baseURL: fault)
+        let upper = "HTTP://" + fault.absoluteString.dropFirst("http://".count) + "/health"
+
+        let response = try await module.perform(request: Endpoint(path: upper))
+
+        #expect(response.statusCode == 200)
+    }
+
+    static func raw(_ name: String) -> Endpoint {
+        Endpoint(path: "/raw", queryItems: [URLQueryItem(name: "case", value: name)])
+    }
 }
