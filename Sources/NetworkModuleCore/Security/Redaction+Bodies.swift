@@ -29,7 +29,8 @@ extension Redaction {
     }
 
     /// `object` (from `JSONSerialization`) with the value of every key that names a secret
-    /// field or header replaced by the mask, at any depth; `changed` is set when one was.
+    /// field or header replaced by the mask, at any depth, and the secrets of URLs held in
+    /// strings masked; `changed` is set when anything was.
     package func maskedJSON(_ object: Any, changed: inout Bool) -> Any {
         if let dictionary = object as? [String: Any] {
             let tokenRequest = Self.isTokenRequest(dictionary.keys)
@@ -45,6 +46,17 @@ extension Redaction {
             return masked
         }
         if let array = object as? [Any] { return array.map { maskedJSON($0, changed: &changed) } }
+        if let text = object as? String, text.contains("://"), text.contains("?") || text.contains("@"),
+            let url = URL(string: text)
+        {
+            // A URL in a body (an echo of the request, a next-page link): its secret query
+            // values and password are masked as in the request's own URL.
+            let masked = redacted(url).absoluteString
+            if masked != text {
+                changed = true
+                return masked
+            }
+        }
         return object
     }
 
