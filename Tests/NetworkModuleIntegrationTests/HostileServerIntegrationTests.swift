@@ -296,6 +296,75 @@ struct HostileServerIntegrationTests {
         Endpoint(path: "/raw", queryItems: [URLQueryItem(name: "case", value: name)])
     }
 
+    // MARK: - Item 6: the size limit holds memory, decoded bytes counted
+
+    /// The process's peak resident memory so far (`VmHWM`), in bytes; Linux only.
+    static func peakResidentBytes() -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+        else { return nil }
+        let kilobytes = line.split(separator: " ").compactMap { Int($0) }.first
+        return kilobytes.map { $0 * 1024 }
+    }
+
+    @Test(
+        "probe (child process only): a gzip bomb, a 1 GiB body and an endless one against a 16 MiB limit",
+        .enabled(if: ChildProcess.isProbe("memory-bounds")))
+    func probeMemoryBounds() async throws {
+        let limit = 16 * 1024 * 1024
+        let bound = 2 * limit + 32 * 1024 * 1024
+        let transport = URLSessionTransport(configuration: .ephemeral, maximumResponseSize: limit)
+        let module = IntegrationServers.module(baseURL: try IntegrationServers.faultServer(), session: transport)
+        _ = try await module.perform(request: Endpoint(path: "/health"))
+        let before = try #require(Self.peakResidentBytes())
+
+        let bomb = await module.outcome(
+            of: Endpoint(path: "/gzip-bomb", queryItems: [URLQueryItem(name: "mib", value: "1024")], timeout: 60))
+        let afterBomb = try #require(Self.peakResidentBytes()) - before
+        let huge = await module.outcome(
+            of: Endpoint(
+                path: "/large", queryItems: [URLQueryItem(name: "bytes", value: "\(1024 * 1024 * 1024)")], timeout: 60))
+        let endless = await module.outcome(
+            of: Endpoint(
+                path: "/endless",
+                queryItems: [
+                    URLQueryItem(name: "chunked", value: "1"),
+                    URLQueryItem(name: "max_bytes", value: "\(512 * 1024 * 1024)"),
+                ],
+                timeout: 60))
+        let growth = try #require(Self.peakResidentBytes()) - before
+
+        print("memory-bounds: peak +\(afterBomb / 1024 / 1024) MiB after the bomb, +\(growth / 1024 / 1024) MiB in all")
+        // Decoded bytes are counted: a gigabyte of zeros in a megabyte of gzip stops at the
+        // limit, with the peak within about twice the limit.
+        #expect(bomb.error == .responseTooLarge(limit: limit))
+        #expect(afterBomb <= bound, "the gzip bomb grew the peak by \(afterBomb / 1024 / 1024) MiB")
+        #expect(huge.error == .responseTooLarge(limit: limit))
+        #expect(endless.error == .responseTooLarge(limit: limit))
+        // Known limitation (SECURITY.md): swift-corelibs-foundation queues every chunk libcurl
+        // reads for the delegate, with no backpressure, so a server faster than the delegate
+        // fills memory before the limit is seen crossed (+0.1 to +4 GiB seen on a loaded
+        // machine). Intermittent: on an idle machine it holds.
+        withKnownIssue(
+            "Linux URLSession queues body chunks for the delegate without backpressure", isIntermittent: true
+        ) {
+            #expect(growth <= bound, "peak resident memory grew by \(growth / 1024 / 1024) MiB")
+        }
+    }
+
+    @Test(
+        "when a body crosses the size limit, decoded or not, should fail with .responseTooLarge, a gzip bomb within twice the limit"
+    )
+    func memoryBounds() async throws {
+        #if os(Linux)
+            _ = try IntegrationServers.faultServer()
+
+            let outcome = try await ChildProcess.run(probe: "memory-bounds", filter: "probeMemoryBounds", timeout: 300)
+
+            #expect(outcome.succeeded, "\(outcome.output)")
+        #endif
+    }
+
     // MARK: - Item 8: a head cut off before its blank line (swift-corelibs-foundation traps)
 
     @Test(
