@@ -41,6 +41,13 @@ Routes (by path; the query string is ignored unless a route lists parameters):
                             order, body_length and body_crc32 (zlib.crc32) of the body
     /echo-headers           200 JSON of the request headers as received (original
                             casing; a repeated name maps to a list of values)
+    /secret-response        200 JSON of OAuth-style tokens (access_token, refresh_token,
+                            id_token, a nested password), with Set-Cookie and X-Auth-Token
+                            response headers: what a token endpoint answers
+    /raw?case=NAME          the byte-exact response RAW_RESPONSES[NAME] (hostile framing,
+                            bad chunk sizes, bad gzip, huge headers...), then close
+    /gzip-bomb?mib=N        200, Content-Encoding: gzip, N MiB (default 1024) of zeros
+                            compressed (about 1 MiB per GiB), generated as it is sent
     /health                 200 "ok"
     anything else           404 {"error":"unknown fault route"}
 
@@ -435,6 +442,81 @@ def route_health(conn, req):
     respond(conn, req, 200, b"ok", "text/plain; charset=utf-8")
 
 
+def route_secret_response(conn, req):
+    body = json.dumps({
+        "access_token": "resp-access-4f1",
+        "refresh_token": "resp-refresh-9c2",
+        "id_token": "resp-id-77a",
+        "token_type": "Bearer",
+        "user": {"name": "Ada", "password": "resp-password-e5d"},
+    }, separators=(",", ":")).encode("utf-8")
+    respond(conn, req, 200, body, "application/json",
+            extra=[("Set-Cookie", "session=resp-cookie-31b"), ("X-Auth-Token", "resp-header-0d8")])
+
+
+def _gzip(data):
+    compressor = zlib.compressobj(6, zlib.DEFLATED, 31)
+    return compressor.compress(data) + compressor.flush()
+
+
+# Byte-exact responses for /raw?case=NAME: each is sent as it is, then the connection closes.
+RAW_RESPONSES = {
+    # RFC 9112 6.3: two different Content-Length values are unrecoverable framing errors.
+    "conflicting-length": b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 26\r\n"
+                          b"Connection: close\r\n\r\nabcdefghijklmnopqrstuvwxyz",
+    "conflicting-length-list": b"HTTP/1.1 200 OK\r\nContent-Length: 5, 26\r\n"
+                               b"Connection: close\r\n\r\nabcdefghijklmnopqrstuvwxyz",
+    # An invalid value: 26 digits, more than any 64-bit length.
+    "huge-length": b"HTTP/1.1 200 OK\r\nContent-Length: 12345678901234567890123456\r\n"
+                   b"Connection: close\r\n\r\nabcdefghijklmnopqrstuvwxyz",
+    "negative-length": b"HTTP/1.1 200 OK\r\nContent-Length: -5\r\nConnection: close\r\n\r\nabcde",
+    "non-numeric-length": b"HTTP/1.1 200 OK\r\nContent-Length: 5x\r\nConnection: close\r\n\r\nabcde",
+    # A body shorter than its declared length, then a clean close.
+    "short-length": b"HTTP/1.1 200 OK\r\nContent-Length: 26\r\nConnection: close\r\n\r\nabcde",
+    "bad-chunk-size": b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+                      b"zz\r\nabcde\r\n0\r\n\r\n",
+    "bad-gzip": b"HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: 16\r\n"
+                b"Connection: close\r\n\r\nthis is not gzip",
+    "bad-deflate": b"HTTP/1.1 200 OK\r\nContent-Encoding: deflate\r\nContent-Length: 16\r\n"
+                   b"Connection: close\r\n\r\nnot deflate data",
+    "huge-header": b"HTTP/1.1 200 OK\r\nX-Huge: " + b"a" * (200 * 1024) + b"\r\nContent-Length: 2\r\n"
+                   b"Connection: close\r\n\r\nok",
+    "latin1-header": b"HTTP/1.1 200 OK\r\nX-Name: Jos\xe9\r\nContent-Length: 2\r\n"
+                     b"Connection: close\r\n\r\nok",
+    "status-2000": b"HTTP/1.1 2000 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok",
+    # A status line and a header, then a close before the blank line that ends the head.
+    "header-then-close": b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n",
+    "gzip-ok": b"HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: " +
+               str(len(_gzip(b"hello, gzip"))).encode() + b"\r\nConnection: close\r\n\r\n" + _gzip(b"hello, gzip"),
+}
+
+
+def route_raw(conn, req):
+    name = req.q("case", "")
+    data = RAW_RESPONSES.get(name)
+    if data is None:
+        raise BadRequest("unknown raw case %r" % name)
+    conn.send(data)
+
+
+def route_gzip_bomb(conn, req):
+    total = req.q_int("mib", 1024) * 1024 * 1024
+    conn.send(head_bytes(200, [("Content-Type", "application/octet-stream"), ("Content-Encoding", "gzip"),
+                               ("Transfer-Encoding", "chunked"), ("Connection", "close")]))
+    if req.method == "HEAD":
+        return
+    compressor = zlib.compressobj(9, zlib.DEFLATED, 31)
+    zeros = bytes(CHUNK * 16)
+    sent = 0
+    while sent < total and not STOPPING.is_set():
+        piece = compressor.compress(zeros[:min(len(zeros), total - sent)])
+        sent += min(len(zeros), total - sent)
+        if piece:
+            conn.send(b"%x\r\n" % len(piece) + piece + b"\r\n")
+    tail = compressor.flush()
+    conn.send(b"%x\r\n" % len(tail) + tail + b"\r\n0\r\n\r\n")
+
+
 ROUTES = {
     "/hang": route_hang,
     "/close-mid-body": route_close_mid_body,
@@ -452,6 +534,9 @@ ROUTES = {
     "/non-utf8": route_non_utf8,
     "/redirect-to": route_redirect_to,
     "/echo-headers": route_echo_headers,
+    "/secret-response": route_secret_response,
+    "/raw": route_raw,
+    "/gzip-bomb": route_gzip_bomb,
     "/health": route_health,
 }
 

@@ -42,7 +42,9 @@ let module: DefaultNetworkModule
 if let baseURL {
     module = DefaultNetworkModule(
         requestBuilder: DefaultRequestBuilder(baseURL: baseURL, defaultHeaders: defaultHeaders),
-        session: URLSession.shared, actions: actions, completionExecutor: .main)
+        // The safe transport, as everywhere a user copies from: credentials stay on their origin
+        // across redirects, responses are bounded and their framing checked.
+        session: URLSessionTransport.shared, actions: actions, completionExecutor: .main)
 } else {
     // ".invalid" is reserved (RFC 2606): nothing here ever reaches a network.
     let stubURL = URLComponents(string: "https://stub.invalid")?.url ?? URL(fileURLWithPath: "/")

@@ -41,7 +41,7 @@ struct ReadmeSamples {
         // sample: readme-module
         let module = DefaultNetworkModule(
             requestBuilder: DefaultRequestBuilder(baseURL: URL(string: "https://api.example.com/v2")!),
-            session: URLSession.shared,
+            session: URLSessionTransport.shared,
             completionExecutor: .main
         )
         // end-sample

@@ -9,7 +9,8 @@ import Foundation
 /// - The base URL and the path are joined with exactly one `/`, whichever side has or
 ///   lacks it, and the base URL's own path is kept:
 ///   `https://api.example.com/v2` + `users/1` → `https://api.example.com/v2/users/1`.
-/// - A path that is an absolute URL (`https://cdn.example.com/a.png`) is used as it is.
+/// - A path that is an absolute URL (`https://cdn.example.com/a.png`) is used as it is, its scheme
+///   lowercased (`HTTP://host/x` is sent as `http://host/x`: schemes are case-insensitive).
 /// - Query items follow any query already in the path, in the caller's order, with names and
 ///   values percent-encoded per RFC 3986 (`+`, `&`, `=`, `#`, space, non-ASCII: all encoded).
 /// - Headers are the default headers overridden by the request's, case-insensitively; the
@@ -183,7 +184,10 @@ public struct DefaultRequestBuilder: RequestBuilder {
             return PercentEncoding.urlText(url, allowing: PercentEncoding.pathCharacters)
         }
         let pathStart = url[schemeEnd.upperBound...].firstIndex(of: "/") ?? url.endIndex
-        let origin = PercentEncoding.urlText(String(url[..<pathStart]), allowing: authorityCharacters)
+        // Schemes are case-insensitive (RFC 3986 §3.1) and lowercase is their canonical form:
+        // Linux's URLSession refuses `HTTP://` as an unsupported URL.
+        let schemeAndAuthority = url[..<schemeEnd.lowerBound].lowercased() + url[schemeEnd.lowerBound..<pathStart]
+        let origin = PercentEncoding.urlText(schemeAndAuthority, allowing: authorityCharacters)
         return origin + PercentEncoding.urlText(String(url[pathStart...]), allowing: PercentEncoding.pathCharacters)
     }
 
@@ -217,6 +221,10 @@ public struct DefaultRequestBuilder: RequestBuilder {
             components.percentEncodedQuery == nil, components.percentEncodedFragment == nil
         else { return nil }
         var text = baseURL.absoluteString
+        if let scheme = components.scheme, scheme != scheme.lowercased() {
+            // The canonical, lowercase scheme (RFC 3986 §3.1): Linux's URLSession refuses `HTTP://`.
+            text = scheme.lowercased() + text.dropFirst(scheme.utf8.count)
+        }
         while text.hasSuffix("/") { text.removeLast() }
         return text
     }

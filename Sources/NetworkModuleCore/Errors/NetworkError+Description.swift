@@ -171,10 +171,16 @@ extension URLError.Code {
         case .httpTooManyRedirects, .redirectToNonExistentLocation:
             return "The server's redirects loop or lead nowhere. Check the URL and the server's redirects."
         case .badServerResponse, .cannotParseResponse:
-            return "The server sent something that is not a valid HTTP response. Check that the URL's "
-                + "port serves HTTP (and https is not sent to a plain HTTP port, or the reverse)."
+            return "The server is at fault: it sent something that is not a valid HTTP response (a bad "
+                + "status line, headers or framing, such as a malformed chunk size or Content-Length). "
+                + "Check the server, and that the URL's port serves HTTP (and https is not sent to a "
+                + "plain HTTP port, or the reverse)."
         case .cannotDecodeContentData, .cannotDecodeRawData:
-            return "The body could not be decompressed. Check the server's Content-Encoding."
+            return "The server is at fault: its body could not be decompressed as its Content-Encoding "
+                + "says. Check the server's compression."
+        case .requestBodyStreamExhausted:
+            return "The body could not be sent again: a 307 or 308 redirect must resend it, and the session "
+                + "cannot (a stream read once, or Linux's URLSession). Send the request to the new URL."
         case .userAuthenticationRequired, .userCancelledAuthentication:
             return "The server asked for authentication that was not given. Check the request's credentials."
         case .unknown:

@@ -95,6 +95,7 @@ extension URLError.Code {
         case .cannotDecodeRawData: "cannotDecodeRawData"
         case .cannotDecodeContentData: "cannotDecodeContentData"
         case .cannotParseResponse: "cannotParseResponse"
+        case .requestBodyStreamExhausted: "requestBodyStreamExhausted"
         case .internationalRoamingOff: "internationalRoamingOff"
         case .callIsActive: "callIsActive"
         case .dataNotAllowed: "dataNotAllowed"

@@ -4,42 +4,87 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// Which header and query values are secrets, and how they are masked wherever the framework
-/// writes requests down: log lines, `curl` commands, recorded traffic.
+/// Which header, query and body values are secrets, and how they are masked wherever the
+/// framework writes requests and responses down: log lines, `curl` commands, recorded traffic.
 ///
-/// By default `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie` are masked.
-/// Add the names your API uses for secrets:
+/// ``default`` masks, with nothing to configure:
+/// - **headers**: `Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie`, `X-API-Key`,
+///   `Api-Key`, `X-Auth-Token`, `X-Access-Token`, `X-Refresh-Token`, `X-CSRF-Token`,
+///   `X-XSRF-Token`, `X-Amz-Security-Token`, and the header of every ``AuthenticationAction``
+///   created in the process, whatever its name;
+/// - **fields**, that is query items, JSON keys (at any depth) and form fields
+///   (`application/x-www-form-urlencoded`): `password`, `passwd`, `secret`, `token`,
+///   `access_token`, `refresh_token`, `id_token`, `api_key`, `apikey`, `client_secret`, and, in an
+///   OAuth token request or response (one that also has a `grant_type` field), `code` and
+///   `code_verifier`;
+/// - a password in a URL (`https://user:password@host`).
+///
+/// Names are compared ignoring case, and field names also ignoring `_` and `-`, so
+/// `accessToken`, `ACCESS-TOKEN` and `access_token` are one name. Add the names your API uses:
 ///
 /// ```swift
-/// let redaction = Redaction.default.adding(headers: ["X-API-Key"], queryItems: ["token"])
+/// let redaction = Redaction.default.adding(headers: ["X-Tenant-Key"], queryItems: ["sig"])
 /// ```
+///
+/// The fixed credential headers listed above and the authentication actions' headers are
+/// masked by every redaction, even one created without them.
 public struct Redaction: Sendable, Equatable {
     /// What replaces a secret value.
     public static let mask = "REDACTED"
 
-    /// Masks `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie`.
+    /// The documented defaults: see the type's description for the full list.
     public static let `default` = Redaction(
-        headerNames: ["Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie"], queryItemNames: [])
+        headerNames: [
+            "Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie", "X-API-Key", "Api-Key", "X-Auth-Token",
+            "X-Access-Token", "X-Refresh-Token", "X-CSRF-Token", "X-XSRF-Token", "X-Amz-Security-Token",
+        ],
+        queryItemNames: [
+            "password", "passwd", "secret", "token", "access_token", "refresh_token", "id_token", "api_key", "apikey",
+            "client_secret",
+        ])
 
     /// Header names whose values are masked, compared ignoring case.
     public let headerNames: Set<String>
-    /// Query item names whose values are masked, compared exactly.
+    /// Field names whose values are masked: query items, JSON keys and form fields. Compared
+    /// ignoring case, `_` and `-`.
     public let queryItemNames: Set<String>
+    /// `queryItemNames`, normalized for comparison.
+    private let normalizedFieldNames: Set<String>
 
-    /// Creates a redaction of exactly these header and query item names.
+    /// Fields that are secrets only in an OAuth token request or response (one with a
+    /// `grant_type` field), normalized.
+    private static let tokenRequestFieldNames: Set<String> = ["code", "codeverifier"]
+    private static let grantType = "granttype"
+
+    /// Creates a redaction of these header and field names (and the credential headers every
+    /// redaction masks).
     public init(headerNames: Set<String>, queryItemNames: Set<String>) {
         self.headerNames = Set(headerNames.map { $0.lowercased() })
         self.queryItemNames = queryItemNames
+        self.normalizedFieldNames = Set(queryItemNames.map(Self.normalized))
     }
 
-    /// This redaction with more header and query item names.
+    /// This redaction with more header and field names.
     public func adding(headers: Set<String> = [], queryItems: Set<String> = []) -> Redaction {
         Redaction(headerNames: headerNames.union(headers), queryItemNames: queryItemNames.union(queryItems))
     }
 
     /// Whether the header `name` holds a secret.
     public func isSecret(header name: String) -> Bool {
-        headerNames.contains(name.lowercased())
+        headerNames.contains(name.lowercased()) || CredentialHeaders.contains(name)
+    }
+
+    /// Whether a query item, JSON key or form field named `name` holds a secret; `inTokenRequest`
+    /// when the same query or body has a `grant_type` field (OAuth), where `code` is one too.
+    package func isSecret(field name: String, inTokenRequest: Bool) -> Bool {
+        let normalized = Self.normalized(name)
+        return normalizedFieldNames.contains(normalized)
+            || (inTokenRequest && Self.tokenRequestFieldNames.contains(normalized))
+    }
+
+    /// Whether `names` (of one query, JSON object or form) make an OAuth token request.
+    package static func isTokenRequest(_ names: some Sequence<String>) -> Bool {
+        names.contains { normalized($0) == grantType }
     }
 
     /// `value`, or the mask if header `name` holds a secret.
@@ -56,22 +101,26 @@ public struct Redaction: Sendable, Equatable {
     /// items masked; the rest is left as it was. A URL with neither is returned at once.
     public func redacted(_ url: URL) -> URL {
         let hasPassword = url.password != nil
-        let mayHaveSecretQuery = !queryItemNames.isEmpty && url.query != nil
+        let mayHaveSecretQuery = url.query != nil
         guard hasPassword || mayHaveSecretQuery,
             var components = URLComponents(url: url, resolvingAgainstBaseURL: true)
         else { return url }
         if hasPassword { components.percentEncodedPassword = Self.mask }
-        if mayHaveSecretQuery, let items = components.percentEncodedQueryItems,
-            items.contains(where: { isSecret(queryItem: $0.name) })
-        {
-            components.percentEncodedQueryItems = items.map { item in
-                isSecret(queryItem: item.name) ? URLQueryItem(name: item.name, value: Self.mask) : item
+        if mayHaveSecretQuery, let items = components.percentEncodedQueryItems {
+            let names = items.map { $0.name.removingPercentEncoding ?? $0.name }
+            let tokenRequest = Self.isTokenRequest(names)
+            if names.contains(where: { isSecret(field: $0, inTokenRequest: tokenRequest) }) {
+                components.percentEncodedQueryItems = zip(items, names).map { item, name in
+                    isSecret(field: name, inTokenRequest: tokenRequest)
+                        ? URLQueryItem(name: item.name, value: Self.mask) : item
+                }
             }
         }
         return components.url ?? url
     }
 
-    private func isSecret(queryItem encodedName: String) -> Bool {
-        queryItemNames.contains(encodedName.removingPercentEncoding ?? encodedName)
+    /// A field name as compared: lowercased, without `_` and `-`.
+    private static func normalized(_ name: String) -> String {
+        String(String.UnicodeScalarView(name.lowercased().unicodeScalars.filter { $0 != "_" && $0 != "-" }))
     }
 }

@@ -18,8 +18,10 @@ enum LinuxURLSessionQuirks {
     /// Maps libcurl-specific errors to the codes Apple's `URLSession` reports: a connection
     /// closed before the whole body arrived is `.networkConnectionLost` (Linux: `.unknown`,
     /// "transfer closed with N bytes remaining"), a response that is not HTTP/1.x is
-    /// `.badServerResponse` (Linux: `.unsupportedURL`, "Received HTTP/0.9"), and TLS failures
-    /// (Linux: `.unknown` with libcurl's message) get a TLS code: see ``tlsErrorCode(for:)``.
+    /// `.badServerResponse` (Linux: `.unsupportedURL`, "Received HTTP/0.9", or "Unsupported
+    /// response code" for a status such as `2000`), broken framing, bodies and heads get the
+    /// code Apple reports (see ``serverFaultCode(for:)``), and TLS failures (Linux: `.unknown`
+    /// with libcurl's message) get a TLS code: see ``tlsErrorCode(for:)``.
     /// The `userInfo`, with libcurl's message as the localized description, is kept.
     static func normalized(_ error: any Error) -> any Error {
         guard apply, let urlError = error as? URLError else { return error }
@@ -27,13 +29,45 @@ enum LinuxURLSessionQuirks {
         if urlError.code == .unknown && message.contains("transfer closed with") {
             return URLError(.networkConnectionLost, userInfo: urlError.userInfo)
         }
-        if urlError.code == .unsupportedURL && message.contains("HTTP/0.9") {
+        if urlError.code == .unsupportedURL
+            && (message.contains("HTTP/0.9") || message.contains("Unsupported response code"))
+        {
             return URLError(.badServerResponse, userInfo: urlError.userInfo)
         }
-        if urlError.code == .unknown, let code = tlsErrorCode(for: message) {
+        if urlError.code == .unknown, let code = serverFaultCode(for: message) ?? tlsErrorCode(for: message) {
             return URLError(code, userInfo: urlError.userInfo)
         }
         return error
+    }
+
+    /// The code Apple's `URLSession` reports for the broken response libcurl describes as
+    /// `message` (as a `URLError.unknown` on Linux), or `nil` if the message is not about one:
+    /// - a body that cannot be decompressed ("Error while processing content unencoding: …",
+    ///   bad gzip, deflate or brotli data): `.cannotDecodeContentData`;
+    /// - broken framing: a malformed chunk size ("Illegal or missing hexadecimal sequence in
+    ///   chunked-encoding", and libcurl's other chunk errors), an invalid `Content-Length`
+    ///   ("Invalid Content-Length: value", a negative one among them): `.badServerResponse`;
+    /// - a response head libcurl or swift-corelibs-foundation cannot hold: a header larger than
+    ///   libcurl's 100 KiB limit (libcurl 7.x says "Out of memory"; later versions "Too large
+    ///   response headers") or one Foundation cannot read ("Failed writing header", for
+    ///   example a header value that is not UTF-8, such as Latin-1 obs-text, which Apple's
+    ///   `URLSession` accepts): `.cannotParseResponse`.
+    static func serverFaultCode(for message: String) -> URLError.Code? {
+        let lowercased = message.lowercased()
+        if lowercased.contains("content unencoding") || lowercased.contains("content decoding") {
+            return .cannotDecodeContentData
+        }
+        if lowercased.contains("chunked-encoding") || lowercased.contains("chunk")
+            || lowercased.contains("invalid content-length")
+        {
+            return .badServerResponse
+        }
+        if lowercased == "out of memory" || lowercased.contains("too large response headers")
+            || lowercased.contains("failed writing header") || lowercased.contains("header size")
+        {
+            return .cannotParseResponse
+        }
+        return nil
     }
 
     /// The code Apple's `URLSession` reports for the TLS failure libcurl describes as

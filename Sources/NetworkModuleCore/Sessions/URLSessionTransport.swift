@@ -14,9 +14,11 @@ import Foundation
 ///
 /// What it adds over handing the module a plain `URLSession`:
 /// - **Credentials stay with their origin on redirects.** When a redirect leads to another
-///   origin (scheme, host or port), `Authorization`, `Cookie` and the other
-///   ``credentialHeaderNames`` are removed from the redirected request. (Linux's
-///   `URLSession` forwards them.)
+///   origin (scheme, host or port), `Authorization`, `Proxy-Authorization`, `Cookie`, the
+///   API-key and token headers ``Redaction/default`` masks (`X-API-Key`, `X-Auth-Token`, …),
+///   the header of every ``AuthenticationAction`` (whatever its name) and the
+///   ``credentialHeaderNames`` are removed from the redirected request. (Linux's `URLSession`
+///   forwards them.)
 /// - **A bound on response size.** A body larger than ``maximumResponseSize`` is not read to
 ///   the end: the request fails with ``NetworkError/responseTooLarge(limit:)``.
 /// - **The request's timeout means the same everywhere**: an idle timeout, as Apple's
@@ -49,7 +51,8 @@ public final class URLSessionTransport: NetworkSession {
     public static let shared = URLSessionTransport()
 
     /// The header names removed from a request redirected to another origin, in addition to
-    /// `Authorization`, `Proxy-Authorization` and `Cookie`.
+    /// `Authorization`, `Proxy-Authorization`, `Cookie`, the other credential headers
+    /// ``Redaction/default`` masks, and the authentication actions' headers.
     public let credentialHeaderNames: Set<String>
 
     /// The largest body read, in bytes; `nil` for no limit.
@@ -172,6 +175,13 @@ private final class TransportTask: NetworkSessionTask {
         }
         guard let handler else { return }
         var outgoing = request
+        if let url = request.url, let scheme = url.scheme, scheme != scheme.lowercased(),
+            var components = URLComponents(url: url, resolvingAgainstBaseURL: true)
+        {
+            // Schemes are case-insensitive (RFC 3986 §3.1); Linux's URLSession refuses `HTTP://`.
+            components.scheme = scheme.lowercased()
+            outgoing.url = components.url ?? url
+        }
         if LinuxURLSessionQuirks.apply {
             // The delegate enforces the timeout as an idle timeout; Linux's own timer would
             // end the whole response at it (and trap on NaN or huge values).
@@ -362,9 +372,26 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
         } else if let error {
             finish(
                 task.taskIdentifier, data: nil, response: task.response, error: LinuxURLSessionQuirks.normalized(error))
+        } else if let response = task.response as? HTTPURLResponse,
+            let code = ResponseFraming.failure(
+                of: response, method: task.currentRequest?.httpMethod, receivedBytes: record.body.count)
+        {
+            // Invalid or conflicting framing, or a short body: never a success (RFC 9112 §6.3).
+            finish(task.taskIdentifier, data: nil, response: nil, error: Self.framingError(code, response: response))
         } else {
             finish(task.taskIdentifier, data: record.body, response: task.response, error: nil)
         }
+    }
+
+    private static func framingError(_ code: URLError.Code, response: HTTPURLResponse) -> URLError {
+        let declared = HTTPHeaders(response.allHeaderFields)["Content-Length"] ?? ""
+        let message =
+            code == .networkConnectionLost
+            ? "The server closed the connection before the whole body arrived (Content-Length: \(declared))."
+            : "The server sent an invalid Content-Length (\(declared)); the response cannot be framed."
+        var userInfo: [String: Any] = [NSLocalizedDescriptionKey: message]
+        if let url = response.url { userInfo[NSURLErrorFailingURLErrorKey] = url }
+        return URLError(code, userInfo: userInfo)
     }
 
     func urlSession(
@@ -381,15 +408,44 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
             return
         }
         var redirected = request
+        if LinuxURLSessionQuirks.apply, response.statusCode == 307 || response.statusCode == 308,
+            let original = task.originalRequest,
+            original.httpBodyStream != nil || original.httpBody?.isEmpty == false
+        {
+            // 307 and 308 must send the method and the body again (RFC 9110 §15.4.8, §15.4.9).
+            // Linux's URLSession keeps the method but sends no body, whatever the redirected
+            // request holds: fail, clearly, rather than let the server see an empty body and
+            // the caller a success. (Apple's URLSession sends the body again.)
+            finish(
+                task.taskIdentifier, data: nil, response: nil,
+                error: Self.bodyNotResentError(url: request.url, status: response.statusCode))
+            completionHandler(nil)
+            task.cancel()
+            return
+        }
         let from = task.originalRequest?.url.flatMap(Origin.init)
         let to = request.url.flatMap(Origin.init)
         if from == nil || from != to {
             for name in redirected.allHTTPHeaderFields?.keys.map({ $0 }) ?? []
-            where credentialHeaderNames.contains(name.lowercased()) {
+            where credentialHeaderNames.contains(name.lowercased()) || CredentialHeaders.contains(name) {
                 redirected.setValue(nil, forHTTPHeaderField: name)
             }
         }
         completionHandler(redirected)
+    }
+
+    /// The error of a request with a body redirected with 307 or 308 on Linux, where
+    /// `URLSession` would follow it without the body.
+    private static func bodyNotResentError(url: URL?, status: Int) -> URLError {
+        var userInfo: [String: Any] = [
+            NSLocalizedDescriptionKey:
+                "The server redirected the request with \(status), whose target "
+                + "must receive the body again, and URLSession on this platform (swift-corelibs-foundation) would "
+                + "send it there without its body; the redirect was not followed. Send the request to the new URL, "
+                + "or have the server answer without a redirect."
+        ]
+        if let url { userInfo[NSURLErrorFailingURLErrorKey] = url }
+        return URLError(.requestBodyStreamExhausted, userInfo: userInfo)
     }
 
     func urlSession(

@@ -5,7 +5,8 @@ import NetworkModuleCore
     import FoundationNetworking
 #endif
 
-/// Turns one exchange into a HAR entry, with secrets masked.
+/// Turns one exchange into a HAR entry, with secrets masked: headers, query items, and the
+/// secret fields of JSON and form bodies, request and response alike.
 struct HAREntryWriter {
     let redaction: Redaction
 
@@ -51,14 +52,16 @@ struct HAREntryWriter {
     }
 
     private func postData(_ body: Data, contentType: String?) -> HARArchive.PostData {
-        let (text, encoding) = HARBody.text(of: body)
+        let (text, encoding) = HARBody.text(of: redaction.redactedBody(body, contentType: contentType) ?? body)
         return HARArchive.PostData(mimeType: contentType ?? "application/octet-stream", text: text, encoding: encoding)
     }
 
     private func harResponse(_ response: HTTPURLResponse?, data: Data?) -> HARArchive.Response {
         let body = data ?? Data()
         let headers = HTTPHeaders(response?.allHeaderFields ?? [:])
-        let (text, encoding) = HARBody.text(of: body)
+        // Masked like the request's body: a token endpoint's answer holds the tokens.
+        let (text, encoding) = HARBody.text(
+            of: redaction.redactedBody(body, contentType: headers["Content-Type"]) ?? body)
         return HARArchive.Response(
             status: response?.statusCode ?? 0,
             statusText: response.map { HTTPURLResponse.localizedString(forStatusCode: $0.statusCode) } ?? "",

@@ -18,8 +18,12 @@ import NetworkModuleCore
 /// ```
 ///
 /// - Secrets are masked with `redaction`, as the logging action masks them: header values
-///   (`Authorization`, cookies and the names you add) and query item values, in the URL and
-///   in `queryString` alike. Bodies are written as they are: record with test accounts.
+///   (`Authorization`, cookies, API-key headers, the authentication actions' headers and the
+///   names you add), query item values (in the URL and in `queryString` alike), and the
+///   secret fields of JSON and form bodies, in requests and responses (a token endpoint's
+///   `access_token`, a login's `password`). Other bodies are written as they are: record with
+///   test accounts. With `.methodURLAndBody` matching, replay masks a request's body the same
+///   way before comparing it.
 /// - Bodies that are not UTF-8 text are written in base64 (`content.encoding` for
 ///   responses, `postData._encoding` for requests). A body given as a stream is not read
 ///   (a stream can be read once only) and is left out.
@@ -43,7 +47,7 @@ public final class HARRecordingSession: NetworkSession {
 
     /// The session that sends the requests.
     public let wrappedSession: any NetworkSession
-    /// Which header and query values are masked in the archive.
+    /// Which header, query and body values are masked in the archive.
     public let redaction: Redaction
 
     private let state = LockedState(State())
@@ -52,8 +56,8 @@ public final class HARRecordingSession: NetworkSession {
     ///
     /// - Parameters:
     ///   - session: sends the requests; its answers are passed on unchanged.
-    ///   - redaction: masks secrets in what is written; `Redaction.default` masks
-    ///     `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie`.
+    ///   - redaction: masks secrets in what is written; `Redaction.default` masks credential
+    ///     headers, and secret query items and body fields (see `Redaction`).
     public init(wrapping session: some NetworkSession, redaction: Redaction = .default) {
         self.wrappedSession = session
         self.redaction = redaction

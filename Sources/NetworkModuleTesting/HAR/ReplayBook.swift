@@ -51,7 +51,9 @@ final class ReplayBook: Sendable {
     func answer(for request: URLRequest) -> StubbedResponse {
         let method = (request.httpMethod ?? "GET").uppercased()
         let url = request.url.map(redaction.redacted)?.absoluteString ?? ""
-        let body = request.httpBody ?? Data()
+        // Compared as it was recorded: with its secret fields masked.
+        let sent = request.httpBody ?? Data()
+        let body = redaction.redactedBody(sent, contentType: request.value(forHTTPHeaderField: "Content-Type")) ?? sent
         let group = entries.indices.filter { index in
             entries[index].method == method && entries[index].url == url
                 && (matching == .methodAndURL || Self.sameBody(entries[index].body, body))

@@ -167,7 +167,7 @@ struct LoggingActionTests {
         #expect(lines.dropFirst().first == "✗ GET https://api.example.com/v2/slow cancelled (N ms)")
         #expect(
             lines.last
-                == "✗ GET /offline?token=x not sent: \(NetworkError.notConnectedToInternet.localizedDescription) (N ms)"
+                == "✗ GET /offline?token=REDACTED not sent: \(NetworkError.notConnectedToInternet.localizedDescription) (N ms)"
         )
     }
 

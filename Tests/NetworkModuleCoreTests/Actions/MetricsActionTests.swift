@@ -34,7 +34,7 @@ struct MetricsActionTests {
         let metrics = try #require(reports.all.first)
         #expect(reports.all.count == 1)
         #expect(metrics.method == "PUT")
-        #expect(metrics.url == "https://api.example.com/v2/notes?token=x")
+        #expect(metrics.url == "https://api.example.com/v2/notes?token=REDACTED", "token is a secret by default")
         #expect(metrics.attempts == 2)
         #expect(metrics.bytesSent == 24)
         #expect(metrics.bytesReceived == 12)

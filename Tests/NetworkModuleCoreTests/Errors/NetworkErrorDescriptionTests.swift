@@ -103,7 +103,7 @@ struct NetworkErrorDescriptionTests {
         ),
         (
             .transportError(.badServerResponse),
-            "The request failed in transport (URLError code -1011, badServerResponse). The server sent something that is not a valid HTTP response. Check that the URL's port serves HTTP (and https is not sent to a plain HTTP port, or the reverse)."
+            "The request failed in transport (URLError code -1011, badServerResponse). The server is at fault: it sent something that is not a valid HTTP response (a bad status line, headers or framing, such as a malformed chunk size or Content-Length). Check the server, and that the URL's port serves HTTP (and https is not sent to a plain HTTP port, or the reverse)."
         ),
         (
             .transportError(.unknown),

@@ -43,4 +43,55 @@ struct RedactionTests {
         let url = try #require(URL(string: "https://api.example.com/a?page=2"))
         #expect(Redaction.default.adding(queryItems: ["token"]).redacted(url) == url)
     }
+
+    @Test(
+        "by default, should mask secret query items named like a password or token, ignoring case, _ and -",
+        arguments: [
+            "password", "passwd", "secret", "token", "access_token", "refresh_token", "id_token", "api_key", "apikey",
+            "client_secret", "ACCESS-TOKEN", "accessToken", "ApiKey",
+        ])
+    func defaultQueryItems(name: String) throws {
+        let url = try #require(URL(string: "https://api.example.com/a?page=2&\(name)=s3cret"))
+
+        let redacted = Redaction.default.redacted(url).absoluteString
+
+        #expect(redacted == "https://api.example.com/a?page=2&\(name)=REDACTED")
+    }
+
+    @Test("by default, should mask code only in an OAuth token request (one with grant_type)")
+    func oauthCode() throws {
+        let token = try #require(URL(string: "https://id.example.com/token?grant_type=authorization_code&code=c0de"))
+        let other = try #require(URL(string: "https://api.example.com/countries?code=PL"))
+
+        #expect(Redaction.default.redacted(token).absoluteString.hasSuffix("code=REDACTED"))
+        #expect(Redaction.default.redacted(other) == other)
+    }
+
+    @Test("by default, should mask API key and token headers", arguments: ["X-API-Key", "x-auth-token", "Api-Key"])
+    func defaultCredentialHeaders(name: String) {
+        #expect(Redaction.default.value("k3y", forHeader: name) == "REDACTED")
+    }
+
+    @Test("when an authentication action writes a header of any name, every redaction should mask it")
+    func authenticationHeaderMasked() {
+        let redaction = Redaction(headerNames: [], queryItemNames: [])
+
+        _ = AuthenticationAction(
+            provider: FixedTokens(token: "t"), scheme: .header("X-Redaction-Test-Credential"))
+
+        #expect(redaction.value("t0ken", forHeader: "x-redaction-test-credential") == "REDACTED")
+    }
+}
+
+/// A provider that always has the same token.
+private struct FixedTokens: AccessTokenProvider {
+    let token: String
+
+    func currentToken(completion: @escaping @Sendable (Result<String, any Error>) -> Void) {
+        completion(.success(token))
+    }
+
+    func refreshToken(completion: @escaping @Sendable (Result<String, any Error>) -> Void) {
+        completion(.success(token))
+    }
 }

@@ -45,6 +45,12 @@ import Foundation
 /// its error (for example when nobody is signed in). A request that already had its token
 /// before the reset is not called back.
 ///
+/// ## The header is a credential, whatever its name
+/// Creating the action records its scheme's header (`Authorization`, or `X-API-Key` for
+/// `.header("X-API-Key")`) as a credential for the whole process: ``URLSessionTransport``
+/// removes it from a request redirected to another origin, and every ``Redaction`` masks it
+/// in logs, `curl` commands and recorded traffic.
+///
 /// Put it before actions that log or measure, so they see the header (masked) and the waits.
 public final class AuthenticationAction: NetworkModuleAction {
     /// A token, and which one it is: the generation grows with each token the action gets, so
@@ -244,6 +250,9 @@ public final class AuthenticationAction: NetworkModuleAction {
         self.provider = provider
         self.scheme = scheme
         self.refreshStatusCodes = refreshStatusCodes
+        // Whatever its name, the header is a credential from now on: stripped on a redirect
+        // to another origin by URLSessionTransport, masked by every Redaction.
+        CredentialHeaders.register(scheme.headerName)
     }
 
     /// Forgets the token: the next request asks the provider for the current one. Call it

@@ -5,7 +5,7 @@ import Foundation
 #endif
 
 /// A request as a `curl` command that can be pasted into a POSIX shell, secrets masked (in
-/// headers, the URL and JSON bodies).
+/// headers, the URL, and JSON and form bodies).
 enum CurlCommand {
     /// The command for `request`; a body longer than `bodyLimit` characters, or not UTF-8
     /// text, is left out with a note saying so.
@@ -18,7 +18,10 @@ enum CurlCommand {
             parts.append("-H \(quoted("\(field.name): \(field.value)"))")
         }
         var note: String?
-        if let body = request.httpBody.map({ BodyFormatter.redactedForCommand($0, redaction: redaction) }),
+        if let body = request.httpBody.map({
+            BodyFormatter.redactedForCommand(
+                $0, contentType: request.value(forHTTPHeaderField: "Content-Type"), redaction: redaction)
+        }),
             !body.isEmpty
         {
             if let text = String(data: body, encoding: .utf8), !text.contains("\0"), text.count <= bodyLimit {

@@ -29,13 +29,15 @@ import Foundation
 /// A request whose latest attempt ends without an answer (cancelled, or failed by an action
 /// before it was sent) gets one `✗` line. The times are seconds since `perform` was called.
 ///
-/// **Redaction.** Header values and query values named by ``Redaction`` are masked everywhere,
-/// the `curl` command included; so is a password in the URL, and in JSON bodies the value of
-/// any key named like a secret header or query item (`"Authorization"`, or `"token"` if
-/// `token` is a secret query item). Other bodies are written as they are: turn `bodies` off for
-/// APIs that put secrets in bodies that are not JSON or under other names.
+/// **Redaction.** Header values, query values and body fields named by ``Redaction`` are
+/// masked everywhere, the `curl` command included: by default credential headers (the
+/// authentication actions' too, whatever their name), `password`, `token`, `access_token`,
+/// `client_secret` and the other documented fields, in query items, JSON bodies (at any depth,
+/// request and response) and form bodies; so is a password in the URL. Other bodies are
+/// written as they are: turn `bodies` off for APIs that put secrets in bodies that are neither
+/// JSON nor forms, or add their field names to the redaction.
 public struct LoggingAction: NetworkModuleAction {
-    /// Which header and query values are masked.
+    /// Which header, query and body values are masked.
     public let redaction: Redaction
     /// Whether headers are written.
     public let headers: Bool
@@ -63,8 +65,8 @@ public struct LoggingAction: NetworkModuleAction {
     /// Creates a logging action.
     ///
     /// - Parameters:
-    ///   - redaction: the header and query names whose values are masked; ``Redaction/default``
-    ///     masks `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie`.
+    ///   - redaction: the header and field names whose values are masked; ``Redaction/default``
+    ///     masks credential headers and the documented secret fields.
     ///   - headers: whether headers are written.
     ///   - bodies: whether bodies are written.
     ///   - maxBodyLength: how many characters of a body are written.
@@ -114,8 +116,11 @@ public struct LoggingAction: NetworkModuleAction {
         var lines = ["→ \(method) \(redaction.loggable(request.url))\(attempt > 1 ? " (attempt \(attempt))" : "")"]
         if headers { lines += redaction.loggableHeaders(of: request).map { "  \($0.name): \($0.value)" } }
         if bodies,
-            let body = request.httpBody.flatMap({ BodyFormatter.format($0, limit: maxBodyLength, redaction: redaction) }
-            )
+            let body = request.httpBody.flatMap({
+                BodyFormatter.format(
+                    $0, contentType: request.value(forHTTPHeaderField: "Content-Type"), limit: maxBodyLength,
+                    redaction: redaction)
+            })
         {
             lines += indented(body)
         }
@@ -142,7 +147,10 @@ public struct LoggingAction: NetworkModuleAction {
         }
         var lines = ["← \(status) \(method) \(url) (\(time), \(body.count) bytes)"]
         if headers { lines += redaction.loggableHeaders(responseHeaders).map { "  \($0.name): \($0.value)" } }
-        if bodies, let text = BodyFormatter.format(body, limit: maxBodyLength, redaction: redaction) {
+        if bodies,
+            let text = BodyFormatter.format(
+                body, contentType: responseHeaders["Content-Type"], limit: maxBodyLength, redaction: redaction)
+        {
             lines += indented(text)
         }
         return lines

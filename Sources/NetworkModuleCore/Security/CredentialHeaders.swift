@@ -1,0 +1,36 @@
+import Foundation
+
+/// The header names that carry credentials, as far as the transport's redirect handling and
+/// every ``Redaction`` are concerned: the fixed list below, plus every header an
+/// ``AuthenticationAction`` in this process writes its token into (``register(_:)``).
+///
+/// One process-wide list, so that a credential header is known as one wherever the request
+/// goes next, through any session decorator and to any transport, whatever its name: an
+/// `X-Custom-Key` written by `.authentication(tokens, scheme: .header("X-Custom-Key"))` is
+/// stripped on a cross-origin redirect and masked in logs and recordings. Names are only ever
+/// added; a name counts as a credential for every request of the process once any action has
+/// used it (a deliberate over-approximation: a header that held a token somewhere is not
+/// sent to another origin anywhere).
+enum CredentialHeaders {
+    /// The names that always carry credentials, lowercased.
+    static let fixed: Set<String> = [
+        "authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "api-key", "x-auth-token",
+        "x-access-token", "x-refresh-token", "x-csrf-token", "x-xsrf-token", "x-amz-security-token",
+    ]
+
+    // Grows when actions are created, read on every redirect and every masked header.
+    private static let registered = LockedState(Set<String>())
+
+    /// Records that `name` carries a credential, from now on, in the whole process.
+    static func register(_ name: String) {
+        let name = name.lowercased()
+        guard !fixed.contains(name) else { return }
+        registered.withLock { _ = $0.insert(name) }
+    }
+
+    /// Whether `name` carries a credential: a fixed name or one an action registered.
+    static func contains(_ name: String) -> Bool {
+        let name = name.lowercased()
+        return fixed.contains(name) || registered.withLock { $0.contains(name) }
+    }
+}

@@ -1,0 +1,401 @@
+import Foundation
+import NetworkModuleCore
+import NetworkModuleTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// What a hostile server, or a careless default, must never get from the framework: each
+/// test plays the attacker's server (the fault server: byte-exact responses, redirects to
+/// another origin, an echo of what arrived) against the configuration a newcomer writes.
+@Suite("Integration: hostile servers and secrets", .integration)
+struct HostileServerIntegrationTests {
+    struct HeadersEcho: Decodable, Sendable { let headers: [String: String] }
+
+    /// A request that needs authentication, described inline.
+    struct Secured: NetworkRequest {
+        var path: String
+        var method: HTTPMethod = .get
+        var queryItems: [URLQueryItem] = []
+        var headers: HTTPHeaders = [:]
+        var body: RequestBody? = nil
+        var requiresAuthentication: Bool { true }
+    }
+
+    /// A token that never changes.
+    struct Token: AccessTokenProvider {
+        let token: String
+
+        func currentToken(completion: @escaping @Sendable (Result<String, any Error>) -> Void) {
+            completion(.success(token))
+        }
+
+        func refreshToken(completion: @escaping @Sendable (Result<String, any Error>) -> Void) {
+            completion(.success(token))
+        }
+    }
+
+    /// Every entry a logging action writes, behind a lock.
+    final class Log: @unchecked Sendable {
+        // @unchecked Sendable is safe: `entries` is only touched while holding `lock`.
+        private let lock = NSLock()
+        private var entries: [String] = []
+
+        var text: String { lock.withLock { entries.joined(separator: "\n") } }
+
+        func write(_ entry: String) { lock.withLock { entries.append(entry) } }
+    }
+
+    // MARK: - Item 1: credentials an action added never cross origins
+
+    @Test(
+        "when the authentication action writes its token into a header of any name, a cross-origin redirect should strip it",
+        arguments: ["X-API-Key", "X-Custom-Credential-18"])
+    func actionCredentialStrippedOnCrossOriginRedirect(headerName: String) async throws {
+        let httpbin = try IntegrationServers.httpbin()
+        let module = IntegrationServers.module(
+            baseURL: try IntegrationServers.faultServer(),
+            actions: [.authentication(Token(token: "k3y-for-A-only"), scheme: .header(headerName))])
+        let target = httpbin.appendingPathComponent("headers").absoluteString
+
+        let echo = try await module.performAndDecode(
+            request: Secured(
+                path: "/redirect-to", queryItems: [URLQueryItem(name: "url", value: target)],
+                headers: ["X-Harmless": "kept"]),
+            responseType: HeadersEcho.self)
+
+        #expect(!echo.headers.values.contains("k3y-for-A-only"), "the credential reached origin B: \(echo.headers)")
+        #expect(echo.headers["X-Harmless"] == "kept")
+    }
+
+    @Test("when the authentication action's request is redirected on its own origin, should keep the credential")
+    func actionCredentialKeptOnSameOriginRedirect() async throws {
+        let module = IntegrationServers.module(
+            baseURL: try IntegrationServers.httpbin(),
+            actions: [.authentication(Token(token: "k3y-same-origin"), scheme: .header("X-Custom-Credential-18"))])
+
+        let echo = try await module.performAndDecode(
+            request: Secured(path: "/redirect-to", queryItems: [URLQueryItem(name: "url", value: "/headers")]),
+            responseType: HeadersEcho.self)
+
+        #expect(echo.headers["X-Custom-Credential-18"] == "k3y-same-origin")
+    }
+
+    // MARK: - Item 2: the configuration the README's quick tour shows is the safe one
+
+    @Test(
+        "when configured as the README's quick tour (URLSessionTransport.shared), should not send Authorization to another origin"
+    )
+    func quickTourConfigurationKeepsCredentials() async throws {
+        let httpbin = try IntegrationServers.httpbin()
+        let module = DefaultNetworkModule(
+            requestBuilder: DefaultRequestBuilder(baseURL: try IntegrationServers.faultServer()),
+            session: URLSessionTransport.shared,
+            actions: [.authentication(Token(token: "tour-bearer-token"))],
+            completionExecutor: .background)
+        let target = httpbin.appendingPathComponent("headers").absoluteString
+
+        let echo = try await module.performAndDecode(
+            request: Secured(
+                path: "/redirect-to", queryItems: [URLQueryItem(name: "url", value: target)],
+                headers: ["Cookie": "session=tour-cookie"]),
+            responseType: HeadersEcho.self)
+
+        #expect(echo.headers["Authorization"] == nil)
+        #expect(echo.headers["Cookie"] == nil)
+    }
+
+    // MARK: - Item 4: secrets masked by default in logs, curl output and HAR
+
+    @Test("when a request and its response carry every kind of secret, the log, curl output and HAR should hold none")
+    func secretsMaskedByDefault() async throws {
+        let log = Log()
+        let recorder = HARRecordingSession(wrapping: IntegrationServers.makeSession())
+        let module = IntegrationServers.module(
+            baseURL: try IntegrationServers.faultServer(), session: recorder,
+            actions: [
+                .authentication(Token(token: "req-auth-header-a1"), scheme: .header("X-Signed-Secret-18")),
+                .logging(curl: true, sink: log.write),
+            ])
+        let secrets = [
+            "req-query-token-b2", "req-query-apikey-c3", "req-query-code-d4", "req-header-apikey-e5",
+            "req-header-auth-f6", "req-cookie-g7", "req-auth-header-a1", "req-form-password-h8",
+            "req-form-secret-i9", "req-form-refresh-j0", "req-json-passwd-k1", "req-json-access-l2",
+            "req-json-id-m3", "resp-access-4f1", "resp-refresh-9c2", "resp-id-77a", "resp-password-e5d",
+            "resp-cookie-31b", "resp-header-0d8",
+        ]
+        let form = Secured(
+            path: "/secret-response", method: .post,
+            queryItems: [
+                URLQueryItem(name: "token", value: "req-query-token-b2"),
+                URLQueryItem(name: "api_key", value: "req-query-apikey-c3"),
+                URLQueryItem(name: "grant_type", value: "authorization_code"),
+                URLQueryItem(name: "code", value: "req-query-code-d4"),
+            ],
+            headers: [
+                "X-API-Key": "req-header-apikey-e5", "X-Auth-Token": "req-header-auth-f6", "Cookie": "req-cookie-g7",
+            ],
+            body: .formURLEncoded([
+                "username": "ada", "password": "req-form-password-h8", "client_secret": "req-form-secret-i9",
+                "refresh_token": "req-form-refresh-j0",
+            ]))
+        let json = Secured(
+            path: "/secret-response", method: .post,
+            body: .data(
+                Data(
+                    #"{"user":{"name":"ada","passwd":"req-json-passwd-k1","accessToken":"req-json-access-l2"},"id_token":"req-json-id-m3"}"#
+                        .utf8), contentType: "application/json"))
+
+        let first = try await module.perform(request: form)
+        let second = try await module.perform(request: json)
+
+        let har = String(decoding: try recorder.harData(), as: UTF8.self)
+        #expect(first.data.count > 0 && second.data.count > 0)
+        #expect(log.text.contains("curl"))
+        #expect(log.text.contains("ada"), "non-secret values are still written")
+        for secret in secrets {
+            #expect(!log.text.contains(secret), "the log holds \(secret):\n\(log.text)")
+            #expect(!har.contains(secret), "the HAR holds \(secret)")
+        }
+    }
+
+    // MARK: - Item 3: 307 and 308 never lose the body silently
+
+    struct Echo: Decodable, Sendable {
+        let method: String
+        let bodyLength: Int
+
+        enum CodingKeys: String, CodingKey {
+            case method
+            case bodyLength = "body_length"
+        }
+    }
+
+    @Test(
+        "when a POST is redirected with 307 or 308, should resend method and body or fail clearly",
+        arguments: [307, 308])
+    func bodyKeptOrFailureOnRedirect(status: Int) async throws {
+        let module = IntegrationServers.module(baseURL: try IntegrationServers.faultServer())
+        let body = Data(repeating: 0x61, count: 1000)
+
+        let result = await module.outcome(
+            of: Endpoint(
+                path: "/redirect-to", method: .post,
+                queryItems: [
+                    URLQueryItem(name: "url", value: "/echo"), URLQueryItem(name: "status", value: "\(status)"),
+                ],
+                body: .data(body, contentType: "application/octet-stream")))
+
+        switch result {
+        case .success(let response):
+            // Apple's URLSession sends the body again.
+            let echo = try JSONDecoder().decode(Echo.self, from: response.data)
+            #expect(echo.method == "POST")
+            #expect(echo.bodyLength == body.count, "the redirected POST arrived with \(echo.bodyLength) bytes")
+        case .failure(let error):
+            // Linux's URLSession would send it without the body: a clear error instead.
+            #expect(error == .transportError(.requestBodyStreamExhausted))
+            #expect(error.localizedDescription.contains("without its body"))
+        }
+    }
+
+    @Test("when a POST is redirected with 303, should follow it as a GET without the body, as RFC 9110 says")
+    func seeOtherBecomesGet() async throws {
+        let module = IntegrationServers.module(baseURL: try IntegrationServers.faultServer())
+
+        let echo = try await module.performAndDecode(
+            request: Endpoint(
+                path: "/redirect-to", method: .post,
+                queryItems: [URLQueryItem(name: "url", value: "/echo"), URLQueryItem(name: "status", value: "303")],
+                body: .data(Data("x".utf8), contentType: "text/plain")),
+            responseType: Echo.self)
+
+        #expect(echo.method == "GET")
+        #expect(echo.bodyLength == 0)
+    }
+
+    // MARK: - Item 5: invalid framing is an error, a short body never a success
+
+    @Test(
+        "when Content-Length is conflicting or invalid, should fail with .badServerResponse, never succeed",
+        arguments: [
+            "conflicting-length", "conflicting-length-list", "huge-length", "negative-length", "non-numeric-length",
+        ])
+    func invalidContentLength(name: String) async throws {
+        let module = IntegrationServers.module(baseURL: try IntegrationServers.faultServer())
+
+        let result = await module.outcome(of: Self.raw(name))
+
+        #expect(result.error == .transportError(.badServerResponse), "\(name): \(result)")
+    }
+
+    @Test("when the body is shorter than its Content-Length, should fail with .networkConnectionLost")
+    func shortBody() async throws {
+        let module = IntegrationServers.module(baseURL: try IntegrationServers.faultServer())
+
+        let result = await module.outcome(of: Self.raw("short-length"))
+
+        #expect(result.error == .networkConnectionLost)
+    }
+
+    @Test("when a gzip body is well formed, should deliver it decoded despite its compressed Content-Length")
+    func gzipBodyStillWorks() async throws {
+        let module = IntegrationServers.module(baseURL: try IntegrationServers.faultServer())
+
+        let response = try await module.perform(request: Self.raw("gzip-ok"))
+
+        #expect(String(decoding: response.data, as: UTF8.self) == "hello, gzip")
+    }
+
+    // MARK: - Item 7: server faults get Apple's codes and blame the server
+
+    @Test(
+        "when the server sends a broken response, should fail with the code Apple reports and blame the server",
+        arguments: [
+            ("bad-chunk-size", URLError.Code.badServerResponse), ("status-2000", .badServerResponse),
+            ("negative-length", .badServerResponse), ("bad-gzip", .cannotDecodeContentData),
+            ("bad-deflate", .cannotDecodeContentData), ("huge-header", .cannotParseResponse),
+        ])
+    func serverFaultCodes(name: String, code: URLError.Code) async throws {
+        let module = IntegrationServers.module(baseURL: try IntegrationServers.faultServer())
+
+        let result = await module.outcome(of: Self.raw(name))
+
+        #expect(result.error == .transportError(code), "\(name): \(result)")
+        #expect(result.error?.localizedDescription.contains("The server is at fault") == true)
+    }
+
+    @Test("when a header value is Latin-1 (obs-text), should succeed or fail as a server response, never as unknown")
+    func latin1Header() async throws {
+        let module = IntegrationServers.module(baseURL: try IntegrationServers.faultServer())
+
+        let result = await module.outcome(of: Self.raw("latin1-header"))
+
+        // Apple's URLSession reads it; swift-corelibs-foundation cannot ("Failed writing header").
+        #if canImport(FoundationNetworking)
+            #expect(result.error == .transportError(.cannotParseResponse), "\(result)")
+        #else
+            #expect(result.error == nil, "\(result)")
+        #endif
+    }
+
+    @Test("when an absolute path has an uppercase scheme (HTTP://host/x), should send it")
+    func uppercaseScheme() async throws {
+        let fault = try IntegrationServers.faultServer()
+        let module = IntegrationServers.module(baseURL: fault)
+        let upper = "HTTP://" + fault.absoluteString.dropFirst("http://".count) + "/health"
+
+        let response = try await module.perform(request: Endpoint(path: upper))
+
+        #expect(response.statusCode == 200)
+    }
+
+    static func raw(_ name: String) -> Endpoint {
+        Endpoint(path: "/raw", queryItems: [URLQueryItem(name: "case", value: name)])
+    }
+
+    // MARK: - Item 6: the size limit holds memory, decoded bytes counted
+
+    /// The process's peak resident memory so far (`VmHWM`), in bytes; Linux only.
+    static func peakResidentBytes() -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+        else { return nil }
+        let kilobytes = line.split(separator: " ").compactMap { Int($0) }.first
+        return kilobytes.map { $0 * 1024 }
+    }
+
+    @Test(
+        "probe (child process only): a gzip bomb, a 1 GiB body and an endless one against a 16 MiB limit",
+        .enabled(if: ChildProcess.isProbe("memory-bounds")))
+    func probeMemoryBounds() async throws {
+        let limit = 16 * 1024 * 1024
+        let bound = 2 * limit + 32 * 1024 * 1024
+        let transport = URLSessionTransport(configuration: .ephemeral, maximumResponseSize: limit)
+        let module = IntegrationServers.module(baseURL: try IntegrationServers.faultServer(), session: transport)
+        _ = try await module.perform(request: Endpoint(path: "/health"))
+        let before = try #require(Self.peakResidentBytes())
+
+        let bomb = await module.outcome(
+            of: Endpoint(path: "/gzip-bomb", queryItems: [URLQueryItem(name: "mib", value: "1024")], timeout: 60))
+        let afterBomb = try #require(Self.peakResidentBytes()) - before
+        let huge = await module.outcome(
+            of: Endpoint(
+                path: "/large", queryItems: [URLQueryItem(name: "bytes", value: "\(1024 * 1024 * 1024)")], timeout: 60))
+        let endless = await module.outcome(
+            of: Endpoint(
+                path: "/endless",
+                queryItems: [
+                    URLQueryItem(name: "chunked", value: "1"),
+                    URLQueryItem(name: "max_bytes", value: "\(512 * 1024 * 1024)"),
+                ],
+                timeout: 60))
+        let growth = try #require(Self.peakResidentBytes()) - before
+
+        print("memory-bounds: peak +\(afterBomb / 1024 / 1024) MiB after the bomb, +\(growth / 1024 / 1024) MiB in all")
+        // Decoded bytes are counted: a gigabyte of zeros in a megabyte of gzip stops at the
+        // limit, with the peak within about twice the limit.
+        #expect(bomb.error == .responseTooLarge(limit: limit))
+        #expect(afterBomb <= bound, "the gzip bomb grew the peak by \(afterBomb / 1024 / 1024) MiB")
+        #expect(huge.error == .responseTooLarge(limit: limit))
+        #expect(endless.error == .responseTooLarge(limit: limit))
+        // Known limitation (SECURITY.md): swift-corelibs-foundation queues every chunk libcurl
+        // reads for the delegate, with no backpressure, so a server faster than the delegate
+        // fills memory before the limit is seen crossed (+0.1 to +4 GiB seen on a loaded
+        // machine). Intermittent: on an idle machine it holds.
+        withKnownIssue(
+            "Linux URLSession queues body chunks for the delegate without backpressure", isIntermittent: true
+        ) {
+            #expect(growth <= bound, "peak resident memory grew by \(growth / 1024 / 1024) MiB")
+        }
+    }
+
+    @Test(
+        "when a body crosses the size limit, decoded or not, should fail with .responseTooLarge, a gzip bomb within twice the limit"
+    )
+    func memoryBounds() async throws {
+        #if os(Linux)
+            _ = try IntegrationServers.faultServer()
+
+            let outcome = try await ChildProcess.run(probe: "memory-bounds", filter: "probeMemoryBounds", timeout: 300)
+
+            #expect(outcome.succeeded, "\(outcome.output)")
+        #endif
+    }
+
+    // MARK: - Item 8: a head cut off before its blank line (swift-corelibs-foundation traps)
+
+    @Test(
+        "probe (child process only): a status line and a header, then a close, on URLSessionTransport",
+        .enabled(if: ChildProcess.isProbe("header-then-close")))
+    func probeHeaderThenClose() async throws {
+        let module = IntegrationServers.module(baseURL: try IntegrationServers.faultServer())
+
+        let result = await module.outcome(of: Self.raw("header-then-close"))
+
+        print("header-then-close outcome: \(result)")
+    }
+
+    @Test(
+        "when a server closes after a status line and a header, before the blank line, Linux traps in Foundation (pinned)"
+    )
+    func headerThenClose() async throws {
+        #if os(Linux)
+            _ = try IntegrationServers.faultServer()
+
+            let outcome = try await ChildProcess.run(
+                probe: "header-then-close", filter: "probeHeaderThenClose", timeout: 120)
+
+            // swift-corelibs-foundation's NativeProtocol.swift (line 240 in Swift 6.3.1) calls
+            // fatalError when a transfer ends before the response head is complete; nothing a
+            // URLSession delegate or completion handler receives can avoid it (SECURITY.md,
+            // "Known limitations"). When this expectation fails, Foundation no longer traps:
+            // make the probe expect an error instead, and update SECURITY.md.
+            #expect(
+                outcome.wasSignalled && outcome.output.contains("NativeProtocol.swift"),
+                "the child no longer traps in NativeProtocol.swift; update SECURITY.md:\n\(outcome.output)")
+        #endif
+    }
+}
