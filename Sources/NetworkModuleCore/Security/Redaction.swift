@@ -50,6 +50,10 @@ public struct Redaction: Sendable, Equatable {
     public let queryItemNames: Set<String>
     /// `queryItemNames`, normalized for comparison.
     private let normalizedFieldNames: Set<String>
+    /// The same, as bytes, for the scan of a URL's query.
+    private let normalizedFieldNameBytes: [[UInt8]]
+    /// The first letters of those names, of `grant_type` and of the OAuth names.
+    private let fieldNameFirstLetters: ASCIISet
 
     /// Fields that are secrets only in an OAuth token request or response (one with a
     /// `grant_type` field), normalized.
@@ -62,6 +66,11 @@ public struct Redaction: Sendable, Equatable {
         self.headerNames = Set(headerNames.map { $0.lowercased() })
         self.queryItemNames = queryItemNames
         self.normalizedFieldNames = Set(queryItemNames.map(Self.normalized))
+        self.normalizedFieldNameBytes = normalizedFieldNames.map { Array($0.utf8) }.sorted {
+            $0.lexicographicallyPrecedes($1)
+        }
+        let allNames = normalizedFieldNames.union(Self.tokenRequestFieldNames).union([Self.grantType])
+        self.fieldNameFirstLetters = ASCIISet(String(allNames.compactMap(\.first)))
     }
 
     /// This redaction with more header and field names.
@@ -101,7 +110,7 @@ public struct Redaction: Sendable, Equatable {
     /// items masked; the rest is left as it was. A URL with neither is returned at once.
     public func redacted(_ url: URL) -> URL {
         let hasPassword = url.password != nil
-        let mayHaveSecretQuery = url.query != nil
+        let mayHaveSecretQuery = url.query.map(mayHaveSecret(query:)) ?? false
         guard hasPassword || mayHaveSecretQuery,
             var components = URLComponents(url: url, resolvingAgainstBaseURL: true)
         else { return url }
@@ -118,6 +127,62 @@ public struct Redaction: Sendable, Equatable {
         }
         return components.url ?? url
     }
+
+    /// Whether a percent-encoded query may have an item to mask: a name that is a secret's, or
+    /// `grant_type`, or one that must be decoded to tell. A scan of the query's bytes, so that
+    /// the URL of nearly every request (metrics record one for each) is returned as it is
+    /// without being parsed into components.
+    private func mayHaveSecret(query: String) -> Bool {
+        var query = query
+        return query.withUTF8 { bytes in
+            var start = 0
+            while start < bytes.count {
+                var end = start
+                while end < bytes.count, bytes[end] != UInt8(ascii: "&") { end += 1 }
+                var nameEnd = start
+                while nameEnd < end, bytes[nameEnd] != UInt8(ascii: "=") { nameEnd += 1 }
+                let name = UnsafeBufferPointer(rebasing: bytes[start..<nameEnd])
+                // An escape or a `+` must be decoded to tell: the full path does that.
+                if name.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") || $0 >= 0x80 }) {
+                    return true
+                }
+                // Most names fail at their first letter: no field name to mask starts with it.
+                guard
+                    let first = name.first(where: { $0 != UInt8(ascii: "_") && $0 != UInt8(ascii: "-") }),
+                    fieldNameFirstLetters.contains(Self.lowercased(first))
+                else {
+                    start = end + 1
+                    continue
+                }
+                if Self.matches(name, Self.grantTypeBytes)
+                    || normalizedFieldNameBytes.contains(where: { Self.matches(name, $0) })
+                    || Self.tokenRequestFieldNameBytes.contains(where: { Self.matches(name, $0) })
+                {
+                    return true
+                }
+                start = end + 1
+            }
+            return false
+        }
+    }
+
+    /// `byte`, lowercased if it is an ASCII capital letter.
+    private static func lowercased(_ byte: UInt8) -> UInt8 {
+        byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+    }
+
+    /// Whether ASCII `name`, lowercased and without `_` and `-`, is `normalized`.
+    private static func matches(_ name: UnsafeBufferPointer<UInt8>, _ normalized: [UInt8]) -> Bool {
+        var index = 0
+        for byte in name where byte != UInt8(ascii: "_") && byte != UInt8(ascii: "-") {
+            guard index < normalized.count, normalized[index] == lowercased(byte) else { return false }
+            index += 1
+        }
+        return index == normalized.count && index > 0
+    }
+
+    private static let grantTypeBytes = Array(grantType.utf8)
+    private static let tokenRequestFieldNameBytes = tokenRequestFieldNames.map { Array($0.utf8) }
 
     /// A field name as compared: lowercased, without `_` and `-`.
     private static func normalized(_ name: String) -> String {

@@ -58,6 +58,18 @@ struct RedactionTests {
         #expect(redacted == "https://api.example.com/a?page=2&\(name)=REDACTED")
     }
 
+    @Test(
+        "when a secret query item's name is percent-encoded, should still mask it",
+        arguments: ["%74oken", "T%4Fken", "client%5Fsecret", "api%20key"])
+    func encodedQueryItemNames(name: String) throws {
+        let redaction = Redaction.default.adding(queryItems: ["api key"])
+        let url = try #require(URL(string: "https://api.example.com/a?page=2&\(name)=s3cret"))
+
+        let redacted = redaction.redacted(url).absoluteString
+
+        #expect(!redacted.contains("s3cret"), "\(redacted)")
+    }
+
     @Test("by default, should mask code only in an OAuth token request (one with grant_type)")
     func oauthCode() throws {
         let token = try #require(URL(string: "https://id.example.com/token?grant_type=authorization_code&code=c0de"))
