@@ -1,6 +1,6 @@
 /// A set of ASCII bytes, as two bit masks: testing a byte is a shift and a mask. Request
 /// building and the header check test every byte of every URL and header field against one.
-struct ASCIISet: Sendable, Equatable {
+struct ASCIISet: Sendable {
     /// Bit `b` is set when byte `b` (below 64) is in the set.
     private let below64: UInt64
     /// Bit `b - 64` is set when byte `b` (64 to 127) is in the set.

@@ -34,10 +34,7 @@ public struct Redaction: Sendable, Equatable {
 
     /// The documented defaults: see the type's description for the full list.
     public static let `default` = Redaction(
-        headerNames: [
-            "Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie", "X-API-Key", "Api-Key", "X-Auth-Token",
-            "X-Access-Token", "X-Refresh-Token", "X-CSRF-Token", "X-XSRF-Token", "X-Amz-Security-Token",
-        ],
+        headerNames: CredentialHeaders.fixed,
         queryItemNames: [
             "password", "passwd", "secret", "token", "access_token", "refresh_token", "id_token", "api_key", "apikey",
             "client_secret",
@@ -52,8 +49,6 @@ public struct Redaction: Sendable, Equatable {
     private let normalizedFieldNames: Set<String>
     /// The same, as bytes, for the scan of a URL's query.
     private let normalizedFieldNameBytes: [[UInt8]]
-    /// The first letters of those names, of `grant_type` and of the OAuth names.
-    private let fieldNameFirstLetters: ASCIISet
 
     /// Fields that are secrets only in an OAuth token request or response (one with a
     /// `grant_type` field), normalized.
@@ -69,8 +64,6 @@ public struct Redaction: Sendable, Equatable {
         self.normalizedFieldNameBytes = normalizedFieldNames.map { Array($0.utf8) }.sorted {
             $0.lexicographicallyPrecedes($1)
         }
-        let allNames = normalizedFieldNames.union(Self.tokenRequestFieldNames).union([Self.grantType])
-        self.fieldNameFirstLetters = ASCIISet(String(allNames.compactMap(\.first)))
     }
 
     /// This redaction with more header and field names.
@@ -145,14 +138,6 @@ public struct Redaction: Sendable, Equatable {
                 // An escape or a `+` must be decoded to tell: the full path does that.
                 if name.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") || $0 >= 0x80 }) {
                     return true
-                }
-                // Most names fail at their first letter: no field name to mask starts with it.
-                guard
-                    let first = name.first(where: { $0 != UInt8(ascii: "_") && $0 != UInt8(ascii: "-") }),
-                    fieldNameFirstLetters.contains(Self.lowercased(first))
-                else {
-                    start = end + 1
-                    continue
                 }
                 if Self.matches(name, Self.grantTypeBytes)
                     || normalizedFieldNameBytes.contains(where: { Self.matches(name, $0) })

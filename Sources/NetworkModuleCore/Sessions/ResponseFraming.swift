@@ -20,13 +20,15 @@ enum ResponseFraming {
     /// The error code for `response` whose body, as delivered, has `receivedBytes` bytes, to a
     /// request with `method`; `nil` when its framing is sound.
     static func failure(of response: HTTPURLResponse, method: String?, receivedBytes: Int) -> URLError.Code? {
-        let headers = HTTPHeaders(response.allHeaderFields)
-        if headers["Transfer-Encoding"] != nil { return nil }
-        guard let field = headers["Content-Length"] else { return nil }
+        // Three look-ups, not an `HTTPHeaders` of every field: this runs for every response.
+        if response.value(forHTTPHeaderField: "Transfer-Encoding") != nil { return nil }
+        guard let field = response.value(forHTTPHeaderField: "Content-Length") else { return nil }
         guard let declared = contentLength(field) else { return .badServerResponse }
         let status = response.statusCode
         let hasNoBody = method?.uppercased() == "HEAD" || (100..<200).contains(status) || status == 204 || status == 304
-        let coding = headers["Content-Encoding"]?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        let coding =
+            response.value(forHTTPHeaderField: "Content-Encoding")?.trimmingCharacters(in: .whitespaces).lowercased()
+            ?? ""
         guard !hasNoBody, coding.isEmpty || coding == "identity" else { return nil }
         return receivedBytes < declared ? .networkConnectionLost : nil
     }

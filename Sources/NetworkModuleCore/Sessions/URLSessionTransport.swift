@@ -384,7 +384,7 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
     }
 
     private static func framingError(_ code: URLError.Code, response: HTTPURLResponse) -> URLError {
-        let declared = HTTPHeaders(response.allHeaderFields)["Content-Length"] ?? ""
+        let declared = response.value(forHTTPHeaderField: "Content-Length") ?? ""
         let message =
             code == .networkConnectionLost
             ? "The server closed the connection before the whole body arrived (Content-Length: \(declared))."

@@ -25,13 +25,10 @@ public struct MetricsAction: NetworkModuleAction {
 
     /// Reports the request's metrics.
     public func didFinish(_ result: Result<NetworkResponse, NetworkError>, context: ActionContext) {
-        // Not `sentRequest.map { redaction… }`: a closure would copy the redaction's sets.
-        var url: String?
-        if let sentRequest = context.sentRequest { url = redaction.loggable(sentRequest.url) }
         report(
             RequestMetrics(
                 method: context.sentRequest?.httpMethod ?? context.networkRequest?.method.rawValue ?? "GET",
-                url: url,
+                url: context.sentRequest.map { redaction.loggable($0.url) },
                 attempts: context.attempt,
                 totalDuration: context.elapsed,
                 preparationDuration: context.preparationTime,
