@@ -33,6 +33,8 @@ struct BenchmarkOptions {
           --soak N          requests in the soak (default 200000)
           --samples N       small requests timed per head-of-line case (default 1000)
           --case TEXT       pipeline mode: only the cases whose name contains TEXT (for profiling)
+          --iterations N    pipeline mode: requests per round (default 20000; profiling runs two
+                            counts and subtracts, so one-time costs cancel out)
         """
 
     static func parse(_ arguments: [String]) throws -> BenchmarkOptions {
@@ -76,6 +78,7 @@ struct BenchmarkOptions {
                 options.soakRequests = try number(for: argument)
                 options.soakSampleEvery = max(1, options.soakRequests / 20)
             case "--case": options.caseFilter = try value(for: argument)
+            case "--iterations": options.pipelineIterations = try number(for: argument)
             case "--samples": options.headOfLineSamples = try number(for: argument)
             case "-h", "--help": throw UsageError(nil)
             default: throw UsageError("unknown argument \(argument)")

@@ -102,8 +102,23 @@ public struct Redaction: Sendable, Equatable {
     /// `url` with its password (`https://user:password@host`) and the values of secret query
     /// items masked; the rest is left as it was. A URL with neither is returned at once.
     public func redacted(_ url: URL) -> URL {
-        let hasPassword = url.password != nil
-        let mayHaveSecretQuery = url.query.map(mayHaveSecret(query:)) ?? false
+        // Read off the URL's text, which Foundation keeps, rather than through `url.password`
+        // and `url.query`, which parse it again: a password needs an `@`, and the query is what
+        // lies between the first `?` and the `#` after it (RFC 3986 §3).
+        var text = url.absoluteString
+        let (mayHavePassword, mayHaveSecretQuery) = text.withUTF8 { bytes in
+            let queryStart = bytes.firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
+            guard let queryStart, bytes[queryStart] == UInt8(ascii: "?") else {
+                return (bytes.contains(UInt8(ascii: "@")), false)
+            }
+            let query = bytes[(queryStart + 1)...]
+            let queryEnd = query.firstIndex(of: UInt8(ascii: "#")) ?? query.endIndex
+            return (
+                bytes[..<queryStart].contains(UInt8(ascii: "@")),
+                mayHaveSecret(query: UnsafeBufferPointer(rebasing: query[..<queryEnd]))
+            )
+        }
+        let hasPassword = mayHavePassword && url.password != nil
         guard hasPassword || mayHaveSecretQuery,
             var components = URLComponents(url: url, resolvingAgainstBaseURL: true)
         else { return url }
@@ -125,30 +140,27 @@ public struct Redaction: Sendable, Equatable {
     /// `grant_type`, or one that must be decoded to tell. A scan of the query's bytes, so that
     /// the URL of nearly every request (metrics record one for each) is returned as it is
     /// without being parsed into components.
-    private func mayHaveSecret(query: String) -> Bool {
-        var query = query
-        return query.withUTF8 { bytes in
-            var start = 0
-            while start < bytes.count {
-                var end = start
-                while end < bytes.count, bytes[end] != UInt8(ascii: "&") { end += 1 }
-                var nameEnd = start
-                while nameEnd < end, bytes[nameEnd] != UInt8(ascii: "=") { nameEnd += 1 }
-                let name = UnsafeBufferPointer(rebasing: bytes[start..<nameEnd])
-                // An escape or a `+` must be decoded to tell: the full path does that.
-                if name.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") || $0 >= 0x80 }) {
-                    return true
-                }
-                if Self.matches(name, Self.grantTypeBytes)
-                    || normalizedFieldNameBytes.contains(where: { Self.matches(name, $0) })
-                    || Self.tokenRequestFieldNameBytes.contains(where: { Self.matches(name, $0) })
-                {
-                    return true
-                }
-                start = end + 1
+    private func mayHaveSecret(query bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var start = 0
+        while start < bytes.count {
+            var end = start
+            while end < bytes.count, bytes[end] != UInt8(ascii: "&") { end += 1 }
+            var nameEnd = start
+            while nameEnd < end, bytes[nameEnd] != UInt8(ascii: "=") { nameEnd += 1 }
+            let name = UnsafeBufferPointer(rebasing: bytes[start..<nameEnd])
+            // An escape or a `+` must be decoded to tell: the full path does that.
+            if name.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") || $0 >= 0x80 }) {
+                return true
             }
-            return false
+            if Self.matches(name, Self.grantTypeBytes)
+                || normalizedFieldNameBytes.contains(where: { Self.matches(name, $0) })
+                || Self.tokenRequestFieldNameBytes.contains(where: { Self.matches(name, $0) })
+            {
+                return true
+            }
+            start = end + 1
         }
+        return false
     }
 
     /// `byte`, lowercased if it is an ASCII capital letter.

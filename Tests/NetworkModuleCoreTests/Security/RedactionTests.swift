@@ -45,6 +45,24 @@ struct RedactionTests {
     }
 
     @Test(
+        "should find the query and the password where RFC 3986 puts them: before any fragment, and after any base",
+        arguments: [
+            ("https://api.example.com/a?token=abc#top", "https://api.example.com/a?token=REDACTED#top"),
+            ("https://api.example.com/a#top?token=abc", "https://api.example.com/a#top?token=abc"),
+            ("https://api.example.com/a?page=2#token=abc", "https://api.example.com/a?page=2#token=abc"),
+            ("https://api.example.com/@me?email=a@b.example", "https://api.example.com/@me?email=a@b.example"),
+            ("https://ada:s3cret@api.example.com/a#x", "https://ada:REDACTED@api.example.com/a#x"),
+            ("https://api.example.com/a?", "https://api.example.com/a?"),
+            ("b?access_token=abc", "https://api.example.com/v1/b?access_token=REDACTED"),
+        ])
+    func queryAndPasswordPlaces(text: String, expected: String) throws {
+        let base = try #require(URL(string: "https://api.example.com/v1/"))
+        let url = try #require(URL(string: text, relativeTo: base))
+
+        #expect(Redaction.default.redacted(url).absoluteString == expected)
+    }
+
+    @Test(
         "by default, should mask secret query items named like a password or token, ignoring case, _ and -",
         arguments: [
             "password", "passwd", "secret", "token", "access_token", "refresh_token", "id_token", "api_key", "apikey",

@@ -222,7 +222,8 @@ public final class AuthenticationAction: NetworkModuleAction {
         /// Forgets the request.
         mutating func finish(requestID: UUID) {
             requests.removeValue(forKey: requestID)
-            refreshFailures.removeValue(forKey: requestID)
+            // Nearly always empty: skip hashing the ID for nothing.
+            if !refreshFailures.isEmpty { refreshFailures.removeValue(forKey: requestID) }
         }
     }
 

@@ -16,4 +16,9 @@ enum ActionPreparation: Sendable {
             self = .general(action)
         }
     }
+
+    /// Whether there is nothing to run.
+    var isSkipped: Bool {
+        if case .skipped = self { true } else { false }
+    }
 }

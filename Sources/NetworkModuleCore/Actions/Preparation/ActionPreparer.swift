@@ -20,15 +20,22 @@ struct ActionPreparer {
     /// Prepares `request` with actions `from...`, in order.
     ///
     /// - Parameters:
-    ///   - context: makes the attempt's context, once, for the first action that needs it.
+    ///   - context: makes the attempt's context, once, if an action from `index` on prepares.
     ///   - onPrepared: receives the completion of the action whose own `prepare` was called.
     func prepare(
         _ request: consuming URLRequest, from index: Int, context makeContext: () -> ActionContext,
         onPrepared: @escaping @Sendable (Int, Result<URLRequest, NetworkError>) -> Void
     ) -> RequestStateMachine.PreparationOutcome {
+        guard let first = preparations[index...].firstIndex(where: { !$0.isSkipped }) else {
+            return .prepared(request)
+        }
+        // Made once, and only here: an attempt's context and URL are the same for every action
+        // of the preparation, and a context is costly to copy (an existential and several
+        // references).
+        let context = makeContext()
+        let url = request.url
         var headers: HeaderFieldTable?
-        var context: ActionContext?
-        var index = index
+        var index = first
         while index < preparations.count {
             let action: any NetworkModuleAction
             switch preparations[index] {
@@ -36,12 +43,9 @@ struct ActionPreparer {
                 index += 1
                 continue
             case .headerFields(let headerAction):
-                let attemptContext = context ?? makeContext()
-                context = attemptContext
                 var table = headers.take() ?? HeaderFieldTable(of: request)
                 do throws(NetworkError) {
-                    let isPrepared = try headerAction.prepareHeaderFields(
-                        &table, url: request.url, context: attemptContext)
+                    let isPrepared = try headerAction.prepareHeaderFields(&table, url: url, context: context)
                     headers = table
                     if isPrepared {
                         index += 1
@@ -56,7 +60,7 @@ struct ActionPreparer {
             }
             headers.take()?.write(to: &request)
             let actionIndex = index
-            action.prepare(request, context: context ?? makeContext()) { result in
+            action.prepare(request, context: context) { result in
                 onPrepared(actionIndex, result.mapError { NetworkError(actionError: $0, action: action) })
             }
             return .waiting(forAction: actionIndex)
