@@ -6,16 +6,18 @@ import Foundation
 /// `timeoutIntervalForRequest` applies), and leaves some tasks waiting forever (a 401 with
 /// `WWW-Authenticate` on a session without a delegate). The framework gives every task there
 /// a timeout at its request's `timeoutInterval`, with Apple's meaning: an idle timeout, the
-/// longest wait for the next bytes. An entry expires when `timeout` seconds pass with no
-/// ``Deadline/noteActivity()`` (or, for a task that reports no activity, `timeout` seconds
+/// longest wait for the next bytes. An entry expires when `timeout` seconds pass after the
+/// last activity its owner reports (or, for an owner that reports none, `timeout` seconds
 /// after it was scheduled).
 ///
 /// A timer per request would cost a kernel timer and several allocations each; here a
 /// deadline costs an array append and a dictionary entry, and one timer is armed for the
-/// earliest deadline. Noting activity only stores a time in the entry: it never re-sorts.
-/// When a slot comes due, its entry is checked, and if it saw activity since, the slot is
-/// put back at its new deadline instead of firing. An entry that keeps receiving bytes is
-/// thus re-sorted at most once per timeout period, however many chunks arrive.
+/// earliest deadline. Activity costs nothing here: the owner keeps the time of its last
+/// activity in its own state (the transport stores it beside the body it appends to, under
+/// the lock it holds anyway), and when a slot comes due the entry asks for it, outside this
+/// lock. If there was activity since, the slot is put back at its new deadline instead of
+/// firing. An entry that keeps receiving bytes is thus re-sorted at most once per timeout
+/// period, however many chunks arrive.
 ///
 /// Requests of one session mostly share a timeout, so deadlines arrive in order and are
 /// appended; a cancelled deadline is forgotten at once and its slot reclaimed in batches,
@@ -66,8 +68,9 @@ final class ResponseDeadlines: Sendable {
     private struct Entry {
         let onExpiry: @Sendable () -> Void
         let timeout: UInt64
-        /// When the entry last saw activity (or was scheduled), in uptime nanoseconds.
-        var lastActivity: UInt64
+        /// When the owner last saw activity, in uptime nanoseconds; `nil` for none since the
+        /// entry was scheduled, or an owner that reports none.
+        let lastActivity: (@Sendable () -> UInt64?)?
     }
 
     private struct State {
@@ -110,30 +113,38 @@ final class ResponseDeadlines: Sendable {
         timer.resume()
     }
 
-    /// Calls `onExpiry` on a background queue once `seconds` pass with no activity noted on
-    /// the returned deadline, unless it is cancelled first. See ``delay(for:)`` for what
-    /// every value of `seconds` means; a timeout that never expires costs nothing.
-    func schedule(after seconds: TimeInterval, _ onExpiry: @escaping @Sendable () -> Void) -> Deadline {
+    /// Calls `onExpiry` on a background queue once `seconds` pass after the last activity,
+    /// unless the returned deadline is cancelled first. See ``delay(for:)`` for what every
+    /// value of `seconds` means; a timeout that never expires costs nothing.
+    ///
+    /// - Parameter lastActivity: when the owner last saw activity (bytes arriving or sent), in
+    ///   `DispatchTime` uptime nanoseconds, or `nil` for none since scheduling. Asked only when
+    ///   the deadline comes due, never with this object's lock held, so it may take its
+    ///   owner's lock.
+    func schedule(
+        after seconds: TimeInterval, lastActivity: (@Sendable () -> UInt64?)? = nil,
+        onExpiry: @escaping @Sendable () -> Void
+    ) -> Deadline {
         guard case .nanoseconds(let delay) = Self.delay(for: seconds) else { return Deadline(id: 0, owner: self) }
         let now = DispatchTime.now().uptimeNanoseconds
         // Cannot overflow: uptime is far below UInt64.max / 2 and delay is at most UInt64.max / 4.
         let deadline = now + delay
         let id = state.withLock { state -> UInt64 in
             state.nextID += 1
-            state.entries[state.nextID] = Entry(onExpiry: onExpiry, timeout: delay, lastActivity: now)
+            state.entries[state.nextID] = Entry(onExpiry: onExpiry, timeout: delay, lastActivity: lastActivity)
             state.insert(Slot(deadline: deadline, id: state.nextID))
             return state.nextID
         }
         return Deadline(id: id, owner: self)
     }
 
-    fileprivate func noteActivity(_ id: UInt64) {
-        guard id != 0 else { return }
-        let now = DispatchTime.now().uptimeNanoseconds
-        state.withLock { state in
-            // Only a stored time: the slot is re-checked when it comes due.
-            state.entries[id]?.lastActivity = now
-        }
+    /// When an entry that last saw activity at `lastActivity` (nanoseconds; `nil` for none)
+    /// falls idle for `timeout`, if that is after `now`; `nil` if it is idle already.
+    static func idleUntil(lastActivity: UInt64?, timeout: UInt64, now: UInt64) -> UInt64? {
+        guard let lastActivity else { return nil }
+        let (until, overflowed) = lastActivity.addingReportingOverflow(timeout)
+        if overflowed { return .max }
+        return until > now ? until : nil
     }
 
     fileprivate func cancel(_ id: UInt64) {
@@ -150,31 +161,40 @@ final class ResponseDeadlines: Sendable {
 
     private func fire() {
         let now = DispatchTime.now().uptimeNanoseconds
-        let due = state.withLock { state -> [@Sendable () -> Void] in
-            var due: [@Sendable () -> Void] = []
-            var postponed: [Slot] = []
+        // 1. Under the lock: the slots that came due, with their live entries.
+        let due = state.withLock { state -> [(id: UInt64, entry: Entry)] in
+            var due: [(id: UInt64, entry: Entry)] = []
             while state.head < state.slots.count, state.slots[state.head].deadline <= now {
                 let id = state.slots[state.head].id
                 state.head += 1
-                guard let entry = state.entries[id] else { continue }
-                let idleUntil = entry.lastActivity + entry.timeout
-                if idleUntil > now {
-                    // Activity since the slot was set: not idle for long enough, check again later.
-                    postponed.append(Slot(deadline: idleUntil, id: id))
-                } else {
-                    state.entries[id] = nil
-                    due.append(entry.onExpiry)
-                }
+                if let entry = state.entries[id] { due.append((id, entry)) }
             }
             if state.head > 1024 && state.head * 2 > state.slots.count {
                 state.slots.removeFirst(state.head)
                 state.head = 0
             }
             state.arm(for: state.head < state.slots.count ? state.slots[state.head].deadline : nil)
-            for slot in postponed { state.insert(slot) }
             return due
         }
-        for action in due { action() }
+        guard !due.isEmpty else { return }
+        // 2. Outside it: each owner says when it last saw activity (taking its own lock).
+        let decisions = due.map { id, entry in
+            (id, Self.idleUntil(lastActivity: entry.lastActivity?(), timeout: entry.timeout, now: now))
+        }
+        // 3. Under the lock again: an entry that saw activity since goes back at its new
+        //    deadline; an idle one expires. One cancelled meanwhile is gone and does neither.
+        let expired = state.withLock { state -> [@Sendable () -> Void] in
+            var expired: [@Sendable () -> Void] = []
+            for (id, idleUntil) in decisions {
+                if let idleUntil {
+                    if state.entries[id] != nil { state.insert(Slot(deadline: idleUntil, id: id)) }
+                } else if let entry = state.entries.removeValue(forKey: id) {
+                    expired.append(entry.onExpiry)
+                }
+            }
+            return expired
+        }
+        for action in expired { action() }
     }
 }
 
@@ -183,12 +203,6 @@ struct Deadline: Sendable {
     /// 0 for a deadline that never expires, and so was never stored.
     fileprivate let id: UInt64
     fileprivate let owner: ResponseDeadlines
-
-    /// Notes that the response made progress (bytes arrived): the idle timeout starts again
-    /// from now. Cheap: it stores a time, and re-sorts nothing.
-    func noteActivity() {
-        owner.noteActivity(id)
-    }
 
     /// Forgets the deadline; harmless after it expired or was cancelled.
     func cancel() {

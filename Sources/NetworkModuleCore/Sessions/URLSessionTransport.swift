@@ -132,6 +132,16 @@ public final class URLSessionTransport: NetworkSession {
         }
         return TransportTask(request: request, transport: self, completionHandler: completionHandler)
     }
+
+    /// Room for the body the response declares, so that it is copied once as it arrives
+    /// rather than again at every doubling of its buffer: the `Content-Length`, never more than
+    /// the size limit, and at most 8 MiB up front (a server that declares a large body and
+    /// sends little gets no large buffer for it; a larger body grows from there).
+    static func initialBodyCapacity(for response: URLResponse?, limit: Int?) -> Int {
+        guard let declared = response?.expectedContentLength, declared > 0 else { return 0 }
+        let bound = max(0, min(limit ?? Int.max, 8 << 20))
+        return declared < Int64(bound) ? Int(declared) : bound
+    }
 }
 
 /// One task of a ``URLSessionTransport``: creates its `URLSessionDataTask` when resumed, and
@@ -270,6 +280,9 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
         let completionHandler: @Sendable (Data?, URLResponse?, (any Error)?) -> Void
         var body = Data()
         var deadline: Deadline?
+        /// When bytes last arrived or were sent, in uptime nanoseconds: the idle timeout counts
+        /// from here (``ResponseDeadlines`` asks when the deadline comes due).
+        var lastActivity: UInt64?
         var declinedChallenge = false
         var exceededLimit = false
         /// The server's certificate did not lead to a pinned one (Apple platforms).
@@ -306,10 +319,13 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
         let identifier = task.taskIdentifier
         tasks.withLock { $0[identifier] = Record(completionHandler: completionHandler) }
         guard let timeout else { return }
-        let deadline = ResponseDeadlines.shared.schedule(after: timeout) { [weak self] in
-            self?.finish(identifier, data: nil, response: nil, error: URLError.timedOut(url))
-            task.cancel()
-        }
+        let deadline = ResponseDeadlines.shared.schedule(
+            after: timeout,
+            lastActivity: { [weak self] in self?.tasks.withLock { $0[identifier]?.lastActivity } },
+            onExpiry: { [weak self] in
+                self?.finish(identifier, data: nil, response: nil, error: URLError.timedOut(url))
+                task.cancel()
+            })
         let isPending = tasks.withLock { tasks -> Bool in
             guard tasks[identifier] != nil else { return false }
             tasks[identifier]?.deadline = deadline
@@ -329,22 +345,28 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
     // MARK: URLSessionDataDelegate
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        // Called for every chunk of every body (about 16 KB each on Linux): one look-up, one
+        // lock, the body appended in place, and the time stored for the idle timeout.
         let identifier = dataTask.taskIdentifier
-        let (overLimit, deadline) = tasks.withLock { tasks -> (Bool, Deadline?) in
-            // Mutated in place, never copied out: a copy would make every append copy the body.
-            guard let received = tasks[identifier]?.body.count, tasks[identifier]?.exceededLimit == false else {
-                return (false, nil)
-            }
-            if let limit = maximumResponseSize, received + data.count > limit {
-                tasks[identifier]?.exceededLimit = true
-                tasks[identifier]?.body = Data()
-                return (true, nil)
-            }
-            tasks[identifier]?.body.append(data)
-            return (false, tasks[identifier]?.deadline)
+        let now = DispatchTime.now().uptimeNanoseconds
+        let overLimit = tasks.withLock { tasks -> Bool in
+            tasks.modifyValue(forKey: identifier) { record -> Bool in
+                guard !record.exceededLimit else { return false }
+                record.lastActivity = now
+                if let limit = maximumResponseSize, record.body.count + data.count > limit {
+                    record.exceededLimit = true
+                    record.body = Data()
+                    return true
+                }
+                if record.body.isEmpty, data.count > 0 {
+                    let capacity = URLSessionTransport.initialBodyCapacity(
+                        for: dataTask.response, limit: maximumResponseSize)
+                    record.body.reserveCapacity(capacity)
+                }
+                record.body.append(data)
+                return false
+            } ?? false
         }
-        // Bytes arrived: the idle timeout starts again (a stored time; nothing is re-sorted).
-        deadline?.noteActivity()
         if overLimit, let limit = maximumResponseSize {
             finish(identifier, data: nil, response: nil, error: NetworkError.responseTooLarge(limit: limit))
             dataTask.cancel()
@@ -356,7 +378,8 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
         totalBytesExpectedToSend: Int64
     ) {
         // Bytes sent count as activity too, as for Apple's idle timeout: a slow upload is not cut off.
-        tasks.withLock { $0[task.taskIdentifier]?.deadline }?.noteActivity()
+        let now = DispatchTime.now().uptimeNanoseconds
+        tasks.withLock { _ = $0.modifyValue(forKey: task.taskIdentifier) { $0.lastActivity = now } }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
@@ -479,5 +502,15 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
             }
         #endif
         completionHandler(.performDefaultHandling, nil)
+    }
+}
+
+extension Dictionary {
+    /// Runs `body` on the value for `key` in place, with one look-up; `nil` if there is none.
+    /// A value changed through `self[key]?` costs a look-up per access, and one copied out and
+    /// stored back copies whatever it holds on the next write.
+    fileprivate mutating func modifyValue<Result>(forKey key: Key, _ body: (inout Value) -> Result) -> Result? {
+        guard let index = index(forKey: key) else { return nil }
+        return body(&values[index])
     }
 }

@@ -100,27 +100,43 @@ struct ResponseDeadlinesTests {
 
     // MARK: Idle timeouts (issue 13, defect B)
 
-    @Test("when activity is noted more often than the timeout, should not expire until the activity stops")
+    @Test("when the owner reports activity more often than the timeout, should not expire until the activity stops")
     func activityPostponesExpiry() async {
         let expired = DispatchSemaphore(value: 0)
         let expiredAt = LockedState<UInt64?>(nil)
-        let deadline = ResponseDeadlines.shared.schedule(after: 0.5) {
-            expiredAt.withLock { $0 = DispatchTime.now().uptimeNanoseconds }
-            expired.signal()
-        }
+        let activity = LockedState<UInt64?>(nil)
+        _ = ResponseDeadlines.shared.schedule(
+            after: 0.5, lastActivity: { activity.withLock { $0 } },
+            onExpiry: {
+                expiredAt.withLock { $0 = DispatchTime.now().uptimeNanoseconds }
+                expired.signal()
+            })
 
         let lastActivity = await waitOffThePool { () -> UInt64 in
             for _ in 0..<30 {
-                deadline.noteActivity()
+                activity.withLock { $0 = DispatchTime.now().uptimeNanoseconds }
                 usleep(50_000)
             }
-            deadline.noteActivity()
-            return DispatchTime.now().uptimeNanoseconds
+            let last = DispatchTime.now().uptimeNanoseconds
+            activity.withLock { $0 = last }
+            return last
         }
 
         #expect(await expired.signalled(within: 10))
         let firedAt = expiredAt.withLock { $0 } ?? 0
-        #expect(firedAt >= lastActivity, "expired while activity was still being noted, 1.5 s in, for a 0.5 s timeout")
+        #expect(
+            firedAt >= lastActivity, "expired while activity was still being reported, 1.5 s in, for a 0.5 s timeout")
+    }
+
+    @Test(
+        "an entry should fall idle a timeout after its last activity, or at once without any",
+        arguments: [
+            (UInt64?.none, UInt64(10), UInt64(5), UInt64?.none),
+            (100, 10, 105, 110), (100, 10, 110, nil), (100, 10, 200, nil),
+            (UInt64.max - 1, 10, 0, UInt64.max),
+        ] as [(UInt64?, UInt64, UInt64, UInt64?)])
+    func idleUntil(lastActivity: UInt64?, timeout: UInt64, now: UInt64, expected: UInt64?) {
+        #expect(ResponseDeadlines.idleUntil(lastActivity: lastActivity, timeout: timeout, now: now) == expected)
     }
 
     @Test("when no activity is noted, should expire at the timeout after scheduling")
