@@ -6,11 +6,14 @@ import NetworkModuleTesting
     import FoundationNetworking
 #endif
 
-/// A `GET` (or `method`) request for `path` on the test API, with optional headers and body.
+/// A `GET` (or `method`) request for `path` on the test API, with optional headers, body,
+/// timeout and cache policy.
 func sessionRequest(
-    _ path: String, method: String = "GET", headers: [String: String] = [:], body: Data? = nil
+    _ path: String, method: String = "GET", headers: [String: String] = [:], body: Data? = nil,
+    timeout: TimeInterval = 60, cachePolicy: URLRequest.CachePolicy = .useProtocolCachePolicy
 ) -> URLRequest {
-    var request = URLRequest(url: apiBaseURL.appendingPathComponent(path))
+    var request = URLRequest(
+        url: apiBaseURL.appendingPathComponent(path), cachePolicy: cachePolicy, timeoutInterval: timeout)
     request.httpMethod = method
     for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
     request.httpBody = body
