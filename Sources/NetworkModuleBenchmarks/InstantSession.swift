@@ -11,11 +11,13 @@ final class InstantSession: NetworkSession {
     private let body: Data
     private let response: HTTPURLResponse
 
-    init(body: Data, url: URL) {
+    /// - Parameter headerFields: the response's header fields besides `Content-Type`.
+    init(body: Data, url: URL, headerFields: [String: String] = [:]) {
         self.body = body
         // A benchmark's fixed input: Foundation accepts these values.
         self.response = HTTPURLResponse(
-            url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: ["Content-Type": "application/json"])!
+            url: url, statusCode: 200, httpVersion: "HTTP/1.1",
+            headerFields: headerFields.merging(["Content-Type": "application/json"]) { $1 })!
     }
 
     func dataTask(

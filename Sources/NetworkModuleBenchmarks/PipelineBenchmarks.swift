@@ -73,7 +73,8 @@ struct PipelineBenchmarks {
                 }
             ),
         ]
-        for decorated in SessionDecoratorCases.make(inner: session) {
+        let cacheable = InstantSession(body: body, url: baseURL, headerFields: ["Cache-Control": "max-age=3600"])
+        for decorated in SessionDecoratorCases.make(inner: session, cacheable: cacheable) {
             let module = DefaultNetworkModule(
                 requestBuilder: builder, session: decorated.session, completionExecutor: .immediate)
             plan.append(

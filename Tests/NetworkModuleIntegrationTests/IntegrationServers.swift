@@ -65,6 +65,7 @@ struct Endpoint: NetworkRequest {
     var headers: HTTPHeaders = [:]
     var body: RequestBody? = nil
     var timeout: TimeInterval? = nil
+    var cachePolicy: URLRequest.CachePolicy? = nil
     var acceptableStatusCodes: AcceptableStatusCodes = .successful
 }
 

@@ -27,13 +27,21 @@ struct SessionsSamples {
     }
     // end-sample
 
+    // sample: sessions-cache-policy
+    struct OfflineFeed: NetworkRequest {
+        var path: String { "/feed" }
+        var cachePolicy: URLRequest.CachePolicy? { .returnCacheDataDontLoad }  // memory only, stale or not
+    }
+    // end-sample
+
     let builder = DefaultRequestBuilder(baseURL: sampleBaseURL)
 
     /// A fake backend with every user, held until released when `delivery` is `.manual`.
     static func backend(delivery: FakeNetworkSession.Delivery = .immediate) -> FakeNetworkSession {
         let fake = FakeNetworkSession(delivery: delivery)
         fake.stub(.pathPrefix("/v2/users/")) { request in
-            .json(#"{"id": \#(request.url?.lastPathComponent ?? "0"), "name": "Ada"}"#)
+            .json(
+                #"{"id": \#(request.url?.lastPathComponent ?? "0"), "name": "Ada"}"#, headers: ["Cache-Control": "max-age=60"])
         }
         fake.stub(.path("/v2/balance"), with: .json(#"{"amount": 10}"#))
         fake.stub(.path("/v2/feed"), with: .json("[]", headers: ["ETag": "\"feed-1\""]))
@@ -85,13 +93,32 @@ struct SessionsSamples {
     func cached() {
         // sample: sessions-cached
         let session = URLSessionTransport.shared.cached(
-            .init(maximumBytes: 5 * 1024 * 1024, maximumEntries: 200, timeToLive: 30)
+            .init(maximumBytes: 5 * 1024 * 1024, maximumEntries: 200)
         )
         // end-sample
 
         #expect(session.configuration.maximumBytes == 5 * 1024 * 1024)
         #expect(session.configuration.maximumEntries == 200)
-        #expect(session.configuration.timeToLive == 30)
+    }
+
+    @Test("when a request asks for memory only, should get 504 until the feed is stored, then the stored feed")
+    func cachePolicy() {
+        let fake = Self.backend()
+        let module = DefaultNetworkModule(requestBuilder: builder, session: fake.cached(), completionExecutor: .immediate)
+        let before = LockedState<Result<NetworkResponse, NetworkError>?>(nil)
+        let after = LockedState<Result<NetworkResponse, NetworkError>?>(nil)
+
+        module.perform(request: OfflineFeed()) { result in before.withLock { $0 = result } }
+        module.perform(request: RefreshFeed()) { _ in }
+        module.perform(request: OfflineFeed()) { result in after.withLock { $0 = result } }
+
+        let serverErrorStatus = before.withLock { result -> Int? in
+            guard case .failure(.serverError(let response)) = result else { return nil }
+            return response.statusCode
+        }
+        #expect(serverErrorStatus == 504)
+        #expect(after.withLock { try? $0?.get().statusCode } == 200)
+        #expect(fake.recordedRequests.count == 1, "only RefreshFeed reached the server")
     }
 
     @Test("when requests opt out of the cache, should go to the server each time")
@@ -117,12 +144,11 @@ struct SessionsSamples {
         let session = URLSessionTransport(configuration: configuration)
             .throttled(maxConcurrent: 4)
             .deduplicated()
-            .cached(.init(timeToLive: 30))
+            .cached()
         let module = DefaultNetworkModule(requestBuilder: builder, session: session)
         // end-sample
 
         #expect(module.session is CachedSession)
-        #expect(session.configuration.timeToLive == 30)
     }
 
     @Test("when decorators run on a manual fake, should show their state at each step")
@@ -151,14 +177,14 @@ struct SessionsSamples {
         #expect(fake.recordedRequests.count == 2)
     }
 
-    @Test("when the cache's clock is moved past the time to live, should count a hit and two misses")
+    @Test("when the cache's clock is moved past max-age, should count a hit and two misses")
     func testingTheCacheClock() {
         let fake = Self.backend()
 
         let lines = Transcript.recording {
             // sample: sessions-testing-clock
             let clock = ManualDelayScheduler()
-            let session = fake.cached(.init(timeToLive: 60, now: { Date(timeIntervalSinceReferenceDate: clock.now) }))
+            let session = fake.cached(.init(now: { Date(timeIntervalSinceReferenceDate: clock.now) }))
             let module = DefaultNetworkModule(requestBuilder: builder, session: session, completionExecutor: .immediate)
 
             module.perform(request: GetUser(id: 1)) { _ in }

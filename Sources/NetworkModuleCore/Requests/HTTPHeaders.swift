@@ -10,8 +10,11 @@ import Foundation
 /// `URLSession` implementations differ in the casing they deliver. Look-ups here ignore
 /// case on every platform: `headers["content-type"]` finds `Content-Type`.
 ///
-/// Setting a value replaces any field with the same name, whatever its casing, so a
-/// request's `content-type` overrides a module-wide `Content-Type` instead of duplicating it.
+/// It holds at most one field per name, ignoring case. Setting a value replaces any field
+/// with the same name, whatever its casing, so a request's `content-type` overrides a
+/// module-wide `Content-Type` instead of duplicating it, and so does a later pair given to
+/// `init(_ pairs:)`. Only `init(_ dictionary:)`, whose dictionary has no order, combines the
+/// values of one name instead.
 ///
 /// ```swift
 /// var headers: HTTPHeaders = ["Accept": "application/json"]
@@ -56,14 +59,30 @@ public struct HTTPHeaders: Sendable, Hashable, ExpressibleByDictionaryLiteral, S
 
     /// Creates headers from a dictionary, such as `URLRequest.allHTTPHeaderFields` or
     /// `HTTPURLResponse.allHeaderFields`. Names and values that are not strings are skipped.
+    ///
+    /// The fields are sorted by name. A dictionary can hold the same name in two casings
+    /// (`Accept` and `accept`); they become one field, as every name does here: its values
+    /// joined with `", "` (which RFC 9110, section 5.3, makes equivalent to separate field
+    /// lines), in the order of the names as spelled, under the first of them.
     public init(_ dictionary: [AnyHashable: Any]) {
-        fields = []
-        fields.reserveCapacity(dictionary.count)
+        var pairs: [(name: String, lowercased: String, value: String)] = []
+        pairs.reserveCapacity(dictionary.count)
         for (key, value) in dictionary {
             guard let name = key.base as? String, let value = value as? String else { continue }
-            fields.append(Field(name: name, value: value))
+            pairs.append((name, name.lowercased(), value))
         }
-        fields.sort { $0.name.lowercased() < $1.name.lowercased() }
+        pairs.sort { ($0.lowercased, $0.name) < ($1.lowercased, $1.name) }
+        fields = []
+        fields.reserveCapacity(pairs.count)
+        var previousLowercased: String?
+        for pair in pairs {
+            if pair.lowercased == previousLowercased, let last = fields.indices.last {
+                fields[last].value += ", " + pair.value
+            } else {
+                fields.append(Field(name: pair.name, value: pair.value))
+            }
+            previousLowercased = pair.lowercased
+        }
     }
 
     /// The value of the field named `name`, ignoring case; `nil` if there is none.

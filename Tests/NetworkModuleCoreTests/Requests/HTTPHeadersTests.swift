@@ -74,6 +74,20 @@ struct HTTPHeadersTests {
         #expect(headers["B-HEADER"] == "2")
     }
 
+    @Test(
+        "when a dictionary holds one name in two casings, should make one field of both values, so count and equality agree"
+    )
+    func fromDictionaryWithTwoCasings() {
+        let dictionary: [AnyHashable: Any] = ["accept": "text/html", "Accept": "application/json", "X-Id": "1"]
+
+        let headers = HTTPHeaders(dictionary)
+
+        #expect(pairs(headers) == [["Accept", "application/json, text/html"], ["X-Id", "1"]])
+        #expect(headers.count == 2)
+        #expect(headers == ["ACCEPT": "application/json, text/html", "x-id": "1"])
+        #expect(headers.hashValue == HTTPHeaders(["accept": "application/json, text/html", "X-Id": "1"]).hashValue)
+    }
+
     @Test("when merged, should override fields case-insensitively and keep the others in order")
     func merging() {
         let defaults: HTTPHeaders = ["Accept": "*/*", "content-type": "text/plain", "X-Client": "app"]

@@ -11,34 +11,17 @@ import Testing
 struct CachedSessionTests {
     let clock = ManualDelayScheduler()
 
-    func cached(
-        _ fake: FakeNetworkSession, maximumBytes: Int = 1_000, maximumEntries: Int = 10, timeToLive: TimeInterval = 60
-    ) -> CachedSession {
+    func cached(_ fake: FakeNetworkSession, maximumBytes: Int = 1_000, maximumEntries: Int = 10) -> CachedSession {
         fake.cached(
             .init(
-                maximumBytes: maximumBytes, maximumEntries: maximumEntries, timeToLive: timeToLive,
+                maximumBytes: maximumBytes, maximumEntries: maximumEntries,
                 now: { [clock] in Date(timeIntervalSinceReferenceDate: clock.now) }))
-    }
-
-    /// A fake whose answers to `path` say which call of that path they are: `/a#1`, `/a#2`.
-    func countingFake(headers: HTTPHeaders = [:], status: Int = 200) -> FakeNetworkSession {
-        let fake = FakeNetworkSession()
-        let counts = LockedState([String: Int]())
-        fake.stub(.any) { request in
-            let path = request.url?.path ?? ""
-            let count = counts.withLock { counts -> Int in
-                counts[path, default: 0] += 1
-                return counts[path, default: 0]
-            }
-            return .text("\(path)#\(count)", status: status, headers: headers)
-        }
-        return fake
     }
 
     // MARK: Freshness
 
-    @Test("when a GET is repeated within the time to live, should answer from the cache without a call")
-    func hitWithinTimeToLive() {
+    @Test("when a GET is repeated within max-age, should answer from the cache without a call")
+    func hitWithinMaxAge() {
         let fake = countingFake()
         let session = cached(fake)
         let first = session.start(sessionRequest("/a")).outcomes
@@ -54,7 +37,7 @@ struct CachedSessionTests {
         #expect(session.statistics == .init(hits: 1, misses: 1, revalidations: 0, evictions: 0, bytes: 7, entries: 1))
     }
 
-    @Test("when the time to live has passed and there are no validators, should fetch again")
+    @Test("when max-age has passed and there are no validators, should fetch again")
     func expiredWithoutValidators() {
         let fake = countingFake()
         let session = cached(fake)
@@ -70,10 +53,10 @@ struct CachedSessionTests {
         #expect(session.statistics.entries == 1)
     }
 
-    @Test("when the response has max-age, should keep it fresh for max-age less Age instead of the time to live")
-    func maxAgeWins() {
+    @Test("when the response has max-age and Age, should keep it fresh for max-age less Age")
+    func maxAgeLessAge() {
         let fake = countingFake(headers: ["Cache-Control": "public, max-age=30", "Age": "10"])
-        let session = cached(fake, timeToLive: 600)
+        let session = cached(fake)
         session.start(sessionRequest("/a"))
 
         clock.advance(by: 19)
@@ -131,10 +114,10 @@ struct CachedSessionTests {
         #expect(session.statistics == .init(hits: 0, misses: 1, revalidations: 1, evictions: 0, bytes: 5, entries: 1))
     }
 
-    @Test("when a 304 has refreshed a response, should serve it from the cache for another time to live")
+    @Test("when a 304 has refreshed a response, should serve it from the cache for another max-age")
     func revalidationRefreshesFreshness() {
         let fake = FakeNetworkSession()
-        fake.stub(.any, with: .text("hello", headers: ["ETag": "\"v1\""]), .status(304))
+        fake.stub(.any, with: .text("hello", headers: ["ETag": "\"v1\"", "Cache-Control": "max-age=60"]), .status(304))
         let session = cached(fake)
         session.start(sessionRequest("/a"))
         clock.advance(by: 61)
@@ -318,7 +301,7 @@ struct CachedSessionTests {
 
     @Test("when requests differ in Authorization, should not serve one user's response to another")
     func authorizationSeparatesEntries() {
-        let fake = countingFake()
+        let fake = countingFake(headers: ["Cache-Control": "public, max-age=60"])
         let session = cached(fake)
         session.start(sessionRequest("/me", headers: ["Authorization": "Bearer ada"]))
 
@@ -400,7 +383,9 @@ struct CachedSessionLoadTests {
     )
     func concurrentUse() {
         let fake = FakeNetworkSession()
-        fake.stub(.any) { request in .text(request.url?.lastPathComponent ?? "") }
+        fake.stub(.any) { request in
+            .text(request.url?.lastPathComponent ?? "", headers: ["Cache-Control": "max-age=60"])
+        }
         let session = fake.cached(.init(maximumBytes: 1_000, maximumEntries: 8))
         let outcomes = (0..<400).map { _ in SessionOutcomes() }
 

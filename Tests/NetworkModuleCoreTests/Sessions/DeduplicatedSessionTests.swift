@@ -67,7 +67,7 @@ struct DeduplicatedSessionTests {
     }
 
     @Test(
-        "when requests differ in Authorization, URL, method or body, should not share",
+        "when requests differ in Authorization, URL, method, body, timeout or cache policy, should not share",
         arguments: [
             (
                 sessionRequest("/a", headers: ["Authorization": "Bearer one"]),
@@ -76,6 +76,11 @@ struct DeduplicatedSessionTests {
             (sessionRequest("/a"), sessionRequest("/b")),
             (sessionRequest("/a", method: "GET"), sessionRequest("/a", method: "HEAD")),
             (sessionRequest("/a", body: Data("1".utf8)), sessionRequest("/a", body: Data("2".utf8))),
+            (sessionRequest("/a", timeout: 1), sessionRequest("/a", timeout: 60)),
+            (
+                sessionRequest("/a", cachePolicy: .useProtocolCachePolicy),
+                sessionRequest("/a", cachePolicy: .reloadIgnoringLocalCacheData)
+            ),
         ])
     func differentRequestsDoNotShare(first: URLRequest, second: URLRequest) {
         let fake = manualFake()

@@ -14,7 +14,9 @@ struct SessionCompositionTests {
     )
     func recommendedOrder() {
         let fake = FakeNetworkSession(delivery: .manual)
-        fake.stub(.any) { request in .text(request.url?.lastPathComponent ?? "") }
+        fake.stub(.any) { request in
+            .text(request.url?.lastPathComponent ?? "", headers: ["Cache-Control": "max-age=60"])
+        }
         let throttled = fake.throttled(maxConcurrent: 1)
         let deduplicated = throttled.deduplicated()
         let session = deduplicated.cached()

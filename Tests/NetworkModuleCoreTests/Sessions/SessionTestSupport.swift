@@ -6,15 +6,34 @@ import NetworkModuleTesting
     import FoundationNetworking
 #endif
 
-/// A `GET` (or `method`) request for `path` on the test API, with optional headers and body.
+/// A `GET` (or `method`) request for `path` on the test API, with optional headers, body,
+/// timeout and cache policy.
 func sessionRequest(
-    _ path: String, method: String = "GET", headers: [String: String] = [:], body: Data? = nil
+    _ path: String, method: String = "GET", headers: [String: String] = [:], body: Data? = nil,
+    timeout: TimeInterval = 60, cachePolicy: URLRequest.CachePolicy = .useProtocolCachePolicy
 ) -> URLRequest {
-    var request = URLRequest(url: apiBaseURL.appendingPathComponent(path))
+    var request = URLRequest(
+        url: apiBaseURL.appendingPathComponent(path), cachePolicy: cachePolicy, timeoutInterval: timeout)
     request.httpMethod = method
     for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
     request.httpBody = body
     return request
+}
+
+/// A fake whose answers to a path say which call of that path they are (`/v2/a#1`, `/v2/a#2`),
+/// with `status` and `headers`: by default fresh for 60 seconds, so that a cache keeps them.
+func countingFake(headers: HTTPHeaders = ["Cache-Control": "max-age=60"], status: Int = 200) -> FakeNetworkSession {
+    let fake = FakeNetworkSession()
+    let counts = LockedState([String: Int]())
+    fake.stub(.any) { request in
+        let path = request.url?.path ?? ""
+        let count = counts.withLock { counts -> Int in
+            counts[path, default: 0] += 1
+            return counts[path, default: 0]
+        }
+        return .text("\(path)#\(count)", status: status, headers: headers)
+    }
+    return fake
 }
 
 /// Everything the completion handler of one session task received, each time it was called.

@@ -4,52 +4,97 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// A `200` response kept by ``CachedSession``, with what it needs to tell whether it is
-/// still fresh and to revalidate it.
+/// A `200` response kept by ``CachedSession``, with what RFC 9111 needs to tell whether it
+/// may answer a request and to revalidate it. Everything is worked out once, when it is
+/// stored, so that answering from it costs a subtraction and a few comparisons.
 struct CachedResponse {
     let data: Data
     let response: HTTPURLResponse
-    /// When it was stored or last revalidated.
-    var storedAt: Date
-    /// Seconds it stays fresh after `storedAt`; 0 when it must be revalidated every time.
-    var lifetime: TimeInterval
+    /// When the response was received (section 4.2.3's `response_time`).
+    let receivedAt: Date
+    /// Its age when it was received: the larger of the age its `Date` shows and its `Age`
+    /// plus the time the request took (section 4.2.3's `corrected_initial_age`).
+    let initialAge: TimeInterval
+    /// How long it stays fresh, counted from age 0 (section 4.2.1); 0 when it has no
+    /// freshness information and no heuristic applies.
+    let lifetime: TimeInterval
+    /// `no-cache`: never used without revalidation.
+    let noCache: Bool
+    /// `must-revalidate`: never used stale.
+    let mustRevalidate: Bool
     /// The validators sent back as `If-None-Match` and `If-Modified-Since`.
-    var entityTag: String?
-    var lastModified: String?
+    let entityTag: String?
+    let lastModified: String?
+    /// The request headers its `Vary` names, lowercased, with the values the request that
+    /// got it had (`nil`: absent); empty when it has no `Vary`.
+    let variance: [(name: String, value: String?)]
 
-    /// The response to keep, or `nil` if it must not be kept: not a `200`, `no-store`,
-    /// `Vary: *`, or neither fresh for any time nor revalidatable.
+    /// The longest freshness a heuristic gives (section 4.2.2): a day.
+    static let maximumHeuristicLifetime: TimeInterval = 86_400
+    /// Header fields a `304` does not update (section 3.2): they describe the stored body.
+    private static let fieldsKeptOnRevalidation: Set<String> = [
+        "content-length", "content-encoding", "content-type", "content-range", "transfer-encoding", "connection",
+        "keep-alive",
+    ]
+
+    /// The response to keep, or `nil` if it must not or need not be kept: not a `200`,
+    /// `no-store`, `Vary: *`, a request with `Authorization` the response does not allow to
+    /// store (section 3.5), or neither fresh for any time nor revalidatable.
     ///
-    /// - Parameter defaultLifetime: the lifetime of a response without `max-age`.
-    init?(data: Data?, response: HTTPURLResponse, storedAt: Date, defaultLifetime: TimeInterval) {
+    /// - Parameters:
+    ///   - request: the request it answers, whose `Authorization` and `Vary`-named headers count.
+    ///   - sentAt: when the request was sent; `receivedAt`, when the response came.
+    init?(data: Data?, response: HTTPURLResponse, request: URLRequest, sentAt: Date, receivedAt: Date) {
         guard response.statusCode == 200, let data else { return nil }
         let directives = CacheControl(cacheControl: response.value(forHTTPHeaderField: "Cache-Control"))
-        guard !directives.noStore, response.value(forHTTPHeaderField: "Vary")?.contains("*") != true else {
+        guard !directives.noStore, let variance = Self.variance(of: response, request: request) else { return nil }
+        if request.value(forHTTPHeaderField: "Authorization") != nil,
+            !(directives.mustRevalidate || directives.isPublic || directives.hasSharedMaxAge)
+        {
             return nil
         }
         self.data = data
         self.response = response
-        self.storedAt = storedAt
+        self.receivedAt = receivedAt
+        self.variance = variance
+        self.noCache = directives.noCache
+        self.mustRevalidate = directives.mustRevalidate
         self.entityTag = response.value(forHTTPHeaderField: "ETag")
         self.lastModified = response.value(forHTTPHeaderField: "Last-Modified")
-        self.lifetime = Self.lifetime(of: response, directives: directives, defaultLifetime: defaultLifetime)
-        guard lifetime > 0 || hasValidators else { return nil }
+        let date = response.value(forHTTPHeaderField: "Date").flatMap { HTTPDate.parse($0, now: receivedAt) }
+        let dateValue = date ?? receivedAt
+        let ageValue = response.value(forHTTPHeaderField: "Age").flatMap { CacheControl.seconds($0[...]) } ?? 0
+        let apparentAge = max(0, receivedAt.timeIntervalSince(dateValue))
+        let correctedAgeValue = ageValue + max(0, receivedAt.timeIntervalSince(sentAt))
+        self.initialAge = max(apparentAge, correctedAgeValue)
+        self.lifetime = Self.lifetime(of: response, directives: directives, dateValue: dateValue, now: receivedAt)
+        guard (lifetime > initialAge && !noCache) || entityTag != nil || lastModified != nil else { return nil }
     }
 
     /// Whether the server can be asked if it changed.
     var hasValidators: Bool { entityTag != nil || lastModified != nil }
 
-    /// Seconds since it was stored or last revalidated.
+    /// Its age at `now` (section 4.2.3's `current_age`).
     func age(at now: Date) -> TimeInterval {
-        now.timeIntervalSince(storedAt)
+        initialAge + max(0, now.timeIntervalSince(receivedAt))
     }
 
-    /// Whether it may be served without asking the server, to a request that accepts
-    /// responses up to `maximumAge` seconds old (any age if `nil`).
-    func isFresh(at now: Date, maximumAge: Int?) -> Bool {
+    /// Whether it may answer a request with `directives` at `now` without asking the server
+    /// (section 4.2 and the request directives of section 5.2.1).
+    func isUsable(at now: Date, for directives: CacheControl) -> Bool {
+        if noCache || directives.noCache || directives.reload { return false }
         let age = age(at: now)
-        if let maximumAge, age > TimeInterval(maximumAge) { return false }
-        return age < lifetime
+        if let maxAge = directives.maxAge, age > maxAge { return false }
+        let freshnessLeft = lifetime - age
+        if let minFresh = directives.minFresh, freshnessLeft < minFresh { return false }
+        if freshnessLeft > 0 { return true }
+        guard !mustRevalidate, let maxStale = directives.maxStale else { return false }
+        return -freshnessLeft <= maxStale
+    }
+
+    /// Whether `request` has the values this response's `Vary` names (section 4.1).
+    func matchesVariance(of request: URLRequest) -> Bool {
+        variance.allSatisfy { request.value(forHTTPHeaderField: $0.name) == $0.value }
     }
 
     /// `request` asking the server to answer `304 Not Modified` if this response is current.
@@ -60,31 +105,54 @@ struct CachedResponse {
         return conditional
     }
 
-    /// This response, fresh again after the server answered `304 Not Modified` at `now`. The
-    /// 304's `Cache-Control`, `ETag` and `Last-Modified` replace the stored ones.
-    func revalidated(by notModified: HTTPURLResponse, at now: Date, defaultLifetime: TimeInterval) -> CachedResponse {
-        var refreshed = self
-        refreshed.storedAt = now
-        if notModified.value(forHTTPHeaderField: "Cache-Control") != nil {
-            let directives = CacheControl(cacheControl: notModified.value(forHTTPHeaderField: "Cache-Control"))
-            refreshed.lifetime = Self.lifetime(
-                of: notModified, directives: directives, defaultLifetime: defaultLifetime)
+    /// This response after the server answered `304 Not Modified` (section 4.3.4): its
+    /// header fields updated from the 304's (section 3.2), and fresh again from then. `nil`
+    /// when the updated response may no longer be kept (the 304 says `no-store`, say).
+    func revalidated(by notModified: HTTPURLResponse, request: URLRequest, sentAt: Date, receivedAt: Date)
+        -> CachedResponse?
+    {
+        var fields = HTTPHeaders(response.allHeaderFields)
+        for field in HTTPHeaders(notModified.allHeaderFields)
+        where !Self.fieldsKeptOnRevalidation.contains(field.name.lowercased()) {
+            fields[field.name] = field.value
         }
-        if let entityTag = notModified.value(forHTTPHeaderField: "ETag") { refreshed.entityTag = entityTag }
-        if let lastModified = notModified.value(forHTTPHeaderField: "Last-Modified") {
-            refreshed.lastModified = lastModified
-        }
-        return refreshed
+        let updated =
+            response.url.flatMap {
+                HTTPURLResponse(url: $0, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: fields.dictionary)
+            } ?? response
+        return CachedResponse(data: data, response: updated, request: request, sentAt: sentAt, receivedAt: receivedAt)
     }
 
-    /// `max-age` less the response's `Age`; 0 for `no-cache`; `defaultLifetime` when the
-    /// response says nothing.
+    /// The lowercased names `Vary` lists with `request`'s values for them; `nil` for `Vary: *`,
+    /// which no later request matches.
+    private static func variance(of response: HTTPURLResponse, request: URLRequest) -> [(String, String?)]? {
+        guard let vary = response.value(forHTTPHeaderField: "Vary") else { return [] }
+        var variance: [(String, String?)] = []
+        for rawName in vary.split(separator: ",") {
+            let name = CacheControl.trimmed(rawName).lowercased()
+            if name == "*" { return nil }
+            if !name.isEmpty { variance.append((name, request.value(forHTTPHeaderField: name))) }
+        }
+        return variance
+    }
+
+    /// The freshness lifetime (section 4.2.1): `max-age` (a private cache ignores
+    /// `s-maxage`), else `Expires` less `Date` (an invalid `Expires` means already expired),
+    /// else 10% of the time since `Last-Modified`, at most a day (section 4.2.2: a `200` is
+    /// heuristically cacheable), else 0.
     private static func lifetime(
-        of response: HTTPURLResponse, directives: CacheControl, defaultLifetime: TimeInterval
+        of response: HTTPURLResponse, directives: CacheControl, dateValue: Date, now: Date
     ) -> TimeInterval {
-        if directives.noCache { return 0 }
-        guard let maxAge = directives.maxAge else { return defaultLifetime }
-        let age = response.value(forHTTPHeaderField: "Age").flatMap { Int($0) } ?? 0
-        return TimeInterval(max(0, maxAge - max(0, age)))
+        if let maxAge = directives.maxAge { return maxAge }
+        if let expires = response.value(forHTTPHeaderField: "Expires") {
+            guard let expiry = HTTPDate.parse(expires, now: now) else { return 0 }
+            return max(0, expiry.timeIntervalSince(dateValue))
+        }
+        if let lastModified = response.value(forHTTPHeaderField: "Last-Modified"),
+            let modified = HTTPDate.parse(lastModified, now: now)
+        {
+            return min(max(0, dateValue.timeIntervalSince(modified)) / 10, maximumHeuristicLifetime)
+        }
+        return 0
     }
 }

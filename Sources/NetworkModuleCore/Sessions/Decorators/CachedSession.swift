@@ -5,38 +5,46 @@ import Foundation
 #endif
 
 /// A ``NetworkSession`` that keeps `200` answers to `GET` requests in memory and answers
-/// repeated requests from them while they are fresh, following `Cache-Control`, and
-/// revalidates them with `ETag` and `Last-Modified` when they are not.
+/// repeated requests from them as RFC 9111 allows a private cache to, and revalidates them
+/// with `ETag` and `Last-Modified` when it does not.
 ///
 /// ```swift
-/// let session = URLSessionTransport.shared.cached(.init(maximumBytes: 5_000_000, timeToLive: 30))
+/// let session = URLSessionTransport.shared.cached(.init(maximumBytes: 5_000_000))
 /// ```
 ///
 /// **What is stored.** A `200` answer to a `GET`, keyed by URL and request headers (as
 /// ``DeduplicatedSession`` compares them; `Cache-Control`, `Pragma` and the conditional
 /// headers do not count, and neither do ``Configuration/ignoredHeaderNames``), unless the
 /// response says `Cache-Control: no-store` or `Vary: *`. `Authorization` counts, so users do
-/// not see each other's responses. The cache is bounded by ``Configuration/maximumEntries``
-/// and by ``Configuration/maximumBytes`` of bodies: the least recently used entry goes first.
+/// not see each other's responses, and a response to a request with `Authorization` is kept
+/// only when it says `public`, `must-revalidate` or `s-maxage`. A response whose `Vary` names
+/// a header is used only for requests with the same values of that header. The cache is
+/// bounded by ``Configuration/maximumEntries`` and by ``Configuration/maximumBytes`` of
+/// bodies: the least recently used entry goes first.
 ///
-/// **Freshness.** A response is fresh for its `max-age` (less its `Age`), or for
-/// ``Configuration/timeToLive`` when it has none; `no-cache` makes it stale at once, so it is
-/// revalidated every time. `Expires` is not read. A fresh response is served without a
-/// call, inside `resume()`, on the calling thread.
+/// **Freshness.** A response is fresh for its `max-age`, else until its `Expires` (measured
+/// from its `Date`), else, with a `Last-Modified`, for 10% of the time since then (at most a
+/// day), less its age (its `Age` and the time it has been stored). A response with none of
+/// these is only kept to be revalidated. `no-cache` makes it stale at once, so it is
+/// revalidated every time. A usable response is served without a call, inside `resume()`, on
+/// the calling thread.
 ///
 /// **Revalidation.** A stale response with an `ETag` or `Last-Modified` is revalidated: the
 /// request goes out with `If-None-Match` / `If-Modified-Since`, and a `304 Not Modified` is
-/// answered with the stored `200` and its body, fresh again. A stale response without
-/// validators is dropped and the request goes out as it is.
+/// answered with the stored `200`, its header fields updated from the 304's, fresh again.
 ///
-/// **Per request.** A request with `Cache-Control: no-store` bypasses the cache, in both
-/// directions. `Cache-Control: no-cache` (or `Pragma: no-cache`) or `max-age=0` revalidates
-/// (or fetches) instead of using the stored response, and stores the new one;
-/// `max-age=N` accepts a stored response only up to `N` seconds old. A request with its own
+/// **Per request.** The request's `Cache-Control` (`no-store`, `no-cache`, `max-age`,
+/// `max-stale`, `min-fresh`, `only-if-cached`), or `Pragma: no-cache` without it, and its
+/// `cachePolicy`: `.reloadIgnoringLocalCacheData` fetches without using or revalidating the
+/// stored response, `.reloadRevalidatingCacheData` is `no-cache`, `.returnCacheDataElseLoad`
+/// is `max-stale`, and `.returnCacheDataDontLoad` is `max-stale` with `only-if-cached`, which
+/// answers `504 Gateway Timeout` without a call when nothing usable is stored. A stale
+/// response with `must-revalidate` is never served stale. A request with its own
 /// `If-None-Match`, `If-Modified-Since` or `Range` goes to the wrapped session untouched.
 ///
-/// **Unsafe methods.** A successful `POST`, `PUT`, `PATCH` or `DELETE` removes the stored
-/// responses for its URL.
+/// **Unsafe methods.** When a request with a method other than `GET`, `HEAD`, `OPTIONS` or
+/// `TRACE` succeeds (`2xx` or `3xx`), the stored responses for its URL, and for the URLs of
+/// its `Location` and `Content-Location` on the same origin, are removed.
 ///
 /// Every resumed or cancelled task calls its completion handler exactly once. Thread-safe;
 /// ``statistics`` counts hits, misses, revalidations and evictions.
@@ -48,8 +56,6 @@ public final class CachedSession: NetworkSession {
         public var maximumBytes: Int
         /// The largest number of stored responses (500 by default).
         public var maximumEntries: Int
-        /// How long a response without `max-age` stays fresh, in seconds (60 by default).
-        public var timeToLive: TimeInterval
         /// Request headers that do not make requests different (compared ignoring case);
         /// by default ``DeduplicatedSession/Configuration/defaultIgnoredHeaderNames``.
         public var ignoredHeaderNames: Set<String>
@@ -60,13 +66,11 @@ public final class CachedSession: NetworkSession {
         public init(
             maximumBytes: Int = 10 * 1024 * 1024,
             maximumEntries: Int = 500,
-            timeToLive: TimeInterval = 60,
             ignoredHeaderNames: Set<String> = DeduplicatedSession.Configuration.defaultIgnoredHeaderNames,
             now: @escaping @Sendable () -> Date = { Date() }
         ) {
             self.maximumBytes = maximumBytes
             self.maximumEntries = maximumEntries
-            self.timeToLive = timeToLive
             self.ignoredHeaderNames = ignoredHeaderNames
             self.now = now
         }
@@ -78,7 +82,8 @@ public final class CachedSession: NetworkSession {
     public struct Statistics: Sendable, Equatable {
         /// Requests answered from the cache without a call.
         public var hits: Int
-        /// Requests that found no usable response and were sent as they were.
+        /// Requests that found no usable response and were sent as they were (or, with
+        /// `only-if-cached`, answered `504`).
         public var misses: Int
         /// Conditional requests sent to revalidate a stored response.
         public var revalidations: Int
@@ -121,7 +126,9 @@ public final class CachedSession: NetworkSession {
     let state: LockedState<State>
     private let ignoredHeaderNames: Set<String>
 
-    private static let unsafeMethods: Set<String> = ["POST", "PUT", "PATCH", "DELETE"]
+    /// Methods that change nothing on the server (RFC 9110, section 9.2.1); any other
+    /// method invalidates what is stored for its URL when it succeeds.
+    private static let safeMethods: Set<String> = ["GET", "HEAD", "OPTIONS", "TRACE"]
     /// Read by the cache itself; a request with a conditional header or `Range` is passed through.
     private static let headersThatNeverCount = [
         "cache-control", "pragma", "if-none-match", "if-modified-since", "range",
@@ -159,12 +166,13 @@ public final class CachedSession: NetworkSession {
     ) -> any NetworkSessionTask {
         let method = request.httpMethod ?? "GET"
         guard method == "GET" else {
-            guard Self.unsafeMethods.contains(method), let url = request.url else {
+            guard !Self.safeMethods.contains(method), let url = request.url else {
                 return wrapped.dataTask(with: request, completionHandler: completionHandler)
             }
             return wrapped.dataTask(with: request) { [state] data, response, error in
-                if let status = (response as? HTTPURLResponse)?.statusCode, (200..<400).contains(status) {
-                    state.withLock { $0.store.removeAll { $0.url == url } }
+                if let http = response as? HTTPURLResponse, (200..<400).contains(http.statusCode) {
+                    let urls = Self.invalidatedURLs(url, http)
+                    state.withLock { $0.store.removeAll { urls.contains($0.url) } }
                 }
                 completionHandler(data, response, error)
             }
@@ -180,14 +188,32 @@ public final class CachedSession: NetworkSession {
             default: break
             }
         }
-        let directives =
+        var directives =
             cacheControl == nil && pragma == nil
             ? CacheControl.none : CacheControl(cacheControl: cacheControl, pragma: pragma)
+        if request.cachePolicy != .useProtocolCachePolicy { directives.add(request.cachePolicy) }
         guard let key, !isConditional, !directives.noStore else {
             return wrapped.dataTask(with: request, completionHandler: completionHandler)
         }
         return CachedSessionTask(
             session: self, key: key, request: request, directives: directives, completionHandler: completionHandler)
+    }
+}
+
+extension CachedSession {
+    /// The URLs an unsafe request to `url` invalidates when it succeeds with `response`
+    /// (RFC 9111, section 4.4): `url`, and its `Location` and `Content-Location` (resolved
+    /// against `url`) when they have the same origin.
+    private static func invalidatedURLs(_ url: URL, _ response: HTTPURLResponse) -> [URL] {
+        var urls = [url]
+        for name in ["Location", "Content-Location"] {
+            guard let value = response.value(forHTTPHeaderField: name),
+                let target = URL(string: value, relativeTo: url)?.absoluteURL,
+                let origin = Origin(target), origin == Origin(url)
+            else { continue }
+            urls.append(target)
+        }
+        return urls
     }
 }
 

@@ -7,8 +7,8 @@ import Foundation
 /// One `GET` of a ``CachedSession``: answers from the cache, revalidates, or fetches, and
 /// reports exactly once.
 final class CachedSessionTask: NetworkSessionTask, @unchecked Sendable {
-    // @unchecked Sendable is safe: `phase`, `revalidating` and `completionHandler` are only
-    // read and written inside `session.state.withLock`, so the session's one lock guards them.
+    // @unchecked Sendable is safe: `phase`, `revalidating`, `sentAt` and `completionHandler` are
+    // only read and written inside `session.state.withLock`, so the session's one lock guards them.
 
     enum Phase {
         case created
@@ -20,6 +20,8 @@ final class CachedSessionTask: NetworkSessionTask, @unchecked Sendable {
     private enum Step {
         case none
         case hit(SessionCompletionHandler, Data, HTTPURLResponse)
+        /// `only-if-cached` and nothing usable stored: `504`, without a call (RFC 9111, section 5.2.1.7).
+        case unsatisfiable(SessionCompletionHandler)
         case send(URLRequest)
     }
 
@@ -31,6 +33,8 @@ final class CachedSessionTask: NetworkSessionTask, @unchecked Sendable {
     private var phase = Phase.created
     /// Guarded by `session.state`: the stored response a conditional request was sent for.
     private var revalidating: CachedResponse?
+    /// Guarded by `session.state`: when the request was sent, for the response's age.
+    private var sentAt = Date.distantPast
     /// Guarded by `session.state`; taken out to report, once.
     private var completionHandler: SessionCompletionHandler?
 
@@ -49,23 +53,31 @@ final class CachedSessionTask: NetworkSessionTask, @unchecked Sendable {
         let now = session.configuration.now()
         let step = session.state.withLock { state -> Step in
             guard case .created = phase, let handler = completionHandler else { return .none }
-            if let stored = state.store.value(forKey: key) {
-                if !directives.noCache && stored.isFresh(at: now, maximumAge: directives.maxAge) {
+            if let stored = state.store.value(forKey: key),
+                stored.variance.isEmpty || stored.matchesVariance(of: request)
+            {
+                if stored.isUsable(at: now, for: directives) {
                     state.hits += 1
                     phase = .finished
                     completionHandler = nil
                     return .hit(handler, stored.data, stored.response)
                 }
-                if stored.hasValidators {
+                if !directives.reload && !directives.onlyIfCached && stored.hasValidators {
                     state.revalidations += 1
                     phase = .sending(nil)
+                    sentAt = now
                     revalidating = stored
                     return .send(stored.conditionalRequest(for: request))
                 }
-                state.store.removeValue(forKey: key)
             }
             state.misses += 1
+            if directives.onlyIfCached {
+                phase = .finished
+                completionHandler = nil
+                return .unsatisfiable(handler)
+            }
             phase = .sending(nil)
+            sentAt = now
             return .send(request)
         }
         switch step {
@@ -73,6 +85,14 @@ final class CachedSessionTask: NetworkSessionTask, @unchecked Sendable {
             return
         case .hit(let handler, let data, let response):
             handler(data, response, nil)
+        case .unsatisfiable(let handler):
+            if let url = request.url,
+                let response = HTTPURLResponse(url: url, statusCode: 504, httpVersion: "HTTP/1.1", headerFields: nil)
+            {
+                handler(Data(), response, nil)
+            } else {
+                handler(nil, nil, URLError(.resourceUnavailable))
+            }
         case .send(let outgoing):
             session.state.send(outgoing, on: session.wrapped) { _, inner in
                 guard case .sending(.none) = phase else { return false }  // cancelled meanwhile
@@ -97,10 +117,10 @@ final class CachedSessionTask: NetworkSessionTask, @unchecked Sendable {
     }
 
     /// Updates the cache from the wrapped session's answer and reports it; a `304` to a
-    /// conditional request is reported as the stored `200`. A late answer is dropped.
+    /// conditional request is reported as the stored `200`, with its header fields updated.
+    /// A late answer is dropped.
     private func finish(_ data: Data?, _ response: URLResponse?, _ error: (any Error)?) {
         let now = session.configuration.now()
-        let defaultLifetime = session.configuration.timeToLive
         let taken = session.state.withLock { state -> (SessionCompletionHandler, Data?, URLResponse?)? in
             guard case .sending = phase, let handler = completionHandler else { return nil }
             phase = .finished
@@ -108,10 +128,16 @@ final class CachedSessionTask: NetworkSessionTask, @unchecked Sendable {
             guard error == nil, let http = response as? HTTPURLResponse else { return (handler, data, response) }
             if http.statusCode == 304, let stored = revalidating {
                 revalidating = nil
-                state.store(stored.revalidated(by: http, at: now, defaultLifetime: defaultLifetime), forKey: key)
-                return (handler, stored.data, stored.response)
+                guard let refreshed = stored.revalidated(by: http, request: request, sentAt: sentAt, receivedAt: now)
+                else {
+                    state.store.removeValue(forKey: key)
+                    return (handler, stored.data, stored.response)
+                }
+                state.store(refreshed, forKey: key)
+                return (handler, refreshed.data, refreshed.response)
             }
-            if let fresh = CachedResponse(data: data, response: http, storedAt: now, defaultLifetime: defaultLifetime) {
+            if let fresh = CachedResponse(data: data, response: http, request: request, sentAt: sentAt, receivedAt: now)
+            {
                 state.store(fresh, forKey: key)
             } else if http.statusCode != 304 && http.statusCode < 500 {
                 state.store.removeValue(forKey: key)

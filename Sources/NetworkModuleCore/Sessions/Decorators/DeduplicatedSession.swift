@@ -12,8 +12,8 @@ import Foundation
 /// let session = URLSessionTransport.shared.deduplicated()
 /// ```
 ///
-/// Two requests are identical when they have the same method, URL, body bytes, and headers
-/// (names ignoring case, values exactly), apart from the headers named in
+/// Two requests are identical when they have the same method, URL, body bytes, timeout,
+/// cache policy, and headers (names ignoring case, values exactly), apart from the headers named in
 /// ``Configuration/ignoredHeaderNames`` (by default
 /// ``Configuration/defaultIgnoredHeaderNames``: `X-Request-ID`, `X-Correlation-ID`,
 /// `traceparent` and `tracestate`, which differ on every request without changing what it
@@ -106,7 +106,7 @@ public final class DeduplicatedSession: NetworkSession {
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
         guard methods.contains(request.httpMethod ?? "GET"),
-            let key = RequestKey(request, ignoringHeaderNames: ignoredHeaderNames)
+            let key = RequestKey(request, ignoringHeaderNames: ignoredHeaderNames, includingLoadOptions: true)
         else {
             return wrapped.dataTask(with: request, completionHandler: completionHandler)
         }

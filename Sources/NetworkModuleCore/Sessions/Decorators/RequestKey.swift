@@ -6,7 +6,8 @@ import Foundation
 
 /// What makes two requests "the same request" for ``DeduplicatedSession`` and
 /// ``CachedSession``: the method, the URL, every header except the ignored ones (names
-/// compared ignoring case, values exactly), and the body bytes.
+/// compared ignoring case, values exactly), and the body bytes; for de-duplication also the
+/// timeout and the cache policy, which change what a caller of a shared call gets.
 ///
 /// A request whose body is a stream has no key: its bytes cannot be compared without
 /// reading them.
@@ -26,23 +27,35 @@ struct RequestKey: Hashable, Sendable {
     /// Sorted by name, so that the order the caller set them in does not matter.
     let headers: [Header]
     let body: Data?
+    /// The timeout and the raw cache policy, when they count; `nil` when they do not.
+    let loadOptions: LoadOptions?
     private let precomputedHash: Int
+
+    /// A request's timeout and cache policy.
+    struct LoadOptions: Hashable, Sendable {
+        let timeoutInterval: TimeInterval
+        let cachePolicy: UInt
+    }
 
     /// The key of `request`, or `nil` if it has no URL or a streamed body.
     ///
     /// - Parameters:
     ///   - ignoredHeaderNames: lowercased names of headers that do not count.
+    ///   - includingLoadOptions: whether the timeout and the cache policy count.
     ///   - onIgnoredHeader: sees each ignored header, name lowercased, so a caller that
     ///     needs some of them reads them in the same pass (`value(forHTTPHeaderField:)`
     ///     costs a pass over every header per call).
     init?(
-        _ request: URLRequest, ignoringHeaderNames ignoredHeaderNames: Set<String>,
+        _ request: URLRequest, ignoringHeaderNames ignoredHeaderNames: Set<String>, includingLoadOptions: Bool = false,
         onIgnoredHeader: (_ lowercasedName: String, _ value: String) -> Void = { _, _ in }
     ) {
         guard let url = request.url, request.httpBodyStream == nil else { return nil }
         method = request.httpMethod ?? "GET"
         self.url = url
         body = request.httpBody
+        loadOptions =
+            includingLoadOptions
+            ? LoadOptions(timeoutInterval: request.timeoutInterval, cachePolicy: request.cachePolicy.rawValue) : nil
         var headers: [Header] = []
         if let fields = request.allHTTPHeaderFields, !fields.isEmpty {
             headers.reserveCapacity(fields.count)
@@ -62,12 +75,13 @@ struct RequestKey: Hashable, Sendable {
         hasher.combine(url)
         hasher.combine(headers)
         hasher.combine(body)
+        hasher.combine(loadOptions)
         precomputedHash = hasher.finalize()
     }
 
     static func == (lhs: RequestKey, rhs: RequestKey) -> Bool {
         lhs.precomputedHash == rhs.precomputedHash && lhs.method == rhs.method && lhs.url == rhs.url
-            && lhs.headers == rhs.headers && lhs.body == rhs.body
+            && lhs.headers == rhs.headers && lhs.body == rhs.body && lhs.loadOptions == rhs.loadOptions
     }
 
     func hash(into hasher: inout Hasher) {
