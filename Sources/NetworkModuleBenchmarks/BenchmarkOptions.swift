@@ -20,6 +20,20 @@ struct BenchmarkOptions {
     var headOfLineSamples = 1_000
     /// Runs only the pipeline cases whose name contains this text (for profiling one case).
     var caseFilter: String?
+    /// Loopback mode: sends requests on this side only, measuring nothing (for a profiler).
+    var profileSide: ProfileSide?
+    /// The path `--profile` requests.
+    var profilePath = "/users/42.json?fields=name%2Cemail"
+
+    /// The sides of loopback mode.
+    enum ProfileSide: String, CaseIterable {
+        /// Raw `URLSession`.
+        case raw
+        /// `DefaultNetworkModule` on a plain `URLSession`.
+        case module
+        /// `DefaultNetworkModule` on `URLSessionTransport`.
+        case transport
+    }
 
     static let usage = """
         usage: network-module-benchmarks [--mode pipeline|loopback|soak|head-of-line]... [--base-url URL] [--quick] [--json]
@@ -35,6 +49,9 @@ struct BenchmarkOptions {
           --case TEXT       pipeline mode: only the cases whose name contains TEXT (for profiling)
           --iterations N    pipeline mode: requests per round (default 20000; profiling runs two
                             counts and subtracts, so one-time costs cancel out)
+          --profile SIDE    loopback mode, for a profiler: --requests N requests on one side only
+                            (raw, module or transport), 4 in flight, nothing measured
+          --path PATH       the path --profile requests (default the ~400-byte JSON)
         """
 
     static func parse(_ arguments: [String]) throws -> BenchmarkOptions {
@@ -79,6 +96,11 @@ struct BenchmarkOptions {
                 options.soakSampleEvery = max(1, options.soakRequests / 20)
             case "--case": options.caseFilter = try value(for: argument)
             case "--iterations": options.pipelineIterations = try number(for: argument)
+            case "--profile":
+                let name = try value(for: argument)
+                guard let side = ProfileSide(rawValue: name) else { throw UsageError("unknown side \(name)") }
+                options.profileSide = side
+            case "--path": options.profilePath = try value(for: argument)
             case "--samples": options.headOfLineSamples = try number(for: argument)
             case "-h", "--help": throw UsageError(nil)
             default: throw UsageError("unknown argument \(argument)")

@@ -52,11 +52,7 @@ struct LoopbackBenchmarks {
     private func compare(
         name: String, path: String, request: any NetworkRequest, inFlight: Int, requests: Int
     ) -> Comparison {
-        // The same configuration for every side: enough connections for the requests in
-        // flight, no cache.
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.httpMaximumConnectionsPerHost = max(inFlight, 6)
-        configuration.urlCache = nil
+        let configuration = Self.configuration(inFlight: inFlight)
         let rawSession = URLSession(configuration: configuration)
         let plainSession = URLSession(configuration: configuration)
         let transport = URLSessionTransport(configuration: configuration, maximumResponseSize: nil)
@@ -74,20 +70,10 @@ struct LoopbackBenchmarks {
         let url = baseURL.absoluteString + path
 
         let rawRun: () -> (Double, Double, Int, Int) = {
-            measureRun(requests: requests, inFlight: inFlight) { done in
-                var urlRequest = URLRequest(url: URL(string: url)!)
-                urlRequest.setValue("application/json", forHTTPHeaderField: "Accept")
-                rawSession.dataTask(with: urlRequest) { data, response, error in
-                    done(error == nil && (response as? HTTPURLResponse)?.statusCode == 200 && data != nil)
-                }.resume()
-            }
+            measureRun(requests: requests, inFlight: inFlight, send: Self.rawSend(rawSession, url: url))
         }
         func moduleRun(_ module: DefaultNetworkModule, count: Int) -> (Double, Double, Int, Int) {
-            measureRun(requests: count, inFlight: inFlight) { done in
-                module.perform(request: request) { result in
-                    if case .success = result { done(true) } else { done(false) }
-                }
-            }
+            measureRun(requests: count, inFlight: inFlight, send: Self.moduleSend(module, request: request))
         }
         // Warm-up: connections, caches and code paths of every side.
         _ = measureRun(requests: min(requests, 200), inFlight: inFlight) { done in
@@ -113,6 +99,63 @@ struct LoopbackBenchmarks {
                 return ModuleSide(
                     session: entry.0, side: side(moduleRuns[index], requests: requests), ratio: Summary(ratios))
             })
+    }
+
+    /// `--profile SIDE`: `options.loopbackRequests` requests of `path` on one side alone, 4 in
+    /// flight, in a process of their own, with nothing sampled or printed: for a profiler
+    /// (`valgrind --tool=callgrind`, `perf`), whose counts for two request counts, subtracted,
+    /// give one request's cost on that side. Returns the number of failed requests.
+    func profile(_ side: BenchmarkOptions.ProfileSide, path: String) -> Int {
+        let configuration = Self.configuration(inFlight: 4)
+        let builder = DefaultRequestBuilder(baseURL: baseURL, defaultHeaders: ["Accept": "application/json"])
+        let send: (@escaping @Sendable (Bool) -> Void) -> Void
+        switch side {
+        case .raw:
+            send = Self.rawSend(URLSession(configuration: configuration), url: baseURL.absoluteString + path)
+        case .module:
+            let module = DefaultNetworkModule(
+                requestBuilder: builder, session: URLSession(configuration: configuration),
+                completionExecutor: .immediate)
+            send = Self.moduleSend(module, request: PathRequest(path: path))
+        case .transport:
+            let transport = URLSessionTransport(configuration: configuration, maximumResponseSize: nil)
+            let module = DefaultNetworkModule(
+                requestBuilder: builder, session: transport, completionExecutor: .immediate)
+            send = Self.moduleSend(module, request: PathRequest(path: path))
+        }
+        return LoadDriver(total: options.loopbackRequests, send: send).run(inFlight: 4).failures
+    }
+
+    /// The same configuration for every side: enough connections for the requests in flight,
+    /// no cache.
+    private static func configuration(inFlight: Int) -> URLSessionConfiguration {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpMaximumConnectionsPerHost = max(inFlight, 6)
+        configuration.urlCache = nil
+        return configuration
+    }
+
+    /// One raw request: what an app without the framework writes.
+    private static func rawSend(_ session: URLSession, url: String) -> (@escaping @Sendable (Bool) -> Void) -> Void {
+        { done in
+            guard let url = URL(string: url) else { return done(false) }
+            var urlRequest = URLRequest(url: url)
+            urlRequest.setValue("application/json", forHTTPHeaderField: "Accept")
+            session.dataTask(with: urlRequest) { data, response, error in
+                done(error == nil && (response as? HTTPURLResponse)?.statusCode == 200 && data != nil)
+            }.resume()
+        }
+    }
+
+    /// One request through a module.
+    private static func moduleSend(
+        _ module: DefaultNetworkModule, request: any NetworkRequest
+    ) -> (@escaping @Sendable (Bool) -> Void) -> Void {
+        { done in
+            module.perform(request: request) { result in
+                if case .success = result { done(true) } else { done(false) }
+            }
+        }
     }
 
     private func side(_ runs: [(Double, Double, Int, Int)], requests: Int) -> Side {

@@ -13,6 +13,11 @@ struct UserRequest: NetworkRequest {
     var requiresAuthentication: Bool { true }
 }
 
+/// Any path, for `--profile`.
+struct PathRequest: NetworkRequest {
+    let path: String
+}
+
 /// The 1 MB file of the download case.
 struct LargeFileRequest: NetworkRequest {
     var path: String { "/large.bin" }

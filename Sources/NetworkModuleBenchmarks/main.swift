@@ -17,6 +17,16 @@ do {
     FileHandle.standardError.write(Data("warning: a debug build measures nothing useful; use -c release\n".utf8))
 #endif
 
+if let side = options.profileSide {
+    guard let baseURL = options.baseURL else {
+        FileHandle.standardError.write(Data("error: --profile needs --base-url\n".utf8))
+        exit(2)
+    }
+    let failures = LoopbackBenchmarks(options: options, baseURL: baseURL).profile(side, path: options.profilePath)
+    print("\(options.loopbackRequests) requests on \(side.rawValue), \(failures) failed")
+    exit(failures == 0 ? 0 : 1)
+}
+
 var report = BenchmarkReport(
     machine: "\(ProcessInfo.processInfo.activeProcessorCount) cores, "
         + "\(ProcessInfo.processInfo.physicalMemory / 1_073_741_824) GiB, \(ProcessInfo.processInfo.operatingSystemVersionString)"
