@@ -47,14 +47,13 @@ enum HeaderValidation {
     /// last few are checked one by one.
     private static func isFieldValue(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         var offset = 0
-        if let base = bytes.baseAddress {
-            let raw = UnsafeRawPointer(base)
-            let wordSize = MemoryLayout<UInt64>.size
-            while bytes.count - offset >= wordSize {
-                let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-                if hasControlCharacter(word) { break }
-                offset += wordSize
-            }
+        while bytes.count - offset >= 8 {
+            // Assembled byte by byte, which the optimizer turns into one load: the standard
+            // library's unaligned load needs a runtime symbol that iOS 13 lacks.
+            var word: UInt64 = 0
+            for index in 0..<8 { word |= UInt64(bytes[offset + index]) << (8 * index) }
+            if hasControlCharacter(word) { break }
+            offset += 8
         }
         return isFieldValue(bytes[offset...])
     }
