@@ -572,6 +572,32 @@ extension ActionsSamples {
         #expect(session.recordedRequests.count == 5, "4 GETs, 1 PUT")
     }
 
+    @Test("when a request is signed with headers, should add the signature of its method, path, body and time")
+    func signing() throws {
+        let secretKey = "k-789"
+        @Sendable func hmacHex(_ text: String, key: String) -> String { "\(text.utf8.count)-\(key.utf8.count)" }  // stand-in
+        // sample: actions-signing
+        let signing: any NetworkModuleAction = .signing(secrets: ["X-Signature"]) { request in
+            let timestamp = String(Int(request.date.timeIntervalSince1970))
+            let body = request.body.map { String(decoding: $0, as: UTF8.self) } ?? ""
+            let signed = [request.method, request.url.path, timestamp, body].joined(separator: "\n")
+            return .headers([
+                "X-Timestamp": timestamp,
+                "X-Signature": hmacHex(signed, key: secretKey),
+            ])
+        }
+        // end-sample
+        let session = FakeNetworkSession()
+        session.stub(.any, with: .status(200))
+
+        makeSampleModule(session: session, actions: [signing]).perform(request: GetUser(id: 1)) { _ in }
+
+        let sent = try #require(session.recordedRequests.first)
+        #expect(sent.value(forHTTPHeaderField: "X-Timestamp") != nil)
+        #expect(sent.value(forHTTPHeaderField: "X-Signature")?.hasSuffix("-5") == true)
+        #expect(Redaction.default.isSecret(header: "X-Signature"))
+    }
+
     @Test("when headers are injected, should add fixed ones, one request ID per request and computed ones per attempt")
     func headers() {
         // sample: actions-headers
