@@ -572,6 +572,34 @@ extension ActionsSamples {
         #expect(session.recordedRequests.count == 5, "4 GETs, 1 PUT")
     }
 
+    /// A token store written with async/await.
+    actor TokenStore {
+        func accessToken() async throws -> String { "stored" }
+        func refreshedAccessToken() async throws -> String { "fresh" }
+    }
+
+    @Test("when the token store is async, should attach the token its closure returns")
+    func asyncTokenProvider() async throws {
+        let store = TokenStore()
+        // sample: actions-async-token-provider
+        let tokens = AsyncTokenProvider(
+            current: { try await store.accessToken() },
+            refresh: { try await store.refreshedAccessToken() }
+        )
+        let authentication: any NetworkModuleAction = .authentication(tokens)
+        // end-sample
+        struct Me: NetworkRequest {
+            var path: String { "/me" }
+            var requiresAuthentication: Bool { true }
+        }
+        let session = FakeNetworkSession()
+        session.stub(.any, with: .status(200))
+
+        _ = try await makeSampleModule(session: session, actions: [authentication]).perform(request: Me())
+
+        #expect(session.recordedRequests.first?.value(forHTTPHeaderField: "Authorization") == "Bearer stored")
+    }
+
     @Test("when a request is signed with headers, should add the signature of its method, path, body and time")
     func signing() throws {
         let secretKey = "k-789"

@@ -82,6 +82,50 @@ struct CookbookSamples {
         #expect(session.recordedRequests.map { $0.url?.query ?? "" } == ["page=1&per_page=50", "page=2&per_page=50"])
     }
 
+    // sample: cookbook-paging-pages
+    struct NotesFeed: TypedRequest {
+        typealias Response = NotesPage
+        var path = "/notes"
+        var queryItems: [URLQueryItem] = []
+    }
+
+    func showAllNotes(from module: any NetworkModule) async throws {
+        let linked = module.pages(startingWith: NotesFeed()) { _, response in
+            response.linkedURL(rel: "next").map { NotesFeed(path: $0.absoluteString) }
+        }
+        for try await page in linked {
+            print(page.items.map(\.title))
+        }
+        let numbered = module.pages(startingWith: NotesFeed().addingQueryItems([URLQueryItem(name: "page", value: "1")])) {
+            page, _ in
+            page.nextPage.map { NotesFeed().addingQueryItems([URLQueryItem(name: "page", value: "\($0)")]) }
+        }
+        for try await page in numbered {
+            print(page.items.count)
+        }
+    }
+    // end-sample
+
+    @Test("when pages are walked by Link header and by page number, should print each page as it arrives")
+    func pagingWithPages() async throws {
+        let session = FakeNetworkSession()
+        session.stub(
+            .path("/v2/notes"),
+            with: .json(
+                #"{"items": [{"id": 1, "title": "A"}], "nextPage": null}"#,
+                headers: ["Link": #"</v2/notes?page=2>; rel="next""#]))
+        session.stub(.query("page", "2"), with: .json(#"{"items": [{"id": 2, "title": "B"}], "nextPage": null}"#))
+        session.stub(.query("page", "1"), with: .json(#"{"items": [{"id": 1, "title": "A"}], "nextPage": 2}"#))
+        session.stub(.query("page", "2"), with: .json(#"{"items": [{"id": 2, "title": "B"}], "nextPage": null}"#))
+        let module = makeSampleModule(session: session)
+
+        let printed = try await Transcript.recording {
+            try await showAllNotes(from: module)
+        }
+
+        #expect(printed == ["[\"A\"]", "[\"B\"]", "1", "1"])
+    }
+
     // MARK: - Uploading a file with multipart
 
     // sample: cookbook-multipart-request

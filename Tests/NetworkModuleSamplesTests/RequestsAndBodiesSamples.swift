@@ -98,6 +98,21 @@ struct RequestsAndBodiesSamples {
         #expect(printed == ["Hello, Ada", "Ada 2 MIT dark"])
     }
 
+    @Test("when query items are added to a typed request, should send them and stay typed")
+    func addingQueryItems() async throws {
+        let session = FakeNetworkSession()
+        session.stub(.query("fields", "name"), with: .json(User(id: 1, name: "Ada")))
+        let module = makeSampleModule(session: session)
+
+        // sample: requests-adding-query-items
+        let secondPage = FetchUser(id: 1).addingQueryItems([URLQueryItem(name: "fields", value: "name")])
+        let user = try await module.send(secondPage)  // still a User
+        // end-sample
+
+        #expect(user == User(id: 1, name: "Ada"))
+        #expect(session.recordedRequests.first?.url?.query == "fields=name")
+    }
+
     // sample: requests-decoder-xml
     struct XMLDecoderAdapter: ResponseDecoder {
         func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
