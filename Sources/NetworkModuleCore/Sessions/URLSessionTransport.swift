@@ -289,6 +289,15 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
         var rejectedServerTrust = false
     }
 
+    /// What a chunk of a body did to its task's record.
+    private enum ChunkOutcome {
+        case appended
+        /// The body would pass the size limit: the task fails.
+        case overLimit
+        /// The first chunk: the body's room must be read from the response first.
+        case needsCapacity
+    }
+
     private let maximumResponseSize: Int?
     private let credentialHeaderNames: Set<String>
     private let serverTrust: ServerTrustPolicy
@@ -349,25 +358,34 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
         // lock, the body appended in place, and the time stored for the idle timeout.
         let identifier = dataTask.taskIdentifier
         let now = DispatchTime.now().uptimeNanoseconds
-        let overLimit = tasks.withLock { tasks -> Bool in
-            tasks.modifyValue(forKey: identifier) { record -> Bool in
-                guard !record.exceededLimit else { return false }
-                record.lastActivity = now
-                if let limit = maximumResponseSize, record.body.count + data.count > limit {
-                    record.exceededLimit = true
-                    record.body = Data()
-                    return true
-                }
-                if record.body.isEmpty, data.count > 0 {
-                    let capacity = URLSessionTransport.initialBodyCapacity(
-                        for: dataTask.response, limit: maximumResponseSize)
-                    record.body.reserveCapacity(capacity)
-                }
-                record.body.append(data)
-                return false
-            } ?? false
-        }
-        if overLimit, let limit = maximumResponseSize {
+        // The room for the body is read from the response on its first chunk, outside the lock
+        // (a Foundation getter); chunks of one task arrive one at a time, so the second pass
+        // still finds the body empty.
+        var capacity: Int?
+        var outcome = ChunkOutcome.appended
+        repeat {
+            outcome = tasks.withLock { tasks -> ChunkOutcome in
+                tasks.modifyValue(forKey: identifier) { record -> ChunkOutcome in
+                    guard !record.exceededLimit else { return .appended }
+                    if let limit = maximumResponseSize, record.body.count + data.count > limit {
+                        record.exceededLimit = true
+                        record.body = Data()
+                        return .overLimit
+                    }
+                    if record.body.isEmpty, !data.isEmpty {
+                        guard let capacity else { return .needsCapacity }
+                        record.body.reserveCapacity(capacity)
+                    }
+                    record.lastActivity = now
+                    record.body.append(data)
+                    return .appended
+                } ?? .appended
+            }
+            if outcome == .needsCapacity {
+                capacity = URLSessionTransport.initialBodyCapacity(for: dataTask.response, limit: maximumResponseSize)
+            }
+        } while outcome == .needsCapacity
+        if outcome == .overLimit, let limit = maximumResponseSize {
             finish(identifier, data: nil, response: nil, error: NetworkError.responseTooLarge(limit: limit))
             dataTask.cancel()
         }

@@ -26,9 +26,9 @@ struct ActionPreparer {
         _ request: consuming URLRequest, from index: Int, context makeContext: () -> ActionContext,
         onPrepared: @escaping @Sendable (Int, Result<URLRequest, NetworkError>) -> Void
     ) -> RequestStateMachine.PreparationOutcome {
-        guard let first = preparations[index...].firstIndex(where: { !$0.isSkipped }) else {
-            return .prepared(request)
-        }
+        // A range, not a slice: an index past the end finds nothing instead of trapping.
+        guard let first = (index..<max(index, preparations.count)).first(where: { !preparations[$0].isSkipped })
+        else { return .prepared(request) }
         // Made once, and only here: an attempt's context and URL are the same for every action
         // of the preparation, and a context is costly to copy (an existential and several
         // references).
