@@ -19,8 +19,11 @@ import Foundation
 ///   the header of every ``AuthenticationAction`` (whatever its name) and the
 ///   ``credentialHeaderNames`` are removed from the redirected request. (Linux's `URLSession`
 ///   forwards them.)
-/// - **A bound on response size.** A body larger than ``maximumResponseSize`` is not read to
-///   the end: the request fails with ``NetworkError/responseTooLarge(limit:)``.
+/// - **A bound on response size.** A body larger than ``maximumResponseSize`` (decoded bytes
+///   counted) is not read to the end: the request fails with
+///   ``NetworkError/responseTooLarge(limit:)`` and its task is cancelled. Memory stays within
+///   about twice the limit: on Linux, where `URLSession` queues every chunk for the delegate
+///   without waiting, the transport's delegate queue makes libcurl wait while the delegate lags.
 /// - **The request's timeout means the same everywhere**: an idle timeout, as Apple's
 ///   `URLSession` defines `timeoutInterval`. The request fails with `URLError.timedOut` when
 ///   no bytes arrive for that long; a slow download that keeps receiving bytes is not cut
@@ -99,8 +102,13 @@ public final class URLSessionTransport: NetworkSession {
             // is left as it was.
             let configuration = (configuration.copy() as? URLSessionConfiguration) ?? configuration
             configuration.urlCache = nil
+            // Backpressure: libcurl waits while the delegate lags, so that queued chunks cannot
+            // fill memory before the size limit is seen crossed (see BoundedDelegateQueue).
+            let delegateQueue: OperationQueue? = BoundedDelegateQueue()
+        #else
+            let delegateQueue: OperationQueue? = nil
         #endif
-        self.urlSession = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+        self.urlSession = URLSession(configuration: configuration, delegate: delegate, delegateQueue: delegateQueue)
     }
 
     deinit {
@@ -387,7 +395,7 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
         } while outcome == .needsCapacity
         if outcome == .overLimit, let limit = maximumResponseSize {
             finish(identifier, data: nil, response: nil, error: NetworkError.responseTooLarge(limit: limit))
-            dataTask.cancel()
+            Self.cancelOffDelegateQueue(dataTask)
         }
     }
 
@@ -424,6 +432,14 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
         }
     }
 
+    /// Cancels `task` from another queue. `URLSessionTask.cancel()` waits for the session's work
+    /// queue (swift-corelibs-foundation), which may itself be waiting for room on the delegate
+    /// queue (``BoundedDelegateQueue``): called from a delegate method, it would stall both. The
+    /// outcome is already reported; chunks that arrive meanwhile find no record and are dropped.
+    private static func cancelOffDelegateQueue(_ task: URLSessionTask) {
+        DispatchQueue.global().async { task.cancel() }
+    }
+
     private static func framingError(_ code: URLError.Code, response: HTTPURLResponse) -> URLError {
         let declared = response.value(forHTTPHeaderField: "Content-Length") ?? ""
         let message =
@@ -445,7 +461,7 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
                 task.taskIdentifier, data: nil, response: nil,
                 error: LinuxURLSessionQuirks.pinningUnsupportedError(url: request.url))
             completionHandler(nil)
-            task.cancel()
+            Self.cancelOffDelegateQueue(task)
             return
         }
         var redirected = request
@@ -461,7 +477,7 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
                 task.taskIdentifier, data: nil, response: nil,
                 error: Self.bodyNotResentError(url: request.url, status: response.statusCode))
             completionHandler(nil)
-            task.cancel()
+            Self.cancelOffDelegateQueue(task)
             return
         }
         let from = task.originalRequest?.url.flatMap(Origin.init)

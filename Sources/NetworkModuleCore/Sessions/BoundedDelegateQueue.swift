@@ -1,0 +1,77 @@
+#if canImport(FoundationNetworking)
+    import Foundation
+    import FoundationNetworking
+
+    /// The delegate queue of a ``URLSessionTransport``'s `URLSession` on Linux: it gives the
+    /// transfer the backpressure swift-corelibs-foundation lacks, so that the size limit bounds
+    /// memory and not only the body.
+    ///
+    /// swift-corelibs-foundation hands every chunk libcurl reads to the delegate by calling
+    /// `delegateQueue.addOperation` on the session's work queue, inside libcurl's write
+    /// callback, and returns at once: libcurl reads on however far the delegate lags, and a
+    /// server faster than the delegate (loopback, a loaded machine) fills memory with queued
+    /// chunks, a gigabyte and more, before the delegate sees the size limit crossed.
+    ///
+    /// Here `addOperation` waits while ``capacity`` operations are queued and not yet finished,
+    /// so libcurl stops reading (the connection's receive window fills and the server slows)
+    /// until the delegate catches up. At most `capacity` chunks (16 KiB at most each: libcurl's
+    /// `CURL_MAX_WRITE_SIZE`, which Foundation caps its buffer at) wait on top of the body the
+    /// delegate holds.
+    ///
+    /// A wait lasts at most ``longestWait``: the queue cannot know every caller, and an operation
+    /// that waited for the session's work queue (`URLSessionTask.cancel()` does, with
+    /// `workQueue.sync`) while the work queue waits here would otherwise deadlock. The transport's
+    /// delegate never does that (it cancels tasks from another queue); the bound keeps an
+    /// unforeseen cycle a stall rather than a hang. An operation added from this queue itself
+    /// never waits.
+    final class BoundedDelegateQueue: OperationQueue, @unchecked Sendable {
+        // @unchecked Sendable is safe: the only mutable state, `queued`, is touched only while
+        // holding `condition`; the rest is immutable or OperationQueue's own (thread-safe).
+
+        /// How many operations may be queued and not yet finished before `addOperation` waits.
+        let capacity: Int
+
+        /// The longest one `addOperation` call waits for room.
+        let longestWait: TimeInterval
+
+        /// Guards `queued`, and wakes a waiting `addOperation` when an operation finishes.
+        private let condition = NSCondition()
+        /// Operations added through `addOperation(_:)` and not yet finished.
+        private var queued = 0
+
+        init(capacity: Int = 256, longestWait: TimeInterval = 1) {
+            self.capacity = max(1, capacity)
+            self.longestWait = longestWait
+            super.init()
+            maxConcurrentOperationCount = 1
+            name = "NetworkModule.URLSessionTransport.delegate"
+        }
+
+        /// The number of operations added and not yet finished (for tests).
+        var pendingCount: Int {
+            condition.lock()
+            defer { condition.unlock() }
+            return queued
+        }
+
+        override func addOperation(_ block: @escaping @Sendable () -> Void) {
+            let mayWait = OperationQueue.current !== self
+            let deadline = Date(timeIntervalSinceNow: longestWait)
+            condition.lock()
+            while mayWait, queued >= capacity, condition.wait(until: deadline) {}
+            queued += 1
+            condition.unlock()
+            super.addOperation { [weak self] in
+                block()
+                self?.operationFinished()
+            }
+        }
+
+        private func operationFinished() {
+            condition.lock()
+            queued -= 1
+            condition.signal()
+            condition.unlock()
+        }
+    }
+#endif
