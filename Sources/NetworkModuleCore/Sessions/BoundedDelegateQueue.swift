@@ -13,15 +13,15 @@
     /// chunks, a gigabyte and more, before the delegate sees the size limit crossed.
     ///
     /// Here `addOperation` waits while ``capacity`` operations are queued and not yet finished,
-    /// so libcurl stops reading (the connection's receive window fills and the server slows)
-    /// until the delegate catches up. At most `capacity` chunks (16 KiB at most each: libcurl's
-    /// `CURL_MAX_WRITE_SIZE`, which Foundation caps its buffer at) wait on top of the body the
-    /// delegate holds.
+    /// until half of them have run, so libcurl stops reading (the connection's receive window
+    /// fills and the server slows) until the delegate catches up. At most `capacity` chunks
+    /// (16 KiB at most each: libcurl's `CURL_MAX_WRITE_SIZE`, which Foundation caps its buffer
+    /// at) wait on top of the body the delegate holds.
     ///
     /// A wait lasts at most ``longestWait``: the queue cannot know every caller, and an operation
     /// that waited for the session's work queue (`URLSessionTask.cancel()` does, with
-    /// `workQueue.sync`) while the work queue waits here would otherwise deadlock. The transport's
-    /// delegate never does that (it cancels tasks from another queue); the bound keeps an
+    /// `workQueue.sync`) while the work queue waits here would otherwise deadlock. The transport
+    /// never does that (it cancels tasks from a background queue); the bound keeps an
     /// unforeseen cycle a stall rather than a hang. An operation added from this queue itself
     /// never waits.
     final class BoundedDelegateQueue: OperationQueue, @unchecked Sendable {
@@ -34,7 +34,7 @@
         /// The longest one `addOperation` call waits for room.
         let longestWait: TimeInterval
 
-        /// Guards `queued`, and wakes a waiting `addOperation` when an operation finishes.
+        /// Guards `queued`, and wakes a waiting `addOperation` when half the room is free.
         private let condition = NSCondition()
         /// Operations added through `addOperation(_:)` and not yet finished.
         private var queued = 0
@@ -70,7 +70,9 @@
         private func operationFinished() {
             condition.lock()
             queued -= 1
-            condition.signal()
+            // Waiters wake when half the room is free, not at each operation: one wake-up adds
+            // many chunks, rather than a thread switch per chunk while the queue is full.
+            if queued == capacity / 2 { condition.broadcast() }
             condition.unlock()
         }
     }

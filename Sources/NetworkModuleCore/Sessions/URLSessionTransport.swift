@@ -141,6 +141,18 @@ public final class URLSessionTransport: NetworkSession {
         return TransportTask(request: request, transport: self, completionHandler: completionHandler)
     }
 
+    /// Cancels `task` from a background queue, so that no caller waits for it.
+    ///
+    /// On Linux `URLSessionTask.cancel()` waits for the session's work queue, which may itself
+    /// be waiting for room on the delegate queue (``BoundedDelegateQueue``): called from a
+    /// delegate method it would stall both, and from a caller's thread (Swift concurrency's
+    /// pool, the deadlines' timer) it would wait for the delegate to catch up. The outcome is
+    /// reported before this is called; chunks that arrive meanwhile find no record and are
+    /// dropped.
+    static func cancelWithoutWaiting(_ task: URLSessionTask) {
+        DispatchQueue.global().async { task.cancel() }
+    }
+
     /// Room for the body the response declares, so that it is copied once as it arrives
     /// rather than again at every doubling of its buffer: the `Content-Length`, never more than
     /// the size limit, and at most 8 MiB up front (a server that declares a large body and
@@ -223,7 +235,7 @@ private final class TransportTask: NetworkSessionTask {
             // Cancelled while starting: report it, and cancel the task before it ever runs,
             // which is safe and takes it out of the session.
             delegate.finish(task.taskIdentifier, data: nil, response: nil, error: URLError.cancelled(request))
-            task.cancel()
+            URLSessionTransport.cancelWithoutWaiting(task)
         }
     }
 
@@ -249,7 +261,7 @@ private final class TransportTask: NetworkSessionTask {
         case .cancel(let task):
             // Reported at once, whatever URLSession does next; its own report is then dropped.
             delegate.finish(task.taskIdentifier, data: nil, response: nil, error: URLError.cancelled(request))
-            task.cancel()
+            URLSessionTransport.cancelWithoutWaiting(task)
         }
     }
 }
@@ -341,7 +353,7 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
             lastActivity: { [weak self] in self?.tasks.withLock { $0[identifier]?.lastActivity } },
             onExpiry: { [weak self] in
                 self?.finish(identifier, data: nil, response: nil, error: URLError.timedOut(url))
-                task.cancel()
+                URLSessionTransport.cancelWithoutWaiting(task)
             })
         let isPending = tasks.withLock { tasks -> Bool in
             guard tasks[identifier] != nil else { return false }
@@ -395,7 +407,7 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
         } while outcome == .needsCapacity
         if outcome == .overLimit, let limit = maximumResponseSize {
             finish(identifier, data: nil, response: nil, error: NetworkError.responseTooLarge(limit: limit))
-            Self.cancelOffDelegateQueue(dataTask)
+            URLSessionTransport.cancelWithoutWaiting(dataTask)
         }
     }
 
@@ -432,14 +444,6 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
         }
     }
 
-    /// Cancels `task` from another queue. `URLSessionTask.cancel()` waits for the session's work
-    /// queue (swift-corelibs-foundation), which may itself be waiting for room on the delegate
-    /// queue (``BoundedDelegateQueue``): called from a delegate method, it would stall both. The
-    /// outcome is already reported; chunks that arrive meanwhile find no record and are dropped.
-    private static func cancelOffDelegateQueue(_ task: URLSessionTask) {
-        DispatchQueue.global().async { task.cancel() }
-    }
-
     private static func framingError(_ code: URLError.Code, response: HTTPURLResponse) -> URLError {
         let declared = response.value(forHTTPHeaderField: "Content-Length") ?? ""
         let message =
@@ -461,7 +465,7 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
                 task.taskIdentifier, data: nil, response: nil,
                 error: LinuxURLSessionQuirks.pinningUnsupportedError(url: request.url))
             completionHandler(nil)
-            Self.cancelOffDelegateQueue(task)
+            URLSessionTransport.cancelWithoutWaiting(task)
             return
         }
         var redirected = request
@@ -477,7 +481,7 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
                 task.taskIdentifier, data: nil, response: nil,
                 error: Self.bodyNotResentError(url: request.url, status: response.statusCode))
             completionHandler(nil)
-            Self.cancelOffDelegateQueue(task)
+            URLSessionTransport.cancelWithoutWaiting(task)
             return
         }
         let from = task.originalRequest?.url.flatMap(Origin.init)
