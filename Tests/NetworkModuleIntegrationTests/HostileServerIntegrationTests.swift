@@ -308,7 +308,7 @@ struct HostileServerIntegrationTests {
     }
 
     @Test(
-        "probe (child process only): a gzip bomb, a 1 GiB body and an endless one against a 16 MiB limit",
+        "probe (child process only): a gzip bomb, a 1 GiB body and endless ones against a 16 MiB limit",
         .enabled(if: ChildProcess.isProbe("memory-bounds")))
     func probeMemoryBounds() async throws {
         let limit = 16 * 1024 * 1024
@@ -332,6 +332,11 @@ struct HostileServerIntegrationTests {
                     URLQueryItem(name: "max_bytes", value: "\(512 * 1024 * 1024)"),
                 ],
                 timeout: 60))
+        // No length and no chunks: read until the server closes, so only the bytes count.
+        let unframed = await module.outcome(
+            of: Endpoint(
+                path: "/endless", queryItems: [URLQueryItem(name: "max_bytes", value: "\(512 * 1024 * 1024)")],
+                timeout: 60))
         let growth = try #require(Self.peakResidentBytes()) - before
 
         print("memory-bounds: peak +\(afterBomb / 1024 / 1024) MiB after the bomb, +\(growth / 1024 / 1024) MiB in all")
@@ -341,10 +346,29 @@ struct HostileServerIntegrationTests {
         #expect(afterBomb <= bound, "the gzip bomb grew the peak by \(afterBomb / 1024 / 1024) MiB")
         #expect(huge.error == .responseTooLarge(limit: limit))
         #expect(endless.error == .responseTooLarge(limit: limit))
+        #expect(unframed.error == .responseTooLarge(limit: limit))
         // Plain bodies too: on Linux the transport's delegate queue pushes back on libcurl
         // (BoundedDelegateQueue), so chunks cannot pile up in memory while the delegate lags
         // (before it did: +0.1 to +1.1 GiB on a loaded machine, well past this bound).
         #expect(growth <= bound, "peak resident memory grew by \(growth / 1024 / 1024) MiB")
+    }
+
+    @Test("when a response declares a Content-Length over the limit, should fail before reading its body")
+    func declaredLengthOverLimit() async throws {
+        let transport = URLSessionTransport(configuration: .ephemeral, maximumResponseSize: 1000)
+        let module = IntegrationServers.module(baseURL: try IntegrationServers.faultServer(), session: transport)
+        // The head declares 2,000 bytes, then no byte comes for 30 s: only the head can tell.
+        let stalled = Endpoint(
+            path: "/stall",
+            queryItems: [
+                URLQueryItem(name: "before_bytes", value: "0"), URLQueryItem(name: "after_bytes", value: "2000"),
+                URLQueryItem(name: "stall_ms", value: "30000"),
+            ],
+            timeout: 5)
+
+        let result = await module.outcome(of: stalled)
+
+        #expect(result.error == .responseTooLarge(limit: 1000), "\(result)")
     }
 
     @Test(

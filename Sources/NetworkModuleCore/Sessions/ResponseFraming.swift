@@ -39,6 +39,26 @@ enum ResponseFraming {
         return .networkConnectionLost
     }
 
+    /// The number of body bytes `response` will deliver, as its `Content-Length` declares, to a
+    /// request with `method`: `nil` when the length is unknown or invalid, when
+    /// `Transfer-Encoding` overrides it, when a content coding applies (the bytes delivered are
+    /// decoded, and the declared length counts the encoded ones), and for `HEAD` and statuses
+    /// without a body (1xx, 204, 304). ``URLSessionTransport`` refuses a body over its size limit
+    /// from this, before any of it arrives.
+    static func declaredBodyLength(of response: HTTPURLResponse, method: String?) -> Int? {
+        guard let field = response.value(forHTTPHeaderField: "Content-Length"),
+            let declared = contentLength(field),
+            response.value(forHTTPHeaderField: "Transfer-Encoding") == nil
+        else { return nil }
+        let status = response.statusCode
+        let hasNoBody = method?.uppercased() == "HEAD" || (100..<200).contains(status) || status == 204 || status == 304
+        let coding =
+            response.value(forHTTPHeaderField: "Content-Encoding")?.trimmingCharacters(in: .whitespaces).lowercased()
+            ?? ""
+        guard !hasNoBody, coding.isEmpty || coding == "identity" else { return nil }
+        return declared
+    }
+
     /// The length a `Content-Length` field value declares: one non-negative decimal number
     /// that fits an `Int`, or a list of the same number repeated (`5, 5`, which RFC 9112 lets a
     /// recipient accept), with spaces or tabs around each; `nil` for anything else.

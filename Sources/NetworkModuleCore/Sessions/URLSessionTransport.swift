@@ -21,7 +21,8 @@ import Foundation
 ///   forwards them.)
 /// - **A bound on response size.** A body larger than ``maximumResponseSize`` (decoded bytes
 ///   counted) is not read to the end: the request fails with
-///   ``NetworkError/responseTooLarge(limit:)`` and its task is cancelled. Memory stays within
+///   ``NetworkError/responseTooLarge(limit:)`` and its task is cancelled, before any of the body
+///   is read when its `Content-Length` (with no content coding) already says so. Memory stays within
 ///   about twice the limit: on Linux, where `URLSession` queues every chunk for the delegate
 ///   without waiting, the transport's delegate queue makes libcurl wait while the delegate lags.
 /// - **The request's timeout means the same everywhere**: an idle timeout, as Apple's
@@ -372,6 +373,26 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
     }
 
     // MARK: URLSessionDataDelegate
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        // A body declared larger than the limit fails before any of it is read. (Linux ignores
+        // the disposition: the task is cancelled as well.)
+        if let limit = maximumResponseSize, let response = response as? HTTPURLResponse,
+            let declared = ResponseFraming.declaredBodyLength(
+                of: response, method: dataTask.currentRequest?.httpMethod),
+            declared > limit
+        {
+            finish(
+                dataTask.taskIdentifier, data: nil, response: nil, error: NetworkError.responseTooLarge(limit: limit))
+            completionHandler(.cancel)
+            URLSessionTransport.cancelWithoutWaiting(dataTask)
+            return
+        }
+        completionHandler(.allow)
+    }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         // Called for every chunk of every body (about 16 KB each on Linux): one look-up, one

@@ -71,4 +71,29 @@ struct ResponseFramingTests {
         let chunked = try Self.response(["Content-Length": "10", "Transfer-Encoding": "chunked"])
         #expect(ResponseFraming.failure(of: chunked, method: "GET", receivedBytes: 4) == nil)
     }
+
+    @Test(
+        "the body length a response declares should be its Content-Length, unless coded, chunked, invalid or bodiless"
+    )
+    func declaredBodyLength() throws {
+        let plain = try Self.response(["Content-Length": "1073741824"])
+        #expect(ResponseFraming.declaredBodyLength(of: plain, method: "GET") == 1_073_741_824)
+        #expect(ResponseFraming.declaredBodyLength(of: plain, method: "head") == nil)
+        let identity = try Self.response(["Content-Length": "10", "Content-Encoding": "Identity"])
+        #expect(ResponseFraming.declaredBodyLength(of: identity, method: "GET") == 10)
+        let unknown = try Self.response([:])
+        #expect(ResponseFraming.declaredBodyLength(of: unknown, method: "GET") == nil)
+        for fields in [
+            ["Content-Length": "10", "Content-Encoding": "gzip"],
+            ["Content-Length": "10", "Transfer-Encoding": "chunked"],
+            ["Content-Length": "5, 26"],
+        ] {
+            let response = try Self.response(fields)
+            #expect(ResponseFraming.declaredBodyLength(of: response, method: "GET") == nil, "\(fields)")
+        }
+        for status in [101, 204, 304] {
+            let noBody = try Self.response(status: status, ["Content-Length": "10"])
+            #expect(ResponseFraming.declaredBodyLength(of: noBody, method: "GET") == nil, "\(status)")
+        }
+    }
 }
