@@ -22,8 +22,11 @@
     /// that waited for the session's work queue (`URLSessionTask.cancel()` does, with
     /// `workQueue.sync`) while the work queue waits here would otherwise deadlock. The transport
     /// never does that (it cancels tasks from a background queue); the bound keeps an
-    /// unforeseen cycle a stall rather than a hang. An operation added from this queue itself
-    /// never waits.
+    /// unforeseen cycle a short stall rather than a hang. The bound is 10 ms: a delegate that
+    /// lags longer lets libcurl on by one chunk per 10 ms (1.6 MB/s at most), which keeps memory
+    /// bounded, while a caller that waits for the work queue (`resume()`, `cancel()`: both
+    /// `workQueue.sync`) waits at most 10 ms per chunk libcurl is handing over. An operation
+    /// added from this queue itself never waits.
     final class BoundedDelegateQueue: OperationQueue, @unchecked Sendable {
         // @unchecked Sendable is safe: the only mutable state, `queued`, is touched only while
         // holding `condition`; the rest is immutable or OperationQueue's own (thread-safe).
@@ -39,7 +42,7 @@
         /// Operations added through `addOperation(_:)` and not yet finished.
         private var queued = 0
 
-        init(capacity: Int = 256, longestWait: TimeInterval = 1) {
+        init(capacity: Int = 256, longestWait: TimeInterval = 0.01) {
             self.capacity = max(1, capacity)
             self.longestWait = longestWait
             super.init()

@@ -554,13 +554,20 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
             // Linux raises challenges only for HTTP authentication (no server trust here), and
             // its default handling with no credential never completes the task. Declining
             // ends it, and didCompleteWithError then delivers the 401 that already arrived.
+            // The handler is called from a background queue: on Linux it cancels, suspends or
+            // resumes the task, each waiting for the session's work queue (workQueue.sync),
+            // which may be waiting for room on this delegate queue (BoundedDelegateQueue).
+            let disposition: URLSession.AuthChallengeDisposition
             if challenge.proposedCredential == nil {
                 tasks.withLock { $0[task.taskIdentifier]?.declinedChallenge = true }
-                completionHandler(.cancelAuthenticationChallenge, nil)
-                return
+                disposition = .cancelAuthenticationChallenge
+            } else {
+                disposition = .performDefaultHandling
             }
+            DispatchQueue.global().async { completionHandler(disposition, nil) }
+        #else
+            completionHandler(.performDefaultHandling, nil)
         #endif
-        completionHandler(.performDefaultHandling, nil)
     }
 }
 
