@@ -22,6 +22,135 @@ struct RequestsAndBodiesSamples {
 
     let builder = DefaultRequestBuilder(baseURL: sampleBaseURL)
 
+    // MARK: - Typed requests
+
+    struct User: Codable, Equatable, Sendable {
+        let id: Int
+        let name: String
+    }
+
+    // sample: requests-typed
+    struct FetchUser: TypedRequest {
+        typealias Response = User
+        let id: Int
+        var path: String { "/users/\(id)" }
+    }
+    // end-sample
+
+    // sample: requests-typed-kinds
+    struct DeleteUser: TypedRequest {
+        typealias Response = Void      // no body expected; any body is ignored
+        let id: Int
+        var path: String { "/users/\(id)" }
+        var method: HTTPMethod { .delete }
+    }
+
+    struct DownloadAvatar: TypedRequest {
+        typealias Response = Data      // the body as it came
+        var path: String { "/me/avatar.png" }
+    }
+
+    struct FetchLicense: TypedRequest {
+        typealias Response = String    // the body as UTF-8 text
+        var path: String { "/license.txt" }
+    }
+    // end-sample
+
+    // sample: requests-typed-plist
+    struct FetchSettings: TypedRequest {
+        typealias Response = [String: String]
+        var path: String { "/settings.plist" }
+        var decoder: (any ResponseDecoder)? { PropertyListDecoder() }
+    }
+    // end-sample
+
+    @Test("when a typed request is performed, should deliver its own response type")
+    func typedRequests() async throws {
+        let session = FakeNetworkSession()
+        session.stub(.path("/v2/users/1"), with: .json(User(id: 1, name: "Ada")))
+        session.stub(.path("/v2/users/2"), with: .status(204))
+        session.stub(.path("/v2/me/avatar.png"), with: .status(200, body: Data([0x89, 0x50])))
+        session.stub(.path("/v2/license.txt"), with: .text("MIT"))
+        session.stub(
+            .path("/v2/settings.plist"),
+            with: .status(200, body: try PropertyListEncoder().encode(["theme": "dark"])))
+        let module = makeSampleModule(session: session)
+
+        let printed = try await Transcript.recording {
+            // sample: requests-typed-perform
+            module.perform(FetchUser(id: 1)) { result in
+                switch result {
+                case .success(let user): print("Hello, \(user.name)")   // user: User
+                case .failure(let error): print("Failed: \(error)")
+                }
+            }
+            // end-sample
+            // sample: requests-typed-send
+            let user = try await module.send(FetchUser(id: 1))
+            try await module.send(DeleteUser(id: 2))
+            let avatar = try await module.send(DownloadAvatar())
+            let license = try await module.send(FetchLicense())
+            let settings = try await module.send(FetchSettings())
+            print(user.name, avatar.count, license, settings["theme"] ?? "")
+            // end-sample
+        }
+
+        #expect(printed == ["Hello, Ada", "Ada 2 MIT dark"])
+    }
+
+    @Test("when query items are added to a typed request, should send them and stay typed")
+    func addingQueryItems() async throws {
+        let session = FakeNetworkSession()
+        session.stub(.query("fields", "name"), with: .json(User(id: 1, name: "Ada")))
+        let module = makeSampleModule(session: session)
+
+        // sample: requests-adding-query-items
+        let secondPage = FetchUser(id: 1).addingQueryItems([URLQueryItem(name: "fields", value: "name")])
+        let user = try await module.send(secondPage)  // still a User
+        // end-sample
+
+        #expect(user == User(id: 1, name: "Ada"))
+        #expect(session.recordedRequests.first?.url?.query == "fields=name")
+    }
+
+    // sample: requests-decoder-xml
+    struct XMLDecoderAdapter: ResponseDecoder {
+        func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
+            try PropertyListDecoder().decode(type, from: data)  // your XML decoder here
+        }
+    }
+    // end-sample
+
+    @Test("when the module has its own decoder, should decode typed requests and error bodies with it")
+    func moduleDecoder() async throws {
+        struct APIError: Codable, Sendable {
+            let message: String
+        }
+        let session = FakeNetworkSession()
+        session.stub(.path("/v2/users/1"), with: .status(200, body: try PropertyListEncoder().encode(User(id: 1, name: "Ada"))))
+        session.stub(.path("/v2/users/9"), with: .status(404, body: try PropertyListEncoder().encode(APIError(message: "No such user"))))
+
+        let printed = try await Transcript.recording {
+            // sample: requests-decoder-module
+            let module = DefaultNetworkModule(
+                requestBuilder: DefaultRequestBuilder(baseURL: URL(string: "https://api.example.com/v2")!),
+                session: session,
+                completionExecutor: .immediate,
+                decoder: XMLDecoderAdapter()
+            )
+            let user = try await module.send(FetchUser(id: 1))
+            do throws(NetworkError) {
+                _ = try await module.send(FetchUser(id: 9))
+            } catch {
+                let apiError = error.decodedBody(as: APIError.self, decoder: module.decoder)
+                print(user.name, apiError?.message ?? "")
+            }
+            // end-sample
+        }
+
+        #expect(printed == ["Ada No such user"])
+    }
+
     // MARK: - Paths
 
     @Test("when a request is built, should show the URL it will be sent to")

@@ -20,7 +20,8 @@ public struct HTTPErrorResponse: Equatable, Sendable {
         self.url = url
     }
 
-    /// Decodes the body into `type`, for servers that describe their errors in JSON.
+    /// Decodes the body into `type`, for servers that describe their errors in JSON, or in
+    /// another format with that format's ``ResponseDecoder`` (the module's ``NetworkModule/decoder``, say).
     ///
     /// ```swift
     /// if case .failure(.clientError(let response)) = result {
@@ -29,7 +30,7 @@ public struct HTTPErrorResponse: Equatable, Sendable {
     /// ```
     /// - Throws: ``NetworkError/noResponseData`` for an empty body,
     ///   ``NetworkError/decodingFailed(_:)`` when the body does not decode.
-    public func decodeBody<Body: Decodable>(as type: Body.Type, decoder: JSONDecoder = JSONDecoder())
+    public func decodeBody<Body: Decodable>(as type: Body.Type, decoder: any ResponseDecoder = JSONDecoder())
         throws(NetworkError) -> Body
     {
         try ResponseDecoding.decode(type, from: body, decoder: decoder)

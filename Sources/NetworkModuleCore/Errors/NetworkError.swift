@@ -256,11 +256,14 @@ public enum NetworkError: Error, Equatable, Sendable {
 
     /// Decodes the body of an HTTP status error into `type`, for servers that describe their
     /// errors in JSON; `nil` if this is not an HTTP status error or the body does not decode.
+    /// Pass the module's ``NetworkModule/decoder`` for an API that speaks another format.
     ///
     /// ```swift
     /// if let apiError = error.decodedBody(as: APIError.self) { show(apiError.message) }
     /// ```
-    public func decodedBody<Body: Decodable>(as type: Body.Type, decoder: JSONDecoder = JSONDecoder()) -> Body? {
+    public func decodedBody<Body: Decodable>(as type: Body.Type, decoder: any ResponseDecoder = JSONDecoder())
+        -> Body?
+    {
         try? httpErrorResponse?.decodeBody(as: type, decoder: decoder)
     }
 

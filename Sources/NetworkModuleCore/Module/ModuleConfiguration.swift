@@ -17,6 +17,8 @@ final class ModuleConfiguration: Sendable {
     /// What ``AcceptableStatusCodes/moduleDefault`` and a caller's `URLRequest` accept.
     let acceptableStatusCodes: AcceptableStatusCodes
     let delayScheduler: any DelayScheduler
+    /// Numbers the module's requests: ``ActionContext/sequenceNumber``.
+    let requestCount = ModuleRequestCount()
 
     init(
         requestBuilder: any RequestBuilder, session: any NetworkSession, actions: [any NetworkModuleAction],

@@ -133,7 +133,8 @@ final class RequestOperation: NetworkCancellable {
     private let acceptableStatusCodes: AcceptableStatusCodes
     private let configuration: ModuleConfiguration
     private let startTime: UInt64
-    private let requestID = RequestIdentifiers.next()
+    private let requestID: UUID
+    private let sequenceNumber: Int
     private let state: LockedState<State>
 
     /// What ``start()`` performs: the machine is started in the initializer, before any other
@@ -149,6 +150,7 @@ final class RequestOperation: NetworkCancellable {
             self.acceptableStatusCodes = configuration.acceptableStatusCodes
         }
         self.configuration = configuration
+        (requestID, sequenceNumber) = RequestIdentifiers.next(in: configuration.requestCount)
         let startTime = DispatchTime.now().uptimeNanoseconds
         self.startTime = startTime
         var machine = RequestStateMachine(
@@ -376,7 +378,8 @@ final class RequestOperation: NetworkCancellable {
             networkRequest: networkRequest, attempt: attempt, baseURL: configuration.baseURL,
             baseOrigin: configuration.baseOrigin, sentRequest: sentRequest,
             elapsed: Self.seconds(now >= startTime ? now - startTime : 0),
-            requestID: requestID, preparationTime: Self.seconds(totals.preparationNanoseconds),
+            requestID: requestID, sequenceNumber: sequenceNumber,
+            preparationTime: Self.seconds(totals.preparationNanoseconds),
             timeInFlight: Self.seconds(totals.inFlightNanoseconds), bytesSent: totals.bytesSent,
             bytesReceived: totals.bytesReceived)
     }

@@ -44,21 +44,21 @@ public struct NetworkResponse: Sendable, Equatable {
             && lhs.headers == rhs.headers && lhs.request == rhs.request
     }
 
-    /// Decodes the body as JSON into `type`.
+    /// Decodes the body into `type`, as JSON unless `decoder` is another ``ResponseDecoder``.
     ///
     /// - Throws: ``NetworkError/noResponseData`` for an empty body,
     ///   ``NetworkError/decodingFailed(_:)`` saying which key, type or path failed.
-    public func decode<Body: Decodable>(_ type: Body.Type, decoder: JSONDecoder = JSONDecoder())
+    public func decode<Body: Decodable>(_ type: Body.Type, decoder: any ResponseDecoder = JSONDecoder())
         throws(NetworkError) -> Body
     {
         try ResponseDecoding.decode(type, from: data, decoder: decoder)
     }
 
-    /// Decodes the body as JSON into `type`, or returns `nil` for an empty body
+    /// Decodes the body into `type` (as JSON by default), or returns `nil` for an empty body
     /// (for example a `204 No Content`).
     ///
     /// - Throws: ``NetworkError/decodingFailed(_:)`` when a body is present but does not decode.
-    public func decodeIfPresent<Body: Decodable>(_ type: Body.Type, decoder: JSONDecoder = JSONDecoder())
+    public func decodeIfPresent<Body: Decodable>(_ type: Body.Type, decoder: any ResponseDecoder = JSONDecoder())
         throws(NetworkError) -> Body?
     {
         data.isEmpty ? nil : try ResponseDecoding.decode(type, from: data, decoder: decoder)

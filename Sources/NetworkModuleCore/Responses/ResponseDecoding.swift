@@ -2,8 +2,8 @@ import Foundation
 
 /// The one place where bodies are decoded, for responses and error bodies alike.
 enum ResponseDecoding {
-    /// Decodes `data` as JSON into `type`; an empty body is ``NetworkError/noResponseData``.
-    static func decode<Body: Decodable>(_ type: Body.Type, from data: Data, decoder: JSONDecoder)
+    /// Decodes `data` into `type` with `decoder`; an empty body is ``NetworkError/noResponseData``.
+    static func decode<Body: Decodable>(_ type: Body.Type, from data: Data, decoder: any ResponseDecoder)
         throws(NetworkError) -> Body
     {
         guard !data.isEmpty else { throw .noResponseData }
