@@ -57,6 +57,7 @@ struct RequestsAndBodiesSamples {
     // end-sample
 
     // sample: requests-typed-plist
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     struct FetchSettings: TypedRequest {
         typealias Response = [String: String]
         var path: String { "/settings.plist" }
@@ -64,6 +65,7 @@ struct RequestsAndBodiesSamples {
     }
     // end-sample
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test("when a typed request is performed, should deliver its own response type")
     func typedRequests() async throws {
         let session = FakeNetworkSession()
@@ -111,6 +113,33 @@ struct RequestsAndBodiesSamples {
 
         #expect(user == User(id: 1, name: "Ada"))
         #expect(session.recordedRequests.first?.url?.query == "fields=name")
+    }
+
+    @Test("when the module decodes snake-case JSON with ISO 8601 dates, should read both through JSONResponseDecoder")
+    func jsonDecoderSettings() async throws {
+        struct Event: Decodable, Sendable, Equatable {
+            let startsAt: Date
+        }
+        struct FetchEvent: TypedRequest {
+            typealias Response = Event
+            var path: String { "/events/1" }
+        }
+        let session = FakeNetworkSession()
+        session.stub(.path("/v2/events/1"), with: .json(#"{"starts_at": "2026-11-23T10:00:00Z"}"#))
+
+        // sample: requests-decoder-json
+        let decoder = JSONResponseDecoder { decoder in
+            decoder.keyDecodingStrategy = .convertFromSnakeCase
+            decoder.dateDecodingStrategy = .iso8601
+        }
+        // end-sample
+        let module = DefaultNetworkModule(
+            requestBuilder: DefaultRequestBuilder(baseURL: URL(string: "https://api.example.com/v2")!),
+            session: session, completionExecutor: .immediate, decoder: decoder)
+
+        let event = try await module.send(FetchEvent())
+
+        #expect(event == Event(startsAt: Date(timeIntervalSince1970: 1_795_428_000)))
     }
 
     // sample: requests-decoder-xml

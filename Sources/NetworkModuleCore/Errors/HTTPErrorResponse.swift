@@ -20,8 +20,7 @@ public struct HTTPErrorResponse: Equatable, Sendable {
         self.url = url
     }
 
-    /// Decodes the body into `type`, for servers that describe their errors in JSON, or in
-    /// another format with that format's ``ResponseDecoder`` (the module's ``NetworkModule/decoder``, say).
+    /// Decodes the body into `type`, for servers that describe their errors in JSON.
     ///
     /// ```swift
     /// if case .failure(.clientError(let response)) = result {
@@ -30,7 +29,18 @@ public struct HTTPErrorResponse: Equatable, Sendable {
     /// ```
     /// - Throws: ``NetworkError/noResponseData`` for an empty body,
     ///   ``NetworkError/decodingFailed(_:)`` when the body does not decode.
-    public func decodeBody<Body: Decodable>(as type: Body.Type, decoder: any ResponseDecoder = JSONDecoder())
+    public func decodeBody<Body: Decodable>(as type: Body.Type, decoder: JSONDecoder = JSONDecoder())
+        throws(NetworkError) -> Body
+    {
+        try ResponseDecoding.decode(type, from: body, decoder: decoder)
+    }
+
+    /// Decodes the body into `type` with `decoder`, for servers that describe their errors in
+    /// another format (pass the module's ``NetworkModule/decoder``, say).
+    ///
+    /// - Throws: ``NetworkError/noResponseData`` for an empty body,
+    ///   ``NetworkError/decodingFailed(_:)`` when the body does not decode.
+    public func decodeBody<Body: Decodable>(as type: Body.Type, decoder: any ResponseDecoder)
         throws(NetworkError) -> Body
     {
         try ResponseDecoding.decode(type, from: body, decoder: decoder)

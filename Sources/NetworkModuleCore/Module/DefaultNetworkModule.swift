@@ -54,8 +54,8 @@ public final class DefaultNetworkModule: NetworkModule {
     ///   - completionExecutor: where completions run; the main queue by default,
     ///     `.immediate` in tests.
     ///   - decoder: decodes the bodies of ``TypedRequest``s that name no decoder of their own;
-    ///     a `JSONDecoder` by default, a `PropertyListDecoder` or a ``ResponseDecoder`` of your
-    ///     own for an API that speaks another format.
+    ///     a ``JSONResponseDecoder`` by default (give it your `JSONDecoder` settings), or a
+    ///     ``ResponseDecoder`` of your own for an API that speaks another format.
     ///   - acceptableStatusCodes: the statuses that count as success for a request sent with
     ///     `perform(urlRequest:)` and for a ``NetworkRequest`` that keeps the default
     ///     ``NetworkRequest/acceptableStatusCodes`` (``AcceptableStatusCodes/moduleDefault``);
@@ -71,7 +71,7 @@ public final class DefaultNetworkModule: NetworkModule {
         session: some NetworkSession = URLSessionTransport.shared,
         actions: [any NetworkModuleAction] = [],
         completionExecutor: some CompletionExecutor = .main,
-        decoder: any ResponseDecoder = JSONDecoder(),
+        decoder: any ResponseDecoder = JSONResponseDecoder(),
         acceptableStatusCodes: AcceptableStatusCodes = .successful,
         delayScheduler: some DelayScheduler = .dispatch,
         maximumAttempts: Int = DefaultNetworkModule.defaultMaximumAttempts
@@ -102,7 +102,7 @@ public final class DefaultNetworkModule: NetworkModule {
         session: URLSession,
         actions: [any NetworkModuleAction] = [],
         completionExecutor: some CompletionExecutor = .main,
-        decoder: any ResponseDecoder = JSONDecoder(),
+        decoder: any ResponseDecoder = JSONResponseDecoder(),
         acceptableStatusCodes: AcceptableStatusCodes = .successful,
         delayScheduler: some DelayScheduler = .dispatch,
         maximumAttempts: Int = DefaultNetworkModule.defaultMaximumAttempts

@@ -18,7 +18,7 @@ import Foundation
 /// implementations built on them.
 public protocol NetworkModule: Sendable {
     /// Decodes the bodies of ``TypedRequest``s that name no decoder of their own, and is the
-    /// decoder to read server error bodies with. Default: a `JSONDecoder`.
+    /// decoder to read server error bodies with. Default: a ``JSONResponseDecoder``.
     var decoder: any ResponseDecoder { get }
 
     /// Performs a ``TypedRequest`` and delivers its ``TypedRequest/Response``: the call site
@@ -74,8 +74,8 @@ public protocol NetworkModule: Sendable {
 }
 
 extension NetworkModule {
-    /// A `JSONDecoder`.
-    public var decoder: any ResponseDecoder { JSONDecoder() }
+    /// A ``JSONResponseDecoder`` with Foundation's defaults.
+    public var decoder: any ResponseDecoder { JSONResponseDecoder() }
 
     /// Performs `request` on top of ``perform(request:completion:)`` and turns its response into
     /// ``TypedRequest/Response`` with the request's decoder or ``decoder``.

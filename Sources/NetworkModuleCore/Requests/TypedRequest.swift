@@ -14,7 +14,7 @@ import Foundation
 /// ```
 ///
 /// A `Decodable` response is decoded with the request's ``decoder``, or the module's when it
-/// names none (a `JSONDecoder` unless the module was given another). Three responses need no
+/// names none (a ``JSONResponseDecoder`` unless the module was given another). Three responses need no
 /// decoder: `Void` ignores the body (for a `204 No Content`, say), `Data` is the body as it
 /// came, and `String` is the body as UTF-8 text. Any other type implements
 /// ``decodeResponse(_:decoder:)``.

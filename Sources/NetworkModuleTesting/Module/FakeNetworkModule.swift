@@ -64,7 +64,7 @@ public final class FakeNetworkModule: NetworkModule {
     ///     by default. Pass the app's own builder to stub by full URL or default headers.
     ///   - completionExecutor: where results are delivered; `.immediate` by default, so a call
     ///     answered without delay completes inside `perform`.
-    ///   - decoder: decodes typed requests' bodies; a `JSONDecoder` by default. Pass the app
+    ///   - decoder: decodes typed requests' bodies; a `JSONResponseDecoder` by default. Pass the app
     ///     module's decoder when it is another.
     ///   - delivery: `.manual` holds every answer until the test releases it.
     ///   - delayScheduler: waits out delayed responses; pass a ``ManualDelayScheduler`` to
@@ -73,7 +73,7 @@ public final class FakeNetworkModule: NetworkModule {
     public init(
         requestBuilder: some RequestBuilder = DefaultRequestBuilder(baseURL: FakeNetworkModule.defaultBaseURL),
         completionExecutor: some CompletionExecutor = .immediate,
-        decoder: any ResponseDecoder = JSONDecoder(),
+        decoder: any ResponseDecoder = JSONResponseDecoder(),
         delivery: FakeNetworkSession.Delivery = .immediate,
         delayScheduler: some DelayScheduler = .dispatch,
         onUnmatchedRequest: (@Sendable (String) -> Void)? = nil

@@ -97,6 +97,7 @@ struct HTTPErrorResponseTests {
         #expect(response != HTTPErrorResponse(statusCode: 404, headers: ["A": "1"], body: Data("b".utf8), url: nil))
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test("when the API speaks property lists, should decode the error body with the module's decoder")
     func errorBodyWithModuleDecoder() throws {
         let body = try PropertyListEncoder().encode(APIError(code: "locked", message: "Try later"))

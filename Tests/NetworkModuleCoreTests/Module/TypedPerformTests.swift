@@ -15,6 +15,7 @@ struct TypedPerformTests {
         var path: String { "/users/\(id)" }
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     struct GetUserPlist: TypedRequest {
         typealias Response = User
         var path: String { "/users/1.plist" }
@@ -63,6 +64,7 @@ struct TypedPerformTests {
         }
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test("when the module has another decoder, should decode typed requests with it")
     func moduleDecoder() throws {
         let session = FakeNetworkSession()
@@ -77,6 +79,7 @@ struct TypedPerformTests {
         #expect(results.singleValue == User(id: 2, name: "Grace"))
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test("when a request names its own decoder, should use it instead of the module's")
     func requestDecoderOverridesModule() throws {
         let session = FakeNetworkSession()

@@ -63,7 +63,7 @@ struct TypedRequestTests {
         let request = GetUser()
 
         #expect(throws: NetworkError.noResponseData) {
-            try request.decodeResponse(response(""), decoder: JSONDecoder())
+            try request.decodeResponse(response(""), decoder: JSONResponseDecoder())
         }
     }
 
@@ -71,7 +71,7 @@ struct TypedRequestTests {
     func dataIsTheBody() throws {
         let request = GetAvatar()
 
-        let data = try request.decodeResponse(response("\u{1}not json"), decoder: JSONDecoder())
+        let data = try request.decodeResponse(response("\u{1}not json"), decoder: JSONResponseDecoder())
 
         #expect(data == Data("\u{1}not json".utf8))
     }
@@ -83,11 +83,11 @@ struct TypedRequestTests {
         invalid = NetworkResponse(
             data: Data([0xFF, 0xFE]), httpResponse: invalid.httpResponse, request: invalid.request)
 
-        let text = try request.decodeResponse(response("zażółć"), decoder: JSONDecoder())
+        let text = try request.decodeResponse(response("zażółć"), decoder: JSONResponseDecoder())
 
         #expect(text == "zażółć")
         #expect {
-            try request.decodeResponse(invalid, decoder: JSONDecoder())
+            try request.decodeResponse(invalid, decoder: JSONResponseDecoder())
         } throws: { error in
             guard case .decodingFailed(let failure) = error as? NetworkError else { return false }
             return failure.kind == .invalidTextEncoding
@@ -98,8 +98,8 @@ struct TypedRequestTests {
     func voidIgnoresBody() throws {
         let request = Ping()
 
-        try request.decodeResponse(response("{\"ignored\": true}"), decoder: JSONDecoder())
-        try request.decodeResponse(response(""), decoder: JSONDecoder())
+        try request.decodeResponse(response("{\"ignored\": true}"), decoder: JSONResponseDecoder())
+        try request.decodeResponse(response(""), decoder: JSONResponseDecoder())
     }
 
     @Test("when a request names no decoder, should leave the choice to the module")

@@ -370,6 +370,7 @@ struct FakeNetworkModuleTests {
         #expect(results.error == .cancelled)
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test("when the fake has a decoder, should decode typed requests with it, as the real module does")
     func typedRequestDecoder() throws {
         let module = FakeNetworkModule(decoder: PropertyListDecoder())
