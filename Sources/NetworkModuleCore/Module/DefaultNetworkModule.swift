@@ -190,7 +190,7 @@ public final class DefaultNetworkModule: NetworkModule {
         transform: @escaping @Sendable (NetworkResponse) -> Result<Output, NetworkError>,
         completion: @escaping @Sendable (Result<Output, NetworkError>) -> Void
     ) -> any NetworkCancellable {
-        let operation = RequestOperation(source: source, configuration: configuration) { result in
+        RequestOperation.start(source: source, configuration: configuration) { result in
             let output = result.flatMap(transform)
             // Actions see what the caller gets: a response that failed to decode is a failure.
             let seen: Result<NetworkResponse, NetworkError> =
@@ -200,8 +200,6 @@ public final class DefaultNetworkModule: NetworkModule {
                 }
             return (seen, { completion(output) })
         }
-        operation.start()
-        return operation
     }
 
     /// Starts an operation whose outcome is the caller's result, as it is.
@@ -209,11 +207,9 @@ public final class DefaultNetworkModule: NetworkModule {
         _ source: RequestOperation.Source,
         completion: @escaping @Sendable (Result<NetworkResponse, NetworkError>) -> Void
     ) -> any NetworkCancellable {
-        let operation = RequestOperation(source: source, configuration: configuration) { result in
+        RequestOperation.start(source: source, configuration: configuration) { result in
             (result, { completion(result) })
         }
-        operation.start()
-        return operation
     }
 }
 
