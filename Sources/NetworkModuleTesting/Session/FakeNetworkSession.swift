@@ -30,12 +30,12 @@ import NetworkModuleCore
 ///   deterministically.
 /// - Cancelling a task that has not answered delivers `URLError.cancelled`, as `URLSession`
 ///   does.
-/// - Redirects: with ``RedirectPolicy/follow`` (the default) a stubbed `3xx` is delivered as it
-///   is; stub the final answer to test a followed redirect. With ``RedirectPolicy/decide(_:)``
+/// - Redirects: with `.follow` (the default) a stubbed `3xx` is delivered as it
+///   is; stub the final answer to test a followed redirect. With `.decide { … }`
 ///   the session follows a stubbed `3xx` that has a `Location` as `URLSession` would, asking
 ///   the policy at each hop and answering each next request from the stubs (each is recorded),
 ///   with credential headers removed from a request that leaves the original request's
-///   origin, after the policy returned it; ``RedirectPolicy/refuse`` delivers the `3xx`. After
+///   origin, after the policy returned it; `.refuse` delivers the `3xx`. After
 ///   16 hops it fails with `URLError.httpTooManyRedirects`.
 ///
 /// Thread-safe: stubs may be added and requests made from any thread.
