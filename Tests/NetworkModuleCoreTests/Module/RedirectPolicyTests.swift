@@ -234,6 +234,25 @@ struct RedirectPolicyTests {
         #expect(try results.singleValue?.text() == "end")
         #expect(fake.recordedRequests.count == 3)
     }
+
+    @Test("when a HAR recorder wraps the session, should pass the policy on and record the 3xx it stopped at")
+    func harRecorderPassesThePolicyOn() throws {
+        let fake = FakeNetworkSession()
+        stubChain(fake)
+        let recorder = HARRecordingSession(wrapping: fake)
+        let module = DefaultNetworkModule(
+            requestBuilder: DefaultRequestBuilder(baseURL: apiBaseURL), session: recorder,
+            completionExecutor: .immediate)
+        let results = ResultCollector<NetworkResponse>()
+
+        module.perform(
+            request: Redirected(redirectPolicy: .refuse, acceptableStatusCodes: AcceptableStatusCodes(200..<400)),
+            completion: results.completion)
+
+        #expect(results.singleValue?.statusCode == 302)
+        let har = String(decoding: try recorder.harData(), as: UTF8.self)
+        #expect(har.contains("\"status\" : 302") || har.contains("\"status\":302"))
+    }
 }
 
 extension RedirectPolicy {
