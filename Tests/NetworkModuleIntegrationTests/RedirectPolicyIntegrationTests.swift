@@ -45,7 +45,7 @@ struct RedirectPolicyIntegrationTests {
         }
     }
 
-    @Test("when a redirect is refused, should deliver the 3xx with its Location")
+    @Test("when a redirect is refused, should deliver the 3xx with its Location and body")
     func refusedRedirectDeliversTheRedirect() async throws {
         let module = IntegrationServers.module(baseURL: try IntegrationServers.httpbin())
 
@@ -54,6 +54,7 @@ struct RedirectPolicyIntegrationTests {
                 path: "/redirect/2", redirectPolicy: .refuse, acceptableStatusCodes: AcceptableStatusCodes(300..<400)))
 
         #expect(response.statusCode == 302)
+        #expect(!response.data.isEmpty, "httpbin's 302 has an HTML body, which should be delivered")
         #expect(response.headers["Location"]?.hasSuffix("/relative-redirect/1") == true)
         #expect(response.httpResponse.url?.path == "/redirect/2")
     }
