@@ -253,6 +253,17 @@ struct RedirectPolicyTests {
         let har = String(decoding: try recorder.harData(), as: UTF8.self)
         #expect(har.contains("\"status\" : 302") || har.contains("\"status\":302"))
     }
+
+    @Test("when a fake module answers a request with a policy, should deliver the stubbed answer as it is")
+    func fakeModuleAnswersWhateverThePolicy() async throws {
+        let module = FakeNetworkModule()
+        module.stub(Redirected.self, with: .status(302, headers: ["Location": "/elsewhere"]))
+
+        let response = try await module.perform(
+            request: Redirected(redirectPolicy: .refuse, acceptableStatusCodes: AcceptableStatusCodes(200..<400)))
+
+        #expect(response.statusCode == 302)
+    }
 }
 
 extension RedirectPolicy {
