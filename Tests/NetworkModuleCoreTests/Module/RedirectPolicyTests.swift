@@ -254,6 +254,27 @@ struct RedirectPolicyTests {
         #expect(har.contains("\"status\" : 302") || har.contains("\"status\":302"))
     }
 
+    @Test("when a recording made with a policy is replayed with it, should answer with the recorded 3xx")
+    func harReplayAnswersWhateverThePolicy() throws {
+        let fake = FakeNetworkSession()
+        stubChain(fake)
+        let recorder = HARRecordingSession(wrapping: fake)
+        let refusing = Redirected(redirectPolicy: .refuse, acceptableStatusCodes: AcceptableStatusCodes(200..<400))
+        DefaultNetworkModule(
+            requestBuilder: DefaultRequestBuilder(baseURL: apiBaseURL), session: recorder,
+            completionExecutor: .immediate
+        ).perform(request: refusing) { _ in }
+        let replay = try HARReplaySession(harData: try recorder.harData())
+        let module = DefaultNetworkModule(
+            requestBuilder: DefaultRequestBuilder(baseURL: apiBaseURL), session: replay, completionExecutor: .immediate)
+        let results = ResultCollector<NetworkResponse>()
+
+        module.perform(request: refusing, completion: results.completion)
+
+        #expect(results.singleValue?.statusCode == 302)
+        #expect(results.singleValue?.headers["Location"] == "/v2/middle")
+    }
+
     @Test("when a fake module answers a request with a policy, should deliver the stubbed answer as it is")
     func fakeModuleAnswersWhateverThePolicy() async throws {
         let module = FakeNetworkModule()
