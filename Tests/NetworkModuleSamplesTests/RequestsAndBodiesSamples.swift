@@ -604,6 +604,74 @@ struct RequestsAndBodiesSamples {
         #expect(AcceptableStatusCodes(200..<300, 304..<305).contains(304))
     }
 
+    // sample: requests-redirect-refuse
+    struct StartSignIn: NetworkRequest {
+        var path: String { "/sign-in/start" }
+        var redirectPolicy: RedirectPolicy? { .refuse }
+        var acceptableStatusCodes: AcceptableStatusCodes { [302, 303] }
+    }
+    // end-sample
+
+    @Test("when a redirect is refused, should deliver the 3xx so that the caller can read Location")
+    func refusedRedirect() async throws {
+        let session = FakeNetworkSession()
+        session.stub(.path("/v2/sign-in/start"), with: .status(302, headers: ["Location": "https://id.example.com/a"]))
+        session.stub(.path("/a"), with: .status(200))
+        let module = makeSampleModule(session: session)
+
+        let printed = try await Transcript.recording {
+            // sample: requests-redirect-refuse-performed
+            let response = try await module.perform(request: StartSignIn())
+            print(response.headers["Location"] ?? "no Location")
+            // end-sample
+        }
+
+        #expect(printed == ["https://id.example.com/a"])
+        #expect(session.recordedRequests.count == 1)
+    }
+
+    // sample: requests-redirect-decide
+    struct DownloadLink: NetworkRequest {
+        let path: String
+        var redirectPolicy: RedirectPolicy? {
+            .decide { hop in
+                print("hop \(hop.number): \(hop.response.statusCode) to \(hop.request.url?.host ?? "?")")
+                return hop.number <= 3 && hop.request.url?.scheme == "https" ? hop.request : nil
+            }
+        }
+    }
+    // end-sample
+
+    @Test("when a policy decides per hop, should see each hop and stop where it says")
+    func decidingRedirect() async throws {
+        let session = FakeNetworkSession()
+        session.stub(.path("/v2/files/1"), with: .status(302, headers: ["Location": "https://cdn.example.com/f/1"]))
+        session.stub(.path("/f/1"), with: .text("contents"))
+        session.stub(.path("/v2/files/2"), with: .status(302, headers: ["Location": "http://cdn.example.com/f/2"]))
+        let module = makeSampleModule(session: session)
+
+        let printed = try await Transcript.recording {
+            let response = try await module.perform(request: DownloadLink(path: "/files/1"))
+            #expect(try response.text() == "contents")
+            let error = await #expect(throws: NetworkError.self) {
+                try await module.perform(request: DownloadLink(path: "/files/2"))
+            }
+            #expect(error?.statusCode == 302)
+        }
+
+        #expect(printed == ["hop 1: 302 to cdn.example.com", "hop 1: 302 to cdn.example.com"])
+        #expect(session.recordedRequests.compactMap(\.url?.path) == ["/v2/files/1", "/f/1", "/v2/files/2"])
+    }
+
+    @Test("when a module refuses redirects, should be created with the policy")
+    func moduleRedirectPolicy() {
+        // sample: requests-redirect-module
+        let module = DefaultNetworkModule(requestBuilder: builder, redirectPolicy: .refuse)
+        // end-sample
+
+        #expect(module.session is URLSessionTransport)
+    }
+
     @Test("when a raw URLRequest is performed, should skip the builder, run the actions, and accept any 2xx")
     func rawURLRequest() async throws {
         struct Stamp: NetworkModuleAction {

@@ -49,7 +49,7 @@ public final class DefaultNetworkModule: NetworkModule {
     ///   - session: the transport; ``URLSessionTransport/shared`` by default (a `URLSession`
     ///     of the framework's own, which keeps credentials on their origin across redirects
     ///     and bounds response sizes), a session decorator, or a fake in tests. A plain
-    ///     `URLSession` goes to ``init(requestBuilder:session:actions:completionExecutor:decoder:acceptableStatusCodes:delayScheduler:maximumAttempts:)-(_,URLSession,_,_,_,_,_,_)``.
+    ///     `URLSession` goes to ``init(requestBuilder:session:actions:completionExecutor:decoder:acceptableStatusCodes:delayScheduler:maximumAttempts:)``.
     ///   - actions: run around every request, in this order.
     ///   - completionExecutor: where completions run; the main queue by default,
     ///     `.immediate` in tests.
@@ -66,6 +66,11 @@ public final class DefaultNetworkModule: NetworkModule {
     ///   - maximumAttempts: the most attempts one request makes, its retries included, whatever
     ///     its actions decide (``defaultMaximumAttempts`` by default; values below 1 count as 1).
     ///     After the last attempt its failure is delivered.
+    ///   - redirectPolicy: how redirects are treated for a request sent with
+    ///     `perform(urlRequest:)` and for a ``NetworkRequest`` whose
+    ///     ``NetworkRequest/redirectPolicy`` is `nil`; ``RedirectPolicy/follow`` by default.
+    ///     A session that cannot apply another policy fails such requests without sending them
+    ///     (see ``RedirectPolicy``).
     public init(
         requestBuilder: some RequestBuilder,
         session: some NetworkSession = URLSessionTransport.shared,
@@ -74,7 +79,8 @@ public final class DefaultNetworkModule: NetworkModule {
         decoder: any ResponseDecoder = JSONResponseDecoder(),
         acceptableStatusCodes: AcceptableStatusCodes = .successful,
         delayScheduler: some DelayScheduler = .dispatch,
-        maximumAttempts: Int = DefaultNetworkModule.defaultMaximumAttempts
+        maximumAttempts: Int = DefaultNetworkModule.defaultMaximumAttempts,
+        redirectPolicy: RedirectPolicy = .follow
     ) {
         self.requestBuilder = requestBuilder
         self.session = session
@@ -84,7 +90,7 @@ public final class DefaultNetworkModule: NetworkModule {
         self.configuration = ModuleConfiguration(
             requestBuilder: requestBuilder, session: session, actions: actions,
             completionExecutor: completionExecutor, acceptableStatusCodes: acceptableStatusCodes,
-            delayScheduler: delayScheduler, maximumAttempts: maximumAttempts)
+            delayScheduler: delayScheduler, maximumAttempts: maximumAttempts, redirectPolicy: redirectPolicy)
     }
 
     /// Creates a module that sends its requests on a plain `URLSession`:
@@ -96,7 +102,8 @@ public final class DefaultNetworkModule: NetworkModule {
     /// a plain `URLSession` forwards credentials on a redirect to another origin on Linux, and
     /// its request timeout is a deadline for the whole response there (see the Sessions guide,
     /// `docs/sessions.md`). The other parameters are those of
-    /// ``init(requestBuilder:session:actions:completionExecutor:decoder:acceptableStatusCodes:delayScheduler:maximumAttempts:)-(_,NetworkSession,_,_,_,_,_,_)``.
+    /// ``init(requestBuilder:session:actions:completionExecutor:decoder:acceptableStatusCodes:delayScheduler:maximumAttempts:redirectPolicy:)``
+    /// (without `redirectPolicy`: a plain `URLSession` can only follow redirects).
     public convenience init(
         requestBuilder: some RequestBuilder,
         session: URLSession,

@@ -170,6 +170,7 @@ final class RequestOperation: NetworkCancellable {
         if case .description(let networkRequest) = source { networkRequest } else { nil }
     }
     private let acceptableStatusCodes: AcceptableStatusCodes
+    private let redirectPolicy: RedirectPolicy
     private let configuration: ModuleConfiguration
     private let startTime: UInt64
     private let requestID: UUID
@@ -181,8 +182,10 @@ final class RequestOperation: NetworkCancellable {
         if case .description(let networkRequest) = source {
             self.acceptableStatusCodes = networkRequest.acceptableStatusCodes.resolved(
                 moduleDefault: configuration.acceptableStatusCodes)
+            self.redirectPolicy = networkRequest.redirectPolicy ?? configuration.redirectPolicy
         } else {
             self.acceptableStatusCodes = configuration.acceptableStatusCodes
+            self.redirectPolicy = configuration.redirectPolicy
         }
         self.configuration = configuration
         (requestID, sequenceNumber) = RequestIdentifiers.next(in: configuration.requestCount)
@@ -329,7 +332,8 @@ final class RequestOperation: NetworkCancellable {
         }
         let sentAt = DispatchTime.now().uptimeNanoseconds
         let acceptableStatusCodes = acceptableStatusCodes
-        let task = configuration.session.dataTask(with: request) { data, response, error in
+        let task = configuration.session.dataTask(with: request, redirectPolicy: redirectPolicy) {
+            data, response, error in
             let now = DispatchTime.now().uptimeNanoseconds
             let duration = Double(now >= sentAt ? now - sentAt : 0) / 1e9
             let result = ResponseInterpreter.interpret(

@@ -46,6 +46,8 @@ public struct RequestWithQueryItems<Base: NetworkRequest>: NetworkRequest {
     public var requiresAuthentication: Bool { base.requiresAuthentication }
     /// The base request's retry policy.
     public var retryPolicy: RetryPolicy? { base.retryPolicy }
+    /// The base request's redirect policy.
+    public var redirectPolicy: RedirectPolicy? { base.redirectPolicy }
 }
 
 extension RequestWithQueryItems: TypedRequest where Base: TypedRequest {

@@ -30,6 +30,8 @@ import NetworkModuleCore
 /// - A call that no stub matches fails loudly, as with ``FakeNetworkSession``: a `501`
 ///   (`.serverError`) whose body names the request and lists the stubs, the same message on
 ///   standard error and to `onUnmatchedRequest`.
+/// - A stubbed response is the call's answer whatever the request's redirect policy: a stubbed
+///   `3xx` is delivered as it is (checked against `acceptableStatusCodes`), never followed.
 /// - With `delivery: .manual` answers wait for ``releaseNext()``, ``releaseLast()`` or
 ///   ``releaseAll()``, so a test can cancel a call in flight, or answer calls out of order.
 ///
@@ -301,6 +303,15 @@ private struct PresetAnswerSession: NetworkSession {
 
     func dataTask(
         with request: URLRequest,
+        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    ) -> any NetworkSessionTask {
+        session.dataTask(with: request, answer: answer, completionHandler: completionHandler)
+    }
+
+    /// The stubbed answer, whatever the policy: the stub is the end of the call, so there is
+    /// no redirect to follow or refuse.
+    func dataTask(
+        with request: URLRequest, redirectPolicy: RedirectPolicy,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
         session.dataTask(with: request, answer: answer, completionHandler: completionHandler)

@@ -17,6 +17,7 @@ struct RequestWithQueryItemsTests {
         var headers: HTTPHeaders { ["X-Tag": "1"] }
         var requiresAuthentication: Bool { true }
         var retryPolicy: RetryPolicy? { .never }
+        var redirectPolicy: RedirectPolicy? { .refuse }
         var timeout: TimeInterval? { 7 }
     }
 
@@ -34,6 +35,7 @@ struct RequestWithQueryItemsTests {
         #expect(built.timeoutInterval == 7)
         #expect(request.requiresAuthentication)
         #expect(request.retryPolicy?.maxAttempts == RetryPolicy.never.maxAttempts)
+        #expect(request.redirectPolicy?.isFollow == false)
     }
 
     @Test("when the request is typed, should stay typed with the same response")
