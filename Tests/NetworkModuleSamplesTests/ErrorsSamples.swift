@@ -142,6 +142,21 @@ struct ErrorsSamples {
         #expect(printed == ["503", "120", "Service Unavailable"])
     }
 
+    @Test("when the server answers 503, should be a server error by its status class")
+    func statusClasses() {
+        let printed = Transcript.recording {
+            // sample: errors-status-classes
+            module.perform(request: GetUser(id: 3)) { result in
+                if case .failure(let error) = result, error.isServerError {
+                    print("the server failed; try again later")
+                }
+            }
+            // end-sample
+        }
+
+        #expect(printed == ["the server failed; try again later"])
+    }
+
     // sample: errors-api-problem
     struct APIProblem: Decodable, Sendable {
         let code: String

@@ -22,6 +22,164 @@ struct RequestsAndBodiesSamples {
 
     let builder = DefaultRequestBuilder(baseURL: sampleBaseURL)
 
+    // MARK: - Typed requests
+
+    struct User: Codable, Equatable, Sendable {
+        let id: Int
+        let name: String
+    }
+
+    // sample: requests-typed
+    struct FetchUser: TypedRequest {
+        typealias Response = User
+        let id: Int
+        var path: String { "/users/\(id)" }
+    }
+    // end-sample
+
+    // sample: requests-typed-kinds
+    struct DeleteUser: TypedRequest {
+        typealias Response = Void      // no body expected; any body is ignored
+        let id: Int
+        var path: String { "/users/\(id)" }
+        var method: HTTPMethod { .delete }
+    }
+
+    struct DownloadAvatar: TypedRequest {
+        typealias Response = Data      // the body as it came
+        var path: String { "/me/avatar.png" }
+    }
+
+    struct FetchLicense: TypedRequest {
+        typealias Response = String    // the body as UTF-8 text
+        var path: String { "/license.txt" }
+    }
+    // end-sample
+
+    // sample: requests-typed-plist
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
+    struct FetchSettings: TypedRequest {
+        typealias Response = [String: String]
+        var path: String { "/settings.plist" }
+        var decoder: (any ResponseDecoder)? { PropertyListDecoder() }
+    }
+    // end-sample
+
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
+    @Test("when a typed request is performed, should deliver its own response type")
+    func typedRequests() async throws {
+        let session = FakeNetworkSession()
+        session.stub(.path("/v2/users/1"), with: .json(User(id: 1, name: "Ada")))
+        session.stub(.path("/v2/users/2"), with: .status(204))
+        session.stub(.path("/v2/me/avatar.png"), with: .status(200, body: Data([0x89, 0x50])))
+        session.stub(.path("/v2/license.txt"), with: .text("MIT"))
+        session.stub(
+            .path("/v2/settings.plist"),
+            with: .status(200, body: try PropertyListEncoder().encode(["theme": "dark"])))
+        let module = makeSampleModule(session: session)
+
+        let printed = try await Transcript.recording {
+            // sample: requests-typed-perform
+            module.perform(FetchUser(id: 1)) { result in
+                switch result {
+                case .success(let user): print("Hello, \(user.name)")   // user: User
+                case .failure(let error): print("Failed: \(error)")
+                }
+            }
+            // end-sample
+            // sample: requests-typed-send
+            let user = try await module.send(FetchUser(id: 1))
+            try await module.send(DeleteUser(id: 2))
+            let avatar = try await module.send(DownloadAvatar())
+            let license = try await module.send(FetchLicense())
+            let settings = try await module.send(FetchSettings())
+            print(user.name, avatar.count, license, settings["theme"] ?? "")
+            // end-sample
+        }
+
+        #expect(printed == ["Hello, Ada", "Ada 2 MIT dark"])
+    }
+
+    @Test("when query items are added to a typed request, should send them and stay typed")
+    func addingQueryItems() async throws {
+        let session = FakeNetworkSession()
+        session.stub(.query("fields", "name"), with: .json(User(id: 1, name: "Ada")))
+        let module = makeSampleModule(session: session)
+
+        // sample: requests-adding-query-items
+        let secondPage = FetchUser(id: 1).addingQueryItems([URLQueryItem(name: "fields", value: "name")])
+        let user = try await module.send(secondPage)  // still a User
+        // end-sample
+
+        #expect(user == User(id: 1, name: "Ada"))
+        #expect(session.recordedRequests.first?.url?.query == "fields=name")
+    }
+
+    @Test("when the module decodes snake-case JSON with ISO 8601 dates, should read both through JSONResponseDecoder")
+    func jsonDecoderSettings() async throws {
+        struct Event: Decodable, Sendable, Equatable {
+            let startsAt: Date
+        }
+        struct FetchEvent: TypedRequest {
+            typealias Response = Event
+            var path: String { "/events/1" }
+        }
+        let session = FakeNetworkSession()
+        session.stub(.path("/v2/events/1"), with: .json(#"{"starts_at": "2026-11-23T10:00:00Z"}"#))
+
+        // sample: requests-decoder-json
+        let decoder = JSONResponseDecoder { decoder in
+            decoder.keyDecodingStrategy = .convertFromSnakeCase
+            decoder.dateDecodingStrategy = .iso8601
+        }
+        // end-sample
+        let module = DefaultNetworkModule(
+            requestBuilder: DefaultRequestBuilder(baseURL: URL(string: "https://api.example.com/v2")!),
+            session: session, completionExecutor: .immediate, decoder: decoder)
+
+        let event = try await module.send(FetchEvent())
+
+        #expect(event == Event(startsAt: Date(timeIntervalSince1970: 1_795_428_000)))
+    }
+
+    // sample: requests-decoder-xml
+    struct XMLDecoderAdapter: ResponseDecoder {
+        func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
+            try PropertyListDecoder().decode(type, from: data)  // your XML decoder here
+        }
+    }
+    // end-sample
+
+    @Test("when the module has its own decoder, should decode typed requests and error bodies with it")
+    func moduleDecoder() async throws {
+        struct APIError: Codable, Sendable {
+            let message: String
+        }
+        let session = FakeNetworkSession()
+        session.stub(.path("/v2/users/1"), with: .status(200, body: try PropertyListEncoder().encode(User(id: 1, name: "Ada"))))
+        session.stub(.path("/v2/users/9"), with: .status(404, body: try PropertyListEncoder().encode(APIError(message: "No such user"))))
+
+        let printed = try await Transcript.recording {
+            // sample: requests-decoder-module
+            let module = DefaultNetworkModule(
+                requestBuilder: DefaultRequestBuilder(baseURL: URL(string: "https://api.example.com/v2")!),
+                session: session,
+                completionExecutor: .immediate,
+                decoder: XMLDecoderAdapter()
+            )
+            let user = try await module.send(FetchUser(id: 1))
+            do throws(NetworkError) {
+                _ = try await module.send(FetchUser(id: 9))
+            } catch {
+                let apiError = error.decodedBody(as: APIError.self, decoder: module.decoder)
+                print(user.name, apiError?.message ?? "")
+            }
+            // end-sample
+        }
+
+        #expect(printed == ["Ada No such user"])
+    }
+
     // MARK: - Paths
 
     @Test("when a request is built, should show the URL it will be sent to")
@@ -444,6 +602,74 @@ struct RequestsAndBodiesSamples {
         #expect(printed == ["no such user"])
         #expect(try await module.perform(request: UserExists(id: 1)).statusCode == 200)
         #expect(AcceptableStatusCodes(200..<300, 304..<305).contains(304))
+    }
+
+    // sample: requests-redirect-refuse
+    struct StartSignIn: NetworkRequest {
+        var path: String { "/sign-in/start" }
+        var redirectPolicy: RedirectPolicy? { .refuse }
+        var acceptableStatusCodes: AcceptableStatusCodes { [302, 303] }
+    }
+    // end-sample
+
+    @Test("when a redirect is refused, should deliver the 3xx so that the caller can read Location")
+    func refusedRedirect() async throws {
+        let session = FakeNetworkSession()
+        session.stub(.path("/v2/sign-in/start"), with: .status(302, headers: ["Location": "https://id.example.com/a"]))
+        session.stub(.path("/a"), with: .status(200))
+        let module = makeSampleModule(session: session)
+
+        let printed = try await Transcript.recording {
+            // sample: requests-redirect-refuse-performed
+            let response = try await module.perform(request: StartSignIn())
+            print(response.headers["Location"] ?? "no Location")
+            // end-sample
+        }
+
+        #expect(printed == ["https://id.example.com/a"])
+        #expect(session.recordedRequests.count == 1)
+    }
+
+    // sample: requests-redirect-decide
+    struct DownloadLink: NetworkRequest {
+        let path: String
+        var redirectPolicy: RedirectPolicy? {
+            .decide { hop in
+                print("hop \(hop.number): \(hop.response.statusCode) to \(hop.request.url?.host ?? "?")")
+                return hop.number <= 3 && hop.request.url?.scheme == "https" ? hop.request : nil
+            }
+        }
+    }
+    // end-sample
+
+    @Test("when a policy decides per hop, should see each hop and stop where it says")
+    func decidingRedirect() async throws {
+        let session = FakeNetworkSession()
+        session.stub(.path("/v2/files/1"), with: .status(302, headers: ["Location": "https://cdn.example.com/f/1"]))
+        session.stub(.path("/f/1"), with: .text("contents"))
+        session.stub(.path("/v2/files/2"), with: .status(302, headers: ["Location": "http://cdn.example.com/f/2"]))
+        let module = makeSampleModule(session: session)
+
+        let printed = try await Transcript.recording {
+            let response = try await module.perform(request: DownloadLink(path: "/files/1"))
+            #expect(try response.text() == "contents")
+            let error = await #expect(throws: NetworkError.self) {
+                try await module.perform(request: DownloadLink(path: "/files/2"))
+            }
+            #expect(error?.statusCode == 302)
+        }
+
+        #expect(printed == ["hop 1: 302 to cdn.example.com", "hop 1: 302 to cdn.example.com"])
+        #expect(session.recordedRequests.compactMap(\.url?.path) == ["/v2/files/1", "/f/1", "/v2/files/2"])
+    }
+
+    @Test("when a module refuses redirects, should be created with the policy")
+    func moduleRedirectPolicy() {
+        // sample: requests-redirect-module
+        let module = DefaultNetworkModule(requestBuilder: builder, redirectPolicy: .refuse)
+        // end-sample
+
+        #expect(module.session is URLSessionTransport)
     }
 
     @Test("when a raw URLRequest is performed, should skip the builder, run the actions, and accept any 2xx")

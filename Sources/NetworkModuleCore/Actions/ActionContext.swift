@@ -20,6 +20,10 @@ public struct ActionContext: Sendable {
     /// Identifies one `perform` call: the same for every attempt and every hook of that request,
     /// different for every other request. Lets an action keep state per request.
     public let requestID: UUID
+    /// The request's place among the module's requests: 1 for the first `perform` call of the
+    /// module, 2 for the second, and so on; the same on every attempt. Numbers follow the order
+    /// in which the calls started, whichever threads they came from.
+    public let sequenceNumber: Int
     /// Seconds spent in preparation so far, over all attempts (for example waiting for a token).
     public let preparationTime: TimeInterval
     /// Seconds between handing the request to the session and its answer, over all attempts
@@ -35,19 +39,22 @@ public struct ActionContext: Sendable {
     public init(
         networkRequest: (any NetworkRequest)?, attempt: Int = 1, baseURL: URL? = nil,
         sentRequest: URLRequest? = nil, elapsed: TimeInterval = 0, requestID: UUID = UUID(),
-        preparationTime: TimeInterval = 0, timeInFlight: TimeInterval = 0, bytesSent: Int = 0, bytesReceived: Int = 0
+        preparationTime: TimeInterval = 0, timeInFlight: TimeInterval = 0, bytesSent: Int = 0, bytesReceived: Int = 0,
+        sequenceNumber: Int = 1
     ) {
         self.init(
             networkRequest: networkRequest, attempt: attempt, baseURL: baseURL,
             baseOrigin: baseURL.flatMap(Origin.init), sentRequest: sentRequest, elapsed: elapsed,
-            requestID: requestID, preparationTime: preparationTime, timeInFlight: timeInFlight,
+            requestID: requestID, sequenceNumber: sequenceNumber, preparationTime: preparationTime,
+            timeInFlight: timeInFlight,
             bytesSent: bytesSent, bytesReceived: bytesReceived)
     }
 
     /// A context for the module, with the base URL's origin already worked out.
     init(
         networkRequest: (any NetworkRequest)?, attempt: Int, baseURL: URL?, baseOrigin: Origin?,
-        sentRequest: URLRequest?, elapsed: TimeInterval, requestID: UUID, preparationTime: TimeInterval,
+        sentRequest: URLRequest?, elapsed: TimeInterval, requestID: UUID, sequenceNumber: Int,
+        preparationTime: TimeInterval,
         timeInFlight: TimeInterval, bytesSent: Int, bytesReceived: Int
     ) {
         self.networkRequest = networkRequest
@@ -57,6 +64,7 @@ public struct ActionContext: Sendable {
         self.sentRequest = sentRequest
         self.elapsed = elapsed
         self.requestID = requestID
+        self.sequenceNumber = sequenceNumber
         self.preparationTime = preparationTime
         self.timeInFlight = timeInFlight
         self.bytesSent = bytesSent

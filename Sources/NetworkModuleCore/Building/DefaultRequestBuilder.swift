@@ -134,15 +134,7 @@ public struct DefaultRequestBuilder: RequestBuilder {
             PercentEncoding.appendURLText(existingQuery, allowing: PercentEncoding.queryCharacters, to: &text)
             separator = existingQuery.isEmpty ? "" : "&"
         }
-        for item in queryItems {
-            text.append(separator)
-            separator = "&"
-            PercentEncoding.appendQueryComponent(item.name[...], to: &text)
-            if let value = item.value {
-                text.append("=")
-                PercentEncoding.appendQueryComponent(value[...], to: &text)
-            }
-        }
+        PercentEncoding.appendQueryItems(queryItems, after: separator, to: &text)
         if let fragment {
             text.append("#")
             PercentEncoding.appendURLText(fragment, allowing: PercentEncoding.queryCharacters, to: &text)

@@ -15,21 +15,44 @@ import Foundation
 /// not check names and values: the module checks every header field of a request once, just
 /// before the session gets it (`HeaderValidation`), whoever set it.
 struct HeaderFieldTable {
+    /// Room for the fields that actions add, so that adding them never grows the table on the
+    /// way: the request builder makes its dictionary with this much room to spare.
+    static let spareCapacity = 4
+
     private var fields: [String: String]
-    private var hasChanges = false
+    /// Whether ``write(to:)`` must write the table: something was set, or the fields were
+    /// taken out of the request.
+    private var mustWrite = false
 
     /// The fields `request` has now.
     init(of request: borrowing URLRequest) {
         fields = request.allHTTPHeaderFields ?? [:]
-        // Room for what the actions add, so that adding never rehashes the table on the way.
-        fields.reserveCapacity(fields.count + 4)
+        fields.reserveCapacity(fields.count + Self.spareCapacity)
+    }
+
+    /// The fields `request` has now, taken out of it: `request` holds none until ``write(to:)``
+    /// puts the table back, which it must before anyone else reads the request.
+    ///
+    /// A dictionary that the request still holds is shared, and the first change to it copies
+    /// and rehashes every field; taken out, it has one owner and is changed in place, when it
+    /// has room (see ``spareCapacity``).
+    init(takingFieldsOf request: inout URLRequest) {
+        guard var taken = request.allHTTPHeaderFields else {
+            fields = [:]
+            fields.reserveCapacity(Self.spareCapacity)
+            return
+        }
+        request.allHTTPHeaderFields = nil
+        taken.reserveCapacity(taken.count + Self.spareCapacity)
+        fields = consume taken
+        mustWrite = true
     }
 
     /// Sets `name` to `value`, replacing a field of the same name in any casing.
     mutating func set(_ value: String, for name: String) {
         if let stored = storedName(for: name), stored != name { fields[stored] = nil }
         fields[name] = value
-        hasChanges = true
+        mustWrite = true
     }
 
     /// Sets `name` to the value `makeValue` gives, unless the table has a field of that name
@@ -37,7 +60,7 @@ struct HeaderFieldTable {
     mutating func setIfMissing(_ name: String, to makeValue: () -> String) {
         guard storedName(for: name) == nil else { return }
         fields[name] = makeValue()
-        hasChanges = true
+        mustWrite = true
     }
 
     /// `request` with the fields `edit` sets in its table, written in one go; or the error
@@ -56,9 +79,9 @@ struct HeaderFieldTable {
         return .success(edited)
     }
 
-    /// Writes the table into `request`, if anything was set.
-    func write(to request: inout URLRequest) {
-        if hasChanges { request.allHTTPHeaderFields = fields }
+    /// Writes the table into `request`, if anything was set or the fields were taken out of it.
+    consuming func write(to request: inout URLRequest) {
+        if mustWrite { request.allHTTPHeaderFields = fields }
     }
 
     /// The name under which the table holds `name`, in any casing. A request has few fields,

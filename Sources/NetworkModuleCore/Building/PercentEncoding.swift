@@ -23,6 +23,22 @@ enum PercentEncoding {
         append(text, keeping: unreserved, keepsEscapes: false, spaceAsPlus: false, to: &output)
     }
 
+    /// Appends `items` as `name=value` pairs joined by `&`, each name and value encoded by
+    /// ``appendQueryComponent(_:to:)``; the first pair follows `separator` (`?`, `&` or nothing).
+    /// An item with a `nil` value is a bare name.
+    static func appendQueryItems(_ items: [URLQueryItem], after separator: String, to output: inout String) {
+        var separator = separator
+        for item in items {
+            output.append(separator)
+            separator = "&"
+            appendQueryComponent(item.name[...], to: &output)
+            if let value = item.value {
+                output.append("=")
+                appendQueryComponent(value[...], to: &output)
+            }
+        }
+    }
+
     /// `application/x-www-form-urlencoded` (WHATWG URL standard): letters, digits and
     /// `*-._` are kept, a space becomes `+`, everything else is encoded.
     static func formURLEncoded(_ string: String) -> String {

@@ -35,6 +35,17 @@ public struct HTTPErrorResponse: Equatable, Sendable {
         try ResponseDecoding.decode(type, from: body, decoder: decoder)
     }
 
+    /// Decodes the body into `type` with `decoder`, for servers that describe their errors in
+    /// another format (pass the module's ``NetworkModule/decoder``, say).
+    ///
+    /// - Throws: ``NetworkError/noResponseData`` for an empty body,
+    ///   ``NetworkError/decodingFailed(_:)`` when the body does not decode.
+    public func decodeBody<Body: Decodable>(as type: Body.Type, decoder: any ResponseDecoder)
+        throws(NetworkError) -> Body
+    {
+        try ResponseDecoding.decode(type, from: body, decoder: decoder)
+    }
+
     /// The body as UTF-8 text, or `nil` if it is not valid UTF-8.
     public var bodyText: String? {
         String(data: body, encoding: .utf8)

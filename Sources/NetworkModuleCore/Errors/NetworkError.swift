@@ -7,7 +7,7 @@ import Foundation
 /// Everything that can go wrong with a request, with what a caller needs to act on it.
 ///
 /// - HTTP status errors carry an ``HTTPErrorResponse``: status code, headers and body bytes,
-///   so a server's error JSON can be decoded with ``HTTPErrorResponse/decodeBody(as:decoder:)``.
+///   so a server's error JSON can be decoded with ``HTTPErrorResponse/decodeBody(as:decoder:)-(_,JSONDecoder)``.
 /// - Transport errors carry a ``TransportFailure``: the `URLError`'s code (``urlErrorCode``),
 ///   the failing URL and the session's message.
 /// - Any other error a session reports keeps its domain, code and message (``UnderlyingError``).
@@ -261,6 +261,13 @@ public enum NetworkError: Error, Equatable, Sendable {
     /// if let apiError = error.decodedBody(as: APIError.self) { show(apiError.message) }
     /// ```
     public func decodedBody<Body: Decodable>(as type: Body.Type, decoder: JSONDecoder = JSONDecoder()) -> Body? {
+        try? httpErrorResponse?.decodeBody(as: type, decoder: decoder)
+    }
+
+    /// Decodes the body of an HTTP status error into `type` with `decoder` (the module's
+    /// ``NetworkModule/decoder`` for an API that speaks another format); `nil` if this is not an
+    /// HTTP status error or the body does not decode.
+    public func decodedBody<Body: Decodable>(as type: Body.Type, decoder: any ResponseDecoder) -> Body? {
         try? httpErrorResponse?.decodeBody(as: type, decoder: decoder)
     }
 

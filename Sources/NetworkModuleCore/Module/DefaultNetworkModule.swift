@@ -37,6 +37,8 @@ public final class DefaultNetworkModule: NetworkModule {
     public let actions: [any NetworkModuleAction]
     /// Where completions run.
     public let completionExecutor: any CompletionExecutor
+    /// Decodes the bodies of ``TypedRequest``s that name no decoder of their own.
+    public let decoder: any ResponseDecoder
 
     private let configuration: ModuleConfiguration
 
@@ -47,10 +49,13 @@ public final class DefaultNetworkModule: NetworkModule {
     ///   - session: the transport; ``URLSessionTransport/shared`` by default (a `URLSession`
     ///     of the framework's own, which keeps credentials on their origin across redirects
     ///     and bounds response sizes), a session decorator, or a fake in tests. A plain
-    ///     `URLSession` goes to ``init(requestBuilder:session:actions:completionExecutor:acceptableStatusCodes:delayScheduler:maximumAttempts:)-(_,URLSession,_,_,_,_,_)``.
+    ///     `URLSession` goes to ``init(requestBuilder:session:actions:completionExecutor:decoder:acceptableStatusCodes:delayScheduler:maximumAttempts:)``.
     ///   - actions: run around every request, in this order.
     ///   - completionExecutor: where completions run; the main queue by default,
     ///     `.immediate` in tests.
+    ///   - decoder: decodes the bodies of ``TypedRequest``s that name no decoder of their own;
+    ///     a ``JSONResponseDecoder`` by default (give it your `JSONDecoder` settings), or a
+    ///     ``ResponseDecoder`` of your own for an API that speaks another format.
     ///   - acceptableStatusCodes: the statuses that count as success for a request sent with
     ///     `perform(urlRequest:)` and for a ``NetworkRequest`` that keeps the default
     ///     ``NetworkRequest/acceptableStatusCodes`` (``AcceptableStatusCodes/moduleDefault``);
@@ -61,23 +66,31 @@ public final class DefaultNetworkModule: NetworkModule {
     ///   - maximumAttempts: the most attempts one request makes, its retries included, whatever
     ///     its actions decide (``defaultMaximumAttempts`` by default; values below 1 count as 1).
     ///     After the last attempt its failure is delivered.
+    ///   - redirectPolicy: how redirects are treated for a request sent with
+    ///     `perform(urlRequest:)` and for a ``NetworkRequest`` whose
+    ///     ``NetworkRequest/redirectPolicy`` is `nil`; ``RedirectPolicy/follow`` by default.
+    ///     A session that cannot apply another policy fails such requests without sending them
+    ///     (see ``RedirectPolicy``).
     public init(
         requestBuilder: some RequestBuilder,
         session: some NetworkSession = URLSessionTransport.shared,
         actions: [any NetworkModuleAction] = [],
         completionExecutor: some CompletionExecutor = .main,
+        decoder: any ResponseDecoder = JSONResponseDecoder(),
         acceptableStatusCodes: AcceptableStatusCodes = .successful,
         delayScheduler: some DelayScheduler = .dispatch,
-        maximumAttempts: Int = DefaultNetworkModule.defaultMaximumAttempts
+        maximumAttempts: Int = DefaultNetworkModule.defaultMaximumAttempts,
+        redirectPolicy: RedirectPolicy = .follow
     ) {
         self.requestBuilder = requestBuilder
         self.session = session
         self.actions = actions
         self.completionExecutor = completionExecutor
+        self.decoder = decoder
         self.configuration = ModuleConfiguration(
             requestBuilder: requestBuilder, session: session, actions: actions,
             completionExecutor: completionExecutor, acceptableStatusCodes: acceptableStatusCodes,
-            delayScheduler: delayScheduler, maximumAttempts: maximumAttempts)
+            delayScheduler: delayScheduler, maximumAttempts: maximumAttempts, redirectPolicy: redirectPolicy)
     }
 
     /// Creates a module that sends its requests on a plain `URLSession`:
@@ -89,19 +102,21 @@ public final class DefaultNetworkModule: NetworkModule {
     /// a plain `URLSession` forwards credentials on a redirect to another origin on Linux, and
     /// its request timeout is a deadline for the whole response there (see the Sessions guide,
     /// `docs/sessions.md`). The other parameters are those of
-    /// ``init(requestBuilder:session:actions:completionExecutor:acceptableStatusCodes:delayScheduler:maximumAttempts:)-(_,NetworkSession,_,_,_,_,_)``.
+    /// ``init(requestBuilder:session:actions:completionExecutor:decoder:acceptableStatusCodes:delayScheduler:maximumAttempts:redirectPolicy:)``
+    /// (without `redirectPolicy`: a plain `URLSession` can only follow redirects).
     public convenience init(
         requestBuilder: some RequestBuilder,
         session: URLSession,
         actions: [any NetworkModuleAction] = [],
         completionExecutor: some CompletionExecutor = .main,
+        decoder: any ResponseDecoder = JSONResponseDecoder(),
         acceptableStatusCodes: AcceptableStatusCodes = .successful,
         delayScheduler: some DelayScheduler = .dispatch,
         maximumAttempts: Int = DefaultNetworkModule.defaultMaximumAttempts
     ) {
         self.init(
             requestBuilder: requestBuilder, session: URLSessionAdapter(session), actions: actions,
-            completionExecutor: completionExecutor, acceptableStatusCodes: acceptableStatusCodes,
+            completionExecutor: completionExecutor, decoder: decoder, acceptableStatusCodes: acceptableStatusCodes,
             delayScheduler: delayScheduler, maximumAttempts: maximumAttempts)
     }
 
@@ -127,6 +142,21 @@ public final class DefaultNetworkModule: NetworkModule {
         completion: @escaping @Sendable (Result<NetworkResponse, NetworkError>) -> Void
     ) -> any NetworkCancellable {
         run(.urlRequest(urlRequest), completion: completion)
+    }
+
+    /// Performs a ``TypedRequest`` and delivers its ``TypedRequest/Response``, decoded with the
+    /// request's decoder or ``decoder`` before the completion executor is reached. A body that
+    /// does not decode is the request's failure, which the actions see in `didFinish`.
+    @discardableResult
+    public func perform<Request: TypedRequest>(
+        _ request: Request,
+        completion: @escaping @Sendable (Result<Request.Response, NetworkError>) -> Void
+    ) -> any NetworkCancellable {
+        let decoder = request.decoder ?? decoder
+        return run(
+            .description(request),
+            transform: { response in request.result(from: response, decoder: decoder) },
+            completion: completion)
     }
 
     /// Performs `request` and decodes the JSON body into `responseType`. Decoding happens
@@ -167,7 +197,7 @@ public final class DefaultNetworkModule: NetworkModule {
         transform: @escaping @Sendable (NetworkResponse) -> Result<Output, NetworkError>,
         completion: @escaping @Sendable (Result<Output, NetworkError>) -> Void
     ) -> any NetworkCancellable {
-        let operation = RequestOperation(source: source, configuration: configuration) { result in
+        RequestOperation.start(source: source, configuration: configuration) { result in
             let output = result.flatMap(transform)
             // Actions see what the caller gets: a response that failed to decode is a failure.
             let seen: Result<NetworkResponse, NetworkError> =
@@ -177,8 +207,6 @@ public final class DefaultNetworkModule: NetworkModule {
                 }
             return (seen, { completion(output) })
         }
-        operation.start()
-        return operation
     }
 
     /// Starts an operation whose outcome is the caller's result, as it is.
@@ -186,11 +214,9 @@ public final class DefaultNetworkModule: NetworkModule {
         _ source: RequestOperation.Source,
         completion: @escaping @Sendable (Result<NetworkResponse, NetworkError>) -> Void
     ) -> any NetworkCancellable {
-        let operation = RequestOperation(source: source, configuration: configuration) { result in
+        RequestOperation.start(source: source, configuration: configuration) { result in
             (result, { completion(result) })
         }
-        operation.start()
-        return operation
     }
 }
 

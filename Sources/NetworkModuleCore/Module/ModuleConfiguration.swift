@@ -17,11 +17,15 @@ final class ModuleConfiguration: Sendable {
     /// What ``AcceptableStatusCodes/moduleDefault`` and a caller's `URLRequest` accept.
     let acceptableStatusCodes: AcceptableStatusCodes
     let delayScheduler: any DelayScheduler
+    /// Numbers the module's requests: ``ActionContext/sequenceNumber``.
+    let requestCount = ModuleRequestCount()
+    /// The policy of a caller's `URLRequest` and of a request description that names none.
+    let redirectPolicy: RedirectPolicy
 
     init(
         requestBuilder: any RequestBuilder, session: any NetworkSession, actions: [any NetworkModuleAction],
         completionExecutor: any CompletionExecutor, acceptableStatusCodes: AcceptableStatusCodes = .successful,
-        delayScheduler: any DelayScheduler, maximumAttempts: Int
+        delayScheduler: any DelayScheduler, maximumAttempts: Int, redirectPolicy: RedirectPolicy = .follow
     ) {
         self.requestBuilder = requestBuilder
         let baseURL = requestBuilder.baseURL
@@ -34,5 +38,6 @@ final class ModuleConfiguration: Sendable {
         self.completionExecutor = completionExecutor
         self.acceptableStatusCodes = acceptableStatusCodes.resolved(moduleDefault: .successful)
         self.delayScheduler = delayScheduler
+        self.redirectPolicy = redirectPolicy
     }
 }

@@ -17,6 +17,17 @@ extension NetworkModule {
         try await bridge { completion in perform(request: request, completion: completion) }
     }
 
+    /// Performs a ``TypedRequest`` and returns its ``TypedRequest/Response``: the call site names
+    /// no type. Cancelling the calling `Task` cancels the request, which then throws
+    /// ``NetworkError/cancelled``.
+    ///
+    /// ```swift
+    /// let user = try await module.send(GetUser(id: 1))
+    /// ```
+    public func send<Request: TypedRequest>(_ request: Request) async throws(NetworkError) -> Request.Response {
+        try await bridge { completion in perform(request, completion: completion) }
+    }
+
     /// Performs `urlRequest` and returns its response; cancelling the `Task` cancels it.
     public func perform(urlRequest: URLRequest) async throws(NetworkError) -> NetworkResponse {
         try await bridge { completion in perform(urlRequest: urlRequest, completion: completion) }

@@ -14,8 +14,31 @@ import Foundation
 /// ``NetworkError/cancelled``.
 ///
 /// A custom implementation (a hand-written mock, say) must implement the two `perform`
-/// methods; the decoding methods have default implementations built on them.
+/// methods that take `request:` and `urlRequest:`; the decoding and typed methods have default
+/// implementations built on them.
 public protocol NetworkModule: Sendable {
+    /// Decodes the bodies of ``TypedRequest``s that name no decoder of their own, and is the
+    /// decoder to read server error bodies with. Default: a ``JSONResponseDecoder``.
+    var decoder: any ResponseDecoder { get }
+
+    /// Performs a ``TypedRequest`` and delivers its ``TypedRequest/Response``: the call site
+    /// names no type.
+    ///
+    /// ```swift
+    /// module.perform(GetUser(id: 1)) { result in
+    ///     // Result<User, NetworkError>, through the completion executor, exactly once
+    /// }
+    /// ```
+    ///
+    /// The body is turned into the response (``TypedRequest/decodeResponse(_:decoder:)``, with
+    /// the request's decoder or ``decoder``) before the completion executor is reached, and a
+    /// body that does not decode is the request's failure, which the actions see too.
+    @discardableResult
+    func perform<Request: TypedRequest>(
+        _ request: Request,
+        completion: @escaping @Sendable (Result<Request.Response, NetworkError>) -> Void
+    ) -> any NetworkCancellable
+
     /// Builds, prepares and sends `request`, then delivers the response or error.
     @discardableResult
     func perform(
@@ -51,6 +74,22 @@ public protocol NetworkModule: Sendable {
 }
 
 extension NetworkModule {
+    /// A ``JSONResponseDecoder`` with Foundation's defaults.
+    public var decoder: any ResponseDecoder { JSONResponseDecoder() }
+
+    /// Performs `request` on top of ``perform(request:completion:)`` and turns its response into
+    /// ``TypedRequest/Response`` with the request's decoder or ``decoder``.
+    @discardableResult
+    public func perform<Request: TypedRequest>(
+        _ request: Request,
+        completion: @escaping @Sendable (Result<Request.Response, NetworkError>) -> Void
+    ) -> any NetworkCancellable {
+        let decoder = request.decoder ?? decoder
+        return perform(request: request) { result in
+            completion(result.flatMap { response in request.result(from: response, decoder: decoder) })
+        }
+    }
+
     /// Performs `request` and decodes the JSON body into `responseType`, on top of
     /// ``perform(request:completion:)``.
     @discardableResult
@@ -121,6 +160,17 @@ extension Result where Success == NetworkResponse, Failure == NetworkError {
             } catch {
                 return .failure(error)
             }
+        }
+    }
+}
+
+extension TypedRequest {
+    /// ``decodeResponse(_:decoder:)`` as a `Result`.
+    func result(from response: NetworkResponse, decoder: any ResponseDecoder) -> Result<Response, NetworkError> {
+        do throws(NetworkError) {
+            return .success(try decodeResponse(response, decoder: decoder))
+        } catch {
+            return .failure(error)
         }
     }
 }

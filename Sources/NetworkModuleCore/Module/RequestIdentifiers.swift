@@ -16,12 +16,18 @@ enum RequestIdentifiers {
 
     private static let counter = LockedState<UInt64>(0)
 
-    /// The next request ID.
-    static func next() -> UUID {
-        let count = counter.withLock { value -> UInt64 in
+    /// The next request ID, and the next ``ActionContext/sequenceNumber`` of `module`: both
+    /// counted under the one lock every request takes anyway, so the module's count costs no
+    /// lock or atomic of its own.
+    static func next(in module: ModuleRequestCount) -> (id: UUID, sequenceNumber: Int) {
+        let (count, sequenceNumber) = counter.withLock { value -> (UInt64, Int) in
             value &+= 1
-            return value
+            return (value, module.increment())
         }
+        return (uuid(count), sequenceNumber)
+    }
+
+    private static func uuid(_ count: UInt64) -> UUID {
         let p = prefix
         return UUID(
             uuid: (
@@ -32,5 +38,21 @@ enum RequestIdentifiers {
                 UInt8(truncatingIfNeeded: count >> 24), UInt8(truncatingIfNeeded: count >> 16),
                 UInt8(truncatingIfNeeded: count >> 8), UInt8(truncatingIfNeeded: count)
             ))
+    }
+}
+
+/// How many requests a module has started: the ``ActionContext/sequenceNumber`` of its next
+/// request, less one.
+///
+/// `@unchecked Sendable` is safe: `count` is only read and written by ``increment()``, which
+/// only ``RequestIdentifiers/next(in:)`` calls, inside its counter's lock.
+final class ModuleRequestCount: @unchecked Sendable {
+    private var count = 0
+
+    /// Counts one more request and returns its number, from 1 (wrapping after `Int.max`).
+    /// Call only inside ``RequestIdentifiers``' lock.
+    fileprivate func increment() -> Int {
+        count = count == Int.max ? 1 : count + 1
+        return count
     }
 }

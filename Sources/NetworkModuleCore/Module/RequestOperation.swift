@@ -8,13 +8,16 @@ import Foundation
 /// what it says.
 ///
 /// Every event (a cancel, an action's or the session's completion, a timer) goes into the
-/// machine under the lock (the first, the start, goes in from the initializer, before any other
-/// thread can see the operation); what the machine answers is performed outside the lock, and
+/// machine under the lock; what the machine answers is performed outside the lock, and
 /// the outcome of that call-out goes back in as the next event, until the machine says to
 /// wait or to finish. The thread that brings an event the machine can act on runs the loop; a
 /// completion that arrives while another thread is inside a call-out is kept by the machine
 /// and taken up by that thread when its call-out returns, so there is one loop at a time and
 /// no recursion. The lifecycle and its guarantees are told in `docs/actions.md`.
+///
+/// The first events, the start and the first attempt's request built, go in before the
+/// operation exists (``start(source:configuration:completion:)``): nothing else can reach the
+/// machine then, so they need no lock.
 ///
 /// The operation holds everything it needs (session, actions, executor), so it finishes even
 /// if the caller drops the module. No lock is held while calling out to a builder, a session,
@@ -47,8 +50,44 @@ final class RequestOperation: NetworkCancellable {
         var clock = Clock.preparing
         var clockStartedAt: UInt64
 
+        /// Applies the machine's answer `next` to the bookkeeping around it, and takes out of
+        /// the machine what performing it needs.
+        mutating func step(after next: RequestStateMachine.Next) -> Step {
+            record(next)
+            switch next {
+            case .none, .build, .scheduleRetry:
+                return Step(next: next)
+            case .prepare:
+                let request = machine.takeRequest()
+                preparationTimeout = request?.timeoutInterval ?? preparationTimeout
+                return Step(next: next, totals: totals, request: request)
+            case .schedulePreparationDeadline:
+                return Step(next: next, preparationTimeout: preparationTimeout)
+            case .send:
+                let request = machine.takeRequest()
+                lastSentRequest = request
+                totals.bytesSent += request?.httpBody?.count ?? 0
+                return Step(
+                    next: next, request: request, preparationDeadline: machine.takePreparationDeadline())
+            case .resume:
+                return Step(next: next, task: machine.sendingTask)
+            case .observe:
+                return Step(
+                    next: next, totals: totals, sentRequest: lastSentRequest,
+                    outcome: machine.takeOutcome())
+            case .askRetry:
+                return Step(
+                    next: next, totals: totals, sentRequest: lastSentRequest,
+                    error: machine.retryError)
+            case .finish:
+                return Step(
+                    next: next, totals: totals, sentRequest: lastSentRequest,
+                    finish: machine.takeFinish(), completion: completion.take())
+            }
+        }
+
         /// Applies the machine's answer to the bookkeeping around it.
-        mutating func record(_ next: RequestStateMachine.Next) {
+        private mutating func record(_ next: RequestStateMachine.Next) {
             switch next {
             case .build(let attempt) where attempt > 1:
                 restartClock(.preparing)
@@ -131,36 +170,55 @@ final class RequestOperation: NetworkCancellable {
         if case .description(let networkRequest) = source { networkRequest } else { nil }
     }
     private let acceptableStatusCodes: AcceptableStatusCodes
+    private let redirectPolicy: RedirectPolicy
     private let configuration: ModuleConfiguration
     private let startTime: UInt64
-    private let requestID = RequestIdentifiers.next()
+    private let requestID: UUID
+    private let sequenceNumber: Int
     private let state: LockedState<State>
 
-    /// What ``start()`` performs: the machine is started in the initializer, before any other
-    /// thread can see the operation, so the first call-out needs no lock.
-    private let firstNext: RequestStateMachine.Next
-
-    init(source: Source, configuration: ModuleConfiguration, completion: @escaping Completion) {
+    private init(source: Source, configuration: ModuleConfiguration, startTime: UInt64, state: State) {
         self.source = source
         if case .description(let networkRequest) = source {
             self.acceptableStatusCodes = networkRequest.acceptableStatusCodes.resolved(
                 moduleDefault: configuration.acceptableStatusCodes)
+            self.redirectPolicy = networkRequest.redirectPolicy ?? configuration.redirectPolicy
         } else {
             self.acceptableStatusCodes = configuration.acceptableStatusCodes
+            self.redirectPolicy = configuration.redirectPolicy
         }
         self.configuration = configuration
-        let startTime = DispatchTime.now().uptimeNanoseconds
+        (requestID, sequenceNumber) = RequestIdentifiers.next(in: configuration.requestCount)
         self.startTime = startTime
-        var machine = RequestStateMachine(
-            actionCount: configuration.actions.count, maximumAttempts: configuration.maximumAttempts)
-        self.firstNext = machine.start()
-        self.state = LockedState(State(machine: machine, completion: completion, clockStartedAt: startTime))
+        self.state = LockedState(state)
     }
 
-    /// Starts the request: builds, prepares and sends the first attempt, as far as it goes
-    /// without waiting. Called once, by the module, before it hands the operation out.
-    func start() {
-        run(Step(next: firstNext))
+    /// Starts a request: builds, prepares and sends the first attempt, as far as it goes
+    /// without waiting, and returns its operation, for the module to hand out.
+    ///
+    /// The machine is started and the first attempt's request built before the operation
+    /// exists: the request builder gets nothing that leads to the operation, so no other thread
+    /// can reach the machine yet, and these first events need no lock. From the first call-out
+    /// that could (an action, the session, or the delivery), every event takes the lock.
+    static func start(
+        source: Source, configuration: ModuleConfiguration, completion: @escaping Completion
+    ) -> RequestOperation {
+        let startTime = DispatchTime.now().uptimeNanoseconds
+        var state = State(
+            machine: RequestStateMachine(
+                actionCount: configuration.actions.count, maximumAttempts: configuration.maximumAttempts),
+            completion: completion, clockStartedAt: startTime)
+        var next = state.machine.start()
+        if case .build = next {
+            next = state.machine.built(buildRequest(source, configuration: configuration))
+        }
+        let first = state.step(after: next)
+        let operation = RequestOperation(
+            source: source, configuration: configuration, startTime: startTime, state: state)
+        // Moved, not copied: a copy left behind would share the request's storage, and the
+        // preparation's first write to the request would copy all of it.
+        operation.run(consume first)
+        return operation
     }
 
     /// Cancels the request: it completes with `.cancelled` unless it already completed.
@@ -179,51 +237,20 @@ final class RequestOperation: NetworkCancellable {
     ) -> Step {
         state.withLock { state in
             if receivedBytes > 0, !state.machine.isFinished { state.totals.bytesReceived += receivedBytes }
-            let next = event(&state.machine)
-            state.record(next)
-            switch next {
-            case .none, .build, .scheduleRetry:
-                return Step(next: next)
-            case .prepare:
-                let request = state.machine.takeRequest()
-                state.preparationTimeout = request?.timeoutInterval ?? state.preparationTimeout
-                return Step(next: next, totals: state.totals, request: request)
-            case .schedulePreparationDeadline:
-                return Step(next: next, preparationTimeout: state.preparationTimeout)
-            case .send:
-                let request = state.machine.takeRequest()
-                state.lastSentRequest = request
-                state.totals.bytesSent += request?.httpBody?.count ?? 0
-                return Step(
-                    next: next, request: request, preparationDeadline: state.machine.takePreparationDeadline())
-            case .resume:
-                return Step(next: next, task: state.machine.sendingTask)
-            case .observe:
-                return Step(
-                    next: next, totals: state.totals, sentRequest: state.lastSentRequest,
-                    outcome: state.machine.takeOutcome())
-            case .askRetry:
-                return Step(
-                    next: next, totals: state.totals, sentRequest: state.lastSentRequest,
-                    error: state.machine.retryError)
-            case .finish:
-                return Step(
-                    next: next, totals: state.totals, sentRequest: state.lastSentRequest,
-                    finish: state.machine.takeFinish(), completion: state.completion.take())
-            }
+            return state.step(after: event(&state.machine))
         }
     }
 
     /// Performs what the machine says, feeding each call-out's outcome back in, until it says
     /// to wait or to finish.
-    private func run(_ first: Step) {
-        var step = first
+    private func run(_ first: consuming Step) {
+        var step = consume first
         while true {
             switch step.next {
             case .none:
                 return
             case .build:
-                let built = buildRequest()
+                let built = Self.buildRequest(source, configuration: configuration)
                 step = update { $0.built(built) }
             case .prepare(let attempt, let from):
                 let totals = step.totals
@@ -277,7 +304,9 @@ final class RequestOperation: NetworkCancellable {
 
     // MARK: - Call-outs
 
-    private func buildRequest() -> Result<URLRequest, NetworkError> {
+    private static func buildRequest(
+        _ source: Source, configuration: ModuleConfiguration
+    ) -> Result<URLRequest, NetworkError> {
         switch source {
         case .urlRequest(let request):
             return .success(request)
@@ -303,7 +332,8 @@ final class RequestOperation: NetworkCancellable {
         }
         let sentAt = DispatchTime.now().uptimeNanoseconds
         let acceptableStatusCodes = acceptableStatusCodes
-        let task = configuration.session.dataTask(with: request) { data, response, error in
+        let task = configuration.session.dataTask(with: request, redirectPolicy: redirectPolicy) {
+            data, response, error in
             let now = DispatchTime.now().uptimeNanoseconds
             let duration = Double(now >= sentAt ? now - sentAt : 0) / 1e9
             let result = ResponseInterpreter.interpret(
@@ -376,7 +406,8 @@ final class RequestOperation: NetworkCancellable {
             networkRequest: networkRequest, attempt: attempt, baseURL: configuration.baseURL,
             baseOrigin: configuration.baseOrigin, sentRequest: sentRequest,
             elapsed: Self.seconds(now >= startTime ? now - startTime : 0),
-            requestID: requestID, preparationTime: Self.seconds(totals.preparationNanoseconds),
+            requestID: requestID, sequenceNumber: sequenceNumber,
+            preparationTime: Self.seconds(totals.preparationNanoseconds),
             timeInFlight: Self.seconds(totals.inFlightNanoseconds), bytesSent: totals.bytesSent,
             bytesReceived: totals.bytesReceived)
     }

@@ -112,7 +112,12 @@ public struct HTTPHeaders: Sendable, Hashable, ExpressibleByDictionaryLiteral, S
 
     /// The fields as a dictionary keyed by name as given.
     public var dictionary: [String: String] {
-        var dictionary = [String: String](minimumCapacity: fields.count)
+        dictionary(spareCapacity: 0)
+    }
+
+    /// The fields as a dictionary keyed by name as given, with room for `spareCapacity` more.
+    func dictionary(spareCapacity: Int) -> [String: String] {
+        var dictionary = [String: String](minimumCapacity: fields.count + spareCapacity)
         for field in fields { dictionary[field.name] = field.value }
         return dictionary
     }

@@ -59,6 +59,11 @@ public protocol NetworkRequest: Sendable {
     /// important one. `nil` uses the action's policy; without a retry action it has no effect.
     /// Default: `nil`.
     var retryPolicy: RetryPolicy? { get }
+
+    /// How redirects are treated for this request: ``RedirectPolicy/follow``,
+    /// ``RedirectPolicy/refuse`` (the `3xx` is the response) or ``RedirectPolicy/decide(_:)``.
+    /// `nil` uses the module's policy. Default: `nil`.
+    var redirectPolicy: RedirectPolicy? { get }
 }
 
 extension NetworkRequest {
@@ -80,4 +85,6 @@ extension NetworkRequest {
     public var requiresAuthentication: Bool { false }
     /// The retry action's own policy.
     public var retryPolicy: RetryPolicy? { nil }
+    /// The module's redirect policy.
+    public var redirectPolicy: RedirectPolicy? { nil }
 }

@@ -44,7 +44,7 @@ public struct NetworkResponse: Sendable, Equatable {
             && lhs.headers == rhs.headers && lhs.request == rhs.request
     }
 
-    /// Decodes the body as JSON into `type`.
+    /// Decodes the JSON body into `type`.
     ///
     /// - Throws: ``NetworkError/noResponseData`` for an empty body,
     ///   ``NetworkError/decodingFailed(_:)`` saying which key, type or path failed.
@@ -54,11 +54,31 @@ public struct NetworkResponse: Sendable, Equatable {
         try ResponseDecoding.decode(type, from: data, decoder: decoder)
     }
 
-    /// Decodes the body as JSON into `type`, or returns `nil` for an empty body
-    /// (for example a `204 No Content`).
+    /// Decodes the body into `type` with `decoder`: the module's ``NetworkModule/decoder``, a
+    /// ``JSONResponseDecoder``, or a ``ResponseDecoder`` of your own for another format.
+    ///
+    /// - Throws: ``NetworkError/noResponseData`` for an empty body,
+    ///   ``NetworkError/decodingFailed(_:)`` saying which key, type or path failed.
+    public func decode<Body: Decodable>(_ type: Body.Type, decoder: any ResponseDecoder)
+        throws(NetworkError) -> Body
+    {
+        try ResponseDecoding.decode(type, from: data, decoder: decoder)
+    }
+
+    /// Decodes the JSON body into `type`, or returns `nil` for an empty body (for example a
+    /// `204 No Content`).
     ///
     /// - Throws: ``NetworkError/decodingFailed(_:)`` when a body is present but does not decode.
     public func decodeIfPresent<Body: Decodable>(_ type: Body.Type, decoder: JSONDecoder = JSONDecoder())
+        throws(NetworkError) -> Body?
+    {
+        data.isEmpty ? nil : try ResponseDecoding.decode(type, from: data, decoder: decoder)
+    }
+
+    /// Decodes the body into `type` with `decoder`, or returns `nil` for an empty body.
+    ///
+    /// - Throws: ``NetworkError/decodingFailed(_:)`` when a body is present but does not decode.
+    public func decodeIfPresent<Body: Decodable>(_ type: Body.Type, decoder: any ResponseDecoder)
         throws(NetworkError) -> Body?
     {
         data.isEmpty ? nil : try ResponseDecoding.decode(type, from: data, decoder: decoder)

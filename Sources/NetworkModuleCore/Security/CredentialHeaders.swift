@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// The header names that carry credentials, as far as the transport's redirect handling and
 /// every ``Redaction`` are concerned: the fixed list below, plus every header an
 /// ``AuthenticationAction`` in this process writes its token into (``register(_:)``).
@@ -11,7 +15,7 @@ import Foundation
 /// added; a name counts as a credential for every request of the process once any action has
 /// used it (a deliberate over-approximation: a header that held a token somewhere is not
 /// sent to another origin anywhere).
-enum CredentialHeaders {
+package enum CredentialHeaders {
     /// The names that always carry credentials, lowercased.
     static let fixed: Set<String> = [
         "authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "api-key", "x-auth-token",
@@ -32,5 +36,23 @@ enum CredentialHeaders {
     static func contains(_ name: String) -> Bool {
         let name = name.lowercased()
         return fixed.contains(name) || registered.withLock { $0.contains(name) }
+    }
+
+    /// `request` without its credential headers (the names above and `extraNames`, lowercased)
+    /// if it goes to another origin than `originalURL`, or if either has no origin; otherwise
+    /// `request` as it is. What a redirect may carry: applied to the request a redirect policy
+    /// chose, so that no policy can send credentials to another origin.
+    package static func strippedForRedirect(
+        _ request: URLRequest, from originalURL: URL?, extraNames: Set<String> = []
+    ) -> URLRequest {
+        let from = originalURL.flatMap(Origin.init)
+        let to = request.url.flatMap(Origin.init)
+        guard from == nil || from != to else { return request }
+        var stripped = request
+        for name in request.allHTTPHeaderFields?.keys.map({ $0 }) ?? []
+        where extraNames.contains(name.lowercased()) || contains(name) {
+            stripped.setValue(nil, forHTTPHeaderField: name)
+        }
+        return stripped
     }
 }

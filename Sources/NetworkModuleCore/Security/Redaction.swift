@@ -17,7 +17,8 @@ import Foundation
 ///   `access_token`, `refresh_token`, `id_token`, `api_key`, `apikey`, `client_secret`, and, in an
 ///   OAuth token request or response (one that also has a `grant_type` field), `code` and
 ///   `code_verifier`;
-/// - a password in a URL (`https://user:password@host`).
+/// - a password in a URL (`https://user:password@host`);
+/// - the query items and headers every ``SigningAction`` created in the process declared secret.
 ///
 /// Names are compared ignoring case, and field names also ignoring `_` and `-`, so
 /// `accessToken`, `ACCESS-TOKEN` and `access_token` are one name. Add the names your API uses:
@@ -26,8 +27,8 @@ import Foundation
 /// let redaction = Redaction.default.adding(headers: ["X-Tenant-Key"], queryItems: ["sig"])
 /// ```
 ///
-/// The fixed credential headers listed above and the authentication actions' headers are
-/// masked by every redaction, even one created without them.
+/// The fixed credential headers listed above, the authentication actions' headers and the
+/// signing actions' secrets are masked by every redaction, even one created without them.
 public struct Redaction: Sendable, Equatable {
     /// What replaces a secret value.
     public static let mask = "REDACTED"
@@ -82,6 +83,7 @@ public struct Redaction: Sendable, Equatable {
         let normalized = Self.normalized(name)
         return normalizedFieldNames.contains(normalized)
             || (inTokenRequest && Self.tokenRequestFieldNames.contains(normalized))
+            || CredentialFields.contains(normalized: normalized)
     }
 
     /// Whether `names` (of one query, JSON object or form) make an OAuth token request.
@@ -141,6 +143,9 @@ public struct Redaction: Sendable, Equatable {
     /// the URL of nearly every request (metrics record one for each) is returned as it is
     /// without being parsed into components.
     private func mayHaveSecret(query bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        // The signing actions' names, behind their lock: read once, and only for a name the
+        // fixed lists do not settle.
+        var registered: [[UInt8]]?
         var start = 0
         while start < bytes.count {
             var end = start
@@ -158,6 +163,9 @@ public struct Redaction: Sendable, Equatable {
             {
                 return true
             }
+            let names = registered ?? CredentialFields.normalizedBytes
+            registered = names
+            if names.contains(where: { Self.matches(name, $0) }) { return true }
             start = end + 1
         }
         return false
@@ -182,7 +190,7 @@ public struct Redaction: Sendable, Equatable {
     private static let tokenRequestFieldNameBytes = tokenRequestFieldNames.map { Array($0.utf8) }
 
     /// A field name as compared: lowercased, without `_` and `-`.
-    private static func normalized(_ name: String) -> String {
+    static func normalized(_ name: String) -> String {
         String(String.UnicodeScalarView(name.lowercased().unicodeScalars.filter { $0 != "_" && $0 != "-" }))
     }
 }

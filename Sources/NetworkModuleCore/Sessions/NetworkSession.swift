@@ -24,6 +24,37 @@ public protocol NetworkSession: Sendable {
         with request: URLRequest,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask
+
+    /// Creates a task that sends `request` when resumed, treats the redirects it meets as
+    /// `redirectPolicy` says, and reports the outcome to `completionHandler`.
+    ///
+    /// The module calls this method for every request. Its default implementation calls
+    /// ``dataTask(with:completionHandler:)`` for ``RedirectPolicy/follow``; for any other
+    /// policy it returns a task that sends nothing and fails with `URLError.unsupportedURL`,
+    /// whose message says that the session cannot apply the policy, so that a policy is never
+    /// silently ignored. A session that can apply policies (a transport, or a decorator that
+    /// passes the policy on to the session it wraps) implements this method.
+    func dataTask(
+        with request: URLRequest, redirectPolicy: RedirectPolicy,
+        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    ) -> any NetworkSessionTask
+}
+
+extension NetworkSession {
+    /// ``dataTask(with:completionHandler:)`` for ``RedirectPolicy/follow``; for any other policy,
+    /// a task that sends nothing and fails with `URLError.unsupportedURL` (see the
+    /// requirement).
+    public func dataTask(
+        with request: URLRequest, redirectPolicy: RedirectPolicy,
+        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    ) -> any NetworkSessionTask {
+        if redirectPolicy.isFollow {
+            return dataTask(with: request, completionHandler: completionHandler)
+        }
+        return UnsentTask(
+            error: RedirectPolicy.unsupportedError(by: "\(type(of: self))", url: request.url),
+            completionHandler: completionHandler)
+    }
 }
 
 /// A task created by a ``NetworkSession``: enough to start and stop it, so that fakes need

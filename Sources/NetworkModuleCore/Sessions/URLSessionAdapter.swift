@@ -58,6 +58,21 @@ package struct URLSessionAdapter: NetworkSession {
             return URLSessionDataTaskBox(task: urlSession.dataTask(with: request, completionHandler: handler))
         #endif
     }
+
+    /// A data task for ``RedirectPolicy/follow``; for any other policy a task that sends nothing
+    /// and fails with `URLError.unsupportedURL`: a completion-handler task of a `URLSession`
+    /// whose delegate is not the framework's shows no redirect the framework could act on.
+    package func dataTask(
+        with request: URLRequest, redirectPolicy: RedirectPolicy,
+        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    ) -> any NetworkSessionTask {
+        guard redirectPolicy.isFollow else {
+            return UnsentTask(
+                error: RedirectPolicy.unsupportedError(by: "A plain URLSession", url: request.url),
+                completionHandler: completionHandler)
+        }
+        return dataTask(with: request, completionHandler: completionHandler)
+    }
 }
 
 #if !canImport(FoundationNetworking)

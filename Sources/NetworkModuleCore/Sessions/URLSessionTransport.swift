@@ -17,8 +17,10 @@ import Foundation
 ///   origin (scheme, host or port), `Authorization`, `Proxy-Authorization`, `Cookie`, the
 ///   API-key and token headers ``Redaction/default`` masks (`X-API-Key`, `X-Auth-Token`, …),
 ///   the header of every ``AuthenticationAction`` (whatever its name) and the
-///   ``credentialHeaderNames`` are removed from the redirected request. (Linux's `URLSession`
-///   forwards them.)
+///   ``credentialHeaderNames`` are removed from the redirected request, after any
+///   ``RedirectPolicy`` has chosen it, so that no policy can put them back. (Linux's
+///   `URLSession` forwards them.)
+/// - **Every ``RedirectPolicy``**: follow, refuse (the `3xx` is delivered), or decide per hop.
 /// - **A bound on response size.** A body larger than ``maximumResponseSize`` (decoded bytes
 ///   counted) is not read to the end: the request fails with
 ///   ``NetworkError/responseTooLarge(limit:)`` and its task is cancelled, before any of the body
@@ -134,12 +136,30 @@ public final class URLSessionTransport: NetworkSession {
         with request: URLRequest,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
+        dataTask(with: request, redirectPolicy: .follow, completionHandler: completionHandler)
+    }
+
+    /// Creates a task that sends `request` when resumed and treats redirects as
+    /// `redirectPolicy` says; otherwise as ``dataTask(with:completionHandler:)``.
+    ///
+    /// At each redirect the delegate hands the policy the request `URLSession` would send next,
+    /// without credentials if it leads to another origin, then removes the credentials again
+    /// from the request the policy returns, if that one goes to another origin: a policy can
+    /// change the next request, or stop (the `3xx` response is then delivered with its body),
+    /// but never send credentials across origins. On Linux a request the policy returns is
+    /// still refused when it would reach HTTPS under pinned certificates, and a `307` or `308`
+    /// of a request with a body still fails (see ``URLSessionTransport``).
+    public func dataTask(
+        with request: URLRequest, redirectPolicy: RedirectPolicy,
+        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    ) -> any NetworkSessionTask {
         if delegate.refusesHTTPS, TransportDelegate.isHTTPS(request.url) {
-            return RefusedTask(
+            return UnsentTask(
                 error: LinuxURLSessionQuirks.pinningUnsupportedError(url: request.url),
                 completionHandler: completionHandler)
         }
-        return TransportTask(request: request, transport: self, completionHandler: completionHandler)
+        return TransportTask(
+            request: request, redirectPolicy: redirectPolicy, transport: self, completionHandler: completionHandler)
     }
 
     /// Cancels `task` from a background queue, so that no caller waits for it.
@@ -182,6 +202,7 @@ private final class TransportTask: NetworkSessionTask {
     }
 
     private let request: URLRequest
+    private let redirectPolicy: RedirectPolicy
     /// Held until the task is released: the task creates its `URLSessionDataTask` in
     /// `resume()`, and a released transport invalidates its `URLSession`, in which no task
     /// may be created any more.
@@ -190,10 +211,11 @@ private final class TransportTask: NetworkSessionTask {
     private let phase: LockedState<Phase>
 
     init(
-        request: URLRequest, transport: URLSessionTransport,
+        request: URLRequest, redirectPolicy: RedirectPolicy, transport: URLSessionTransport,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) {
         self.request = request
+        self.redirectPolicy = redirectPolicy
         self.transport = transport
         self.phase = LockedState(.created(completionHandler))
     }
@@ -224,7 +246,7 @@ private final class TransportTask: NetworkSessionTask {
         // deadline that expires at once nor an early answer finds no record.
         delegate.register(
             task, url: request.url, timeout: LinuxURLSessionQuirks.apply ? request.timeoutInterval : nil,
-            completionHandler: handler)
+            redirectPolicy: redirectPolicy, completionHandler: handler)
         let isRunning = phase.withLock { phase -> Bool in
             guard case .starting = phase else { return false }
             phase = .running(task)
@@ -267,31 +289,6 @@ private final class TransportTask: NetworkSessionTask {
     }
 }
 
-/// A task that is never sent: it fails with `error` when resumed, or reports cancellation if
-/// cancelled first; either way once.
-private final class RefusedTask: NetworkSessionTask {
-    let error: URLError
-    /// The completion handler until the outcome is reported, then `nil`.
-    let completionHandler: LockedState<(@Sendable (Data?, URLResponse?, (any Error)?) -> Void)?>
-
-    init(error: URLError, completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void) {
-        self.error = error
-        self.completionHandler = LockedState(completionHandler)
-    }
-
-    func resume() { report(error) }
-
-    func cancel() { report(URLError(.cancelled)) }
-
-    private func report(_ error: URLError) {
-        let handler = completionHandler.withLock { handler in
-            defer { handler = nil }
-            return handler
-        }
-        handler?(nil, nil, error)
-    }
-}
-
 /// The delegate of a transport's `URLSession`: collects each task's body and reports its
 /// outcome once.
 private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
@@ -299,6 +296,9 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
 
     private struct Record {
         let completionHandler: @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+        let redirectPolicy: RedirectPolicy
+        /// Redirects met so far.
+        var hops = 0
         var body = Data()
         var deadline: Deadline?
         /// When bytes last arrived or were sent, in uptime nanoseconds: the idle timeout counts
@@ -343,11 +343,13 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
     /// Stores the record of `task`, then gives it an idle deadline at `timeout` (Linux; `nil`
     /// for none). In that order: a deadline that expires at once must find the record.
     func register(
-        _ task: URLSessionDataTask, url: URL?, timeout: TimeInterval?,
+        _ task: URLSessionDataTask, url: URL?, timeout: TimeInterval?, redirectPolicy: RedirectPolicy,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) {
         let identifier = task.taskIdentifier
-        tasks.withLock { $0[identifier] = Record(completionHandler: completionHandler) }
+        tasks.withLock {
+            $0[identifier] = Record(completionHandler: completionHandler, redirectPolicy: redirectPolicy)
+        }
         guard let timeout else { return }
         let deadline = ResponseDeadlines.shared.schedule(
             after: timeout,
@@ -480,16 +482,41 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
-        if refusesHTTPS, Self.isHTTPS(request.url) {
+        // The policy sees the next request without credentials if it leaves the origin, and
+        // whatever it returns loses them again: no policy can send them to another origin.
+        let original = task.originalRequest?.url
+        let proposed = CredentialHeaders.strippedForRedirect(request, from: original, extraNames: credentialHeaderNames)
+        let hop = tasks.withLock { tasks -> (policy: RedirectPolicy, number: Int)? in
+            tasks.modifyValue(forKey: task.taskIdentifier) { record in
+                record.hops += 1
+                return (record.redirectPolicy, record.hops)
+            }
+        }
+        // A task with no record was finished already (cancelled, timed out): follow nothing.
+        guard let hop else {
+            completionHandler(nil)
+            return
+        }
+        // The policy is the caller's code: it runs outside the lock.
+        guard
+            let chosen = hop.policy.nextRequest(
+                for: RedirectHop(response: response, request: proposed, number: hop.number))
+        else {
+            // Refused: URLSession completes the task with the redirect response and its body.
+            completionHandler(nil)
+            return
+        }
+        let redirected = CredentialHeaders.strippedForRedirect(
+            chosen, from: original, extraNames: credentialHeaderNames)
+        if refusesHTTPS, Self.isHTTPS(redirected.url) {
             // Fail closed: a redirect must not reach an HTTPS server unpinned either.
             finish(
                 task.taskIdentifier, data: nil, response: nil,
-                error: LinuxURLSessionQuirks.pinningUnsupportedError(url: request.url))
+                error: LinuxURLSessionQuirks.pinningUnsupportedError(url: redirected.url))
             completionHandler(nil)
             URLSessionTransport.cancelWithoutWaiting(task)
             return
         }
-        var redirected = request
         if LinuxURLSessionQuirks.apply, response.statusCode == 307 || response.statusCode == 308,
             let original = task.originalRequest,
             original.httpBodyStream != nil || original.httpBody?.isEmpty == false
@@ -500,18 +527,10 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
             // the caller a success. (Apple's URLSession sends the body again.)
             finish(
                 task.taskIdentifier, data: nil, response: nil,
-                error: Self.bodyNotResentError(url: request.url, status: response.statusCode))
+                error: Self.bodyNotResentError(url: redirected.url, status: response.statusCode))
             completionHandler(nil)
             URLSessionTransport.cancelWithoutWaiting(task)
             return
-        }
-        let from = task.originalRequest?.url.flatMap(Origin.init)
-        let to = request.url.flatMap(Origin.init)
-        if from == nil || from != to {
-            for name in redirected.allHTTPHeaderFields?.keys.map({ $0 }) ?? []
-            where credentialHeaderNames.contains(name.lowercased()) || CredentialHeaders.contains(name) {
-                redirected.setValue(nil, forHTTPHeaderField: name)
-            }
         }
         completionHandler(redirected)
     }

@@ -95,13 +95,24 @@ public final class HARRecordingSession: NetworkSession {
         with request: URLRequest,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
+        dataTask(with: request, redirectPolicy: .follow, completionHandler: completionHandler)
+    }
+
+    /// As ``dataTask(with:completionHandler:)``, with `redirectPolicy` passed on to the wrapped
+    /// session. The entry records the request as sent and the response that ended it: the
+    /// final one of followed redirects, or the `3xx` a policy stopped at.
+    public func dataTask(
+        with request: URLRequest, redirectPolicy: RedirectPolicy,
+        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    ) -> any NetworkSessionTask {
         let order = state.withLock { state in
             defer { state.nextOrder += 1 }
             return state.nextOrder
         }
         let startedAt = Date()
         let started = DispatchTime.now().uptimeNanoseconds
-        return wrappedSession.dataTask(with: request) { [redaction, state] data, response, error in
+        return wrappedSession.dataTask(with: request, redirectPolicy: redirectPolicy) {
+            [redaction, state] data, response, error in
             let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
             if !Self.isCancellation(error) {
                 let entry = HAREntryWriter(redaction: redaction).entry(

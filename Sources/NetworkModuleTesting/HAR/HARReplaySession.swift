@@ -124,6 +124,16 @@ public final class HARReplaySession: NetworkSession {
     ) -> any NetworkSessionTask {
         session.dataTask(with: request, completionHandler: completionHandler)
     }
+
+    /// Answers `request` with the recorded response, whatever `redirectPolicy`: a recording
+    /// holds the response that ended each request (the end of followed redirects, or the `3xx`
+    /// a policy stopped at), so record with the policy the request uses.
+    public func dataTask(
+        with request: URLRequest, redirectPolicy: RedirectPolicy,
+        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    ) -> any NetworkSessionTask {
+        session.dataTask(with: request, completionHandler: completionHandler)
+    }
 }
 
 /// Why a HAR archive could not be loaded.

@@ -30,6 +30,8 @@ import NetworkModuleCore
 /// - A call that no stub matches fails loudly, as with ``FakeNetworkSession``: a `501`
 ///   (`.serverError`) whose body names the request and lists the stubs, the same message on
 ///   standard error and to `onUnmatchedRequest`.
+/// - A stubbed response is the call's answer whatever the request's redirect policy: a stubbed
+///   `3xx` is delivered as it is (checked against `acceptableStatusCodes`), never followed.
 /// - With `delivery: .manual` answers wait for ``releaseNext()``, ``releaseLast()`` or
 ///   ``releaseAll()``, so a test can cancel a call in flight, or answer calls out of order.
 ///
@@ -49,6 +51,9 @@ public final class FakeNetworkModule: NetworkModule {
     public let requestBuilder: any RequestBuilder
     /// Where results are delivered.
     public let completionExecutor: any CompletionExecutor
+    /// Decodes the bodies of typed requests that name no decoder of their own, as the real
+    /// module's decoder does.
+    public let decoder: any ResponseDecoder
 
     private let state = LockedState(State())
     private let session: FakeNetworkSession
@@ -61,6 +66,8 @@ public final class FakeNetworkModule: NetworkModule {
     ///     by default. Pass the app's own builder to stub by full URL or default headers.
     ///   - completionExecutor: where results are delivered; `.immediate` by default, so a call
     ///     answered without delay completes inside `perform`.
+    ///   - decoder: decodes typed requests' bodies; a `JSONResponseDecoder` by default. Pass the app
+    ///     module's decoder when it is another.
     ///   - delivery: `.manual` holds every answer until the test releases it.
     ///   - delayScheduler: waits out delayed responses; pass a ``ManualDelayScheduler`` to
     ///     control time.
@@ -68,12 +75,14 @@ public final class FakeNetworkModule: NetworkModule {
     public init(
         requestBuilder: some RequestBuilder = DefaultRequestBuilder(baseURL: FakeNetworkModule.defaultBaseURL),
         completionExecutor: some CompletionExecutor = .immediate,
+        decoder: any ResponseDecoder = JSONResponseDecoder(),
         delivery: FakeNetworkSession.Delivery = .immediate,
         delayScheduler: some DelayScheduler = .dispatch,
         onUnmatchedRequest: (@Sendable (String) -> Void)? = nil
     ) {
         self.requestBuilder = requestBuilder
         self.completionExecutor = completionExecutor
+        self.decoder = decoder
         self.session = FakeNetworkSession(delivery: delivery, delayScheduler: delayScheduler)
         self.onUnmatchedRequest = onUnmatchedRequest
     }
@@ -199,6 +208,16 @@ public final class FakeNetworkModule: NetworkModule {
         }
     }
 
+    /// Records the call, answers it from the stubs, and turns the body into the request's
+    /// response as the real module does, before the completion executor is reached.
+    @discardableResult
+    public func perform<Request: TypedRequest>(
+        _ request: Request,
+        completion: @escaping @Sendable (Result<Request.Response, NetworkError>) -> Void
+    ) -> any NetworkCancellable {
+        run(request: request) { $0.perform(request, completion: completion) }
+    }
+
     /// Records the call, answers it from the stubs and decodes the body as the real module
     /// does, before the completion executor is reached.
     @discardableResult
@@ -259,7 +278,7 @@ public final class FakeNetworkModule: NetworkModule {
         let module = DefaultNetworkModule(
             requestBuilder: requestBuilder,
             session: PresetAnswerSession(session: session, answer: answer),
-            completionExecutor: completionExecutor)
+            completionExecutor: completionExecutor, decoder: decoder)
         return start(module)
     }
 
@@ -284,6 +303,15 @@ private struct PresetAnswerSession: NetworkSession {
 
     func dataTask(
         with request: URLRequest,
+        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    ) -> any NetworkSessionTask {
+        session.dataTask(with: request, answer: answer, completionHandler: completionHandler)
+    }
+
+    /// The stubbed answer, whatever the policy: the stub is the end of the call, so there is
+    /// no redirect to follow or refuse.
+    func dataTask(
+        with request: URLRequest, redirectPolicy: RedirectPolicy,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
         session.dataTask(with: request, answer: answer, completionHandler: completionHandler)

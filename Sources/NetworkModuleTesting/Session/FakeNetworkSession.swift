@@ -30,6 +30,13 @@ import NetworkModuleCore
 ///   deterministically.
 /// - Cancelling a task that has not answered delivers `URLError.cancelled`, as `URLSession`
 ///   does.
+/// - Redirects: with `.follow` (the default) a stubbed `3xx` is delivered as it
+///   is; stub the final answer to test a followed redirect. With `.decide { … }`
+///   the session follows a stubbed `3xx` that has a `Location` as `URLSession` would, asking
+///   the policy at each hop and answering each next request from the stubs (each is recorded),
+///   with credential headers removed from a request that leaves the original request's
+///   origin, after the policy returned it; `.refuse` delivers the `3xx`. After
+///   16 hops it fails with `URLError.httpTooManyRedirects`.
 ///
 /// Thread-safe: stubs may be added and requests made from any thread.
 public final class FakeNetworkSession: NetworkSession {
@@ -179,7 +186,18 @@ public final class FakeNetworkSession: NetworkSession {
         with request: URLRequest,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
-        FakeSessionTask(session: self, request: request, presetAnswer: nil, completionHandler: completionHandler)
+        dataTask(with: request, redirectPolicy: .follow, completionHandler: completionHandler)
+    }
+
+    /// Creates a task that answers `request` from the stubs when resumed, following stubbed
+    /// redirects as `redirectPolicy` says (see ``FakeNetworkSession``).
+    public func dataTask(
+        with request: URLRequest, redirectPolicy: RedirectPolicy,
+        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    ) -> any NetworkSessionTask {
+        FakeSessionTask(
+            session: self, request: request, presetAnswer: nil, redirectPolicy: redirectPolicy,
+            completionHandler: completionHandler)
     }
 
     /// A task that answers `request` with `answer` instead of looking for a stub, with
@@ -189,28 +207,40 @@ public final class FakeNetworkSession: NetworkSession {
         with request: URLRequest, answer: StubbedResponse,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
-        FakeSessionTask(session: self, request: request, presetAnswer: answer, completionHandler: completionHandler)
+        FakeSessionTask(
+            session: self, request: request, presetAnswer: answer, redirectPolicy: .follow,
+            completionHandler: completionHandler)
     }
 
     // MARK: Internals used by the tasks
 
     /// Records `task`'s request and schedules its answer.
     func resume(_ task: FakeSessionTask) {
-        let request = task.request
-        let candidates = state.withLock { state in
-            state.recordedRequests.append(request)
-            return task.presetAnswer == nil ? state.stubs.candidates : []
+        var request = task.request
+        var answer = stubbedAnswer(for: request, preset: task.presetAnswer)
+        var raw = answer.answer(for: request)
+        var hops = 0
+        // Stubbed redirects are followed only for a policy that is not `.follow` (see above).
+        while !task.redirectPolicy.isFollow, task.presetAnswer == nil,
+            let redirect = raw.1 as? HTTPURLResponse, let proposed = Self.redirected(request, by: redirect)
+        {
+            hops += 1
+            guard hops <= Self.maximumRedirects else {
+                let userInfo: [String: Any] = proposed.url.map { [NSURLErrorFailingURLErrorKey: $0] } ?? [:]
+                raw = (nil, nil, URLError(.httpTooManyRedirects, userInfo: userInfo))
+                break
+            }
+            let original = task.request.url
+            let hop = RedirectHop(
+                response: redirect, request: CredentialHeaders.strippedForRedirect(proposed, from: original),
+                number: hops)
+            // The policy is the test's code: no lock is held.
+            guard let chosen = task.redirectPolicy.nextRequest(for: hop) else { break }
+            request = CredentialHeaders.strippedForRedirect(chosen, from: original)
+            answer = stubbedAnswer(for: request, preset: nil)
+            raw = answer.answer(for: request)
         }
-        // Matchers and responders are the test's code: they run outside the lock.
-        let picked = StubTable.pick(for: request, among: candidates)
-        let answer: StubbedResponse
-        switch (task.presetAnswer, picked.flatMap { stub in state.withLock { $0.stubs.answer(forStub: stub.id) } }) {
-        case (let preset?, _): answer = preset
-        case (nil, .fixed(let response)?): answer = response
-        case (nil, .computed(let respond)?): answer = respond(request)
-        case (nil, nil): answer = unmatchedResponse(for: request)
-        }
-        task.setAnswer(answer.answer(for: request))
+        task.setAnswer(raw)
         switch delivery {
         case .manual:
             state.withLock { $0.held.append(task) }
@@ -220,6 +250,48 @@ public final class FakeNetworkSession: NetworkSession {
         case .immediate:
             task.deliverAnswer()
         }
+    }
+
+    /// Records `request` and picks its answer: `preset`, or the stub that matches it.
+    private func stubbedAnswer(for request: URLRequest, preset: StubbedResponse?) -> StubbedResponse {
+        let candidates = state.withLock { state in
+            state.recordedRequests.append(request)
+            return preset == nil ? state.stubs.candidates : []
+        }
+        // Matchers and responders are the test's code: they run outside the lock.
+        let picked = StubTable.pick(for: request, among: candidates)
+        switch (preset, picked.flatMap { stub in state.withLock { $0.stubs.answer(forStub: stub.id) } }) {
+        case (let preset?, _): return preset
+        case (nil, .fixed(let response)?): return response
+        case (nil, .computed(let respond)?): return respond(request)
+        case (nil, nil): return unmatchedResponse(for: request)
+        }
+    }
+
+    /// The most redirects one request follows, as a browser would allow.
+    private static let maximumRedirects = 16
+
+    /// The request `URLSession` would send after `response` to `request`, with the redirect's
+    /// URL; `nil` if `response` is not a redirect with a usable `Location`. `303`, and a `POST`
+    /// answered with `301` or `302`, become a `GET` without a body (RFC 9110 §15.4).
+    private static func redirected(
+        _ request: URLRequest, by response: HTTPURLResponse
+    ) -> URLRequest? {
+        guard [301, 302, 303, 307, 308].contains(response.statusCode),
+            let location = response.value(forHTTPHeaderField: "Location"),
+            let url = URL(string: location, relativeTo: response.url ?? request.url)?.absoluteURL
+        else { return nil }
+        var next = request
+        next.url = url
+        let method = request.httpMethod ?? "GET"
+        let becomesGET = response.statusCode == 303 ? method != "HEAD" : method == "POST" && response.statusCode < 303
+        if becomesGET {
+            next.httpMethod = "GET"
+            next.httpBody = nil
+            next.setValue(nil, forHTTPHeaderField: "Content-Type")
+            next.setValue(nil, forHTTPHeaderField: "Content-Length")
+        }
+        return next
     }
 
     /// Forgets a held task that was cancelled and counts the cancellation.

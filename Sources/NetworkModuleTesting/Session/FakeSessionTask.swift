@@ -18,17 +18,21 @@ final class FakeSessionTask: NetworkSessionTask {
     let request: URLRequest
     /// The answer chosen before the task was made, if any; otherwise the session's stubs answer.
     let presetAnswer: StubbedResponse?
+    /// How stubbed redirects are treated.
+    let redirectPolicy: RedirectPolicy
     /// Strong: a held task keeps its session alive until it answers or is cancelled.
     private let session: FakeNetworkSession
     private let state: LockedState<State>
 
     init(
         session: FakeNetworkSession, request: URLRequest, presetAnswer: StubbedResponse?,
+        redirectPolicy: RedirectPolicy,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) {
         self.session = session
         self.request = request
         self.presetAnswer = presetAnswer
+        self.redirectPolicy = redirectPolicy
         self.state = LockedState(State(completionHandler: completionHandler))
     }
 

@@ -4,7 +4,7 @@ import Testing
 
 @Suite("HTTPErrorResponse")
 struct HTTPErrorResponseTests {
-    struct APIError: Decodable, Equatable {
+    struct APIError: Codable, Equatable {
         var code: String
         var message: String
     }
@@ -95,5 +95,20 @@ struct HTTPErrorResponseTests {
         #expect(response != HTTPErrorResponse(statusCode: 404, headers: ["A": "2"], body: Data("b".utf8), url: url))
         #expect(response != HTTPErrorResponse(statusCode: 404, headers: ["A": "1"], body: Data("c".utf8), url: url))
         #expect(response != HTTPErrorResponse(statusCode: 404, headers: ["A": "1"], body: Data("b".utf8), url: nil))
+    }
+
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
+    @Test("when the API speaks property lists, should decode the error body with the module's decoder")
+    func errorBodyWithModuleDecoder() throws {
+        let body = try PropertyListEncoder().encode(APIError(code: "locked", message: "Try later"))
+        let module = DefaultNetworkModule(
+            requestBuilder: DefaultRequestBuilder(baseURL: URL(string: "https://api.example.com")!),
+            decoder: PropertyListDecoder())
+        let error = NetworkError(statusCode: 423, body: body)
+
+        let decoded = error.decodedBody(as: APIError.self, decoder: module.decoder)
+
+        #expect(decoded == APIError(code: "locked", message: "Try later"))
+        #expect(error.decodedBody(as: APIError.self) == nil)
     }
 }

@@ -21,6 +21,12 @@ struct FakeNetworkModuleTests {
         var headers: HTTPHeaders { ["X-Evil": "a\r\nInjected: yes"] }
     }
 
+    private struct FetchUser: TypedRequest {
+        typealias Response = User
+        let id: Int
+        var path: String { "/users/\(id)" }
+    }
+
     // MARK: Stubbing
 
     @Test("when stubbed by request type, should decode the stubbed body into the response type")
@@ -334,5 +340,46 @@ struct FakeNetworkModuleTests {
         #expect(Set(results.all.compactMap { try? $0.get().id }) == Set(0..<200))
         #expect(executor.deliveryCount == 200)
         #expect(module.performedRequests.count == 200)
+    }
+
+    // MARK: Typed requests
+
+    @Test("when a typed request is stubbed by type, should deliver the decoded response and record the request")
+    func typedRequest() {
+        let module = FakeNetworkModule()
+        module.stub(FetchUser.self, where: { $0.id == 1 }, with: .json(User(id: 1, name: "Ada")))
+        let results = Results<User>()
+
+        module.perform(FetchUser(id: 1), completion: results.completion)
+
+        #expect(results.value == User(id: 1, name: "Ada"))
+        #expect(module.performed(FetchUser.self).map(\.id) == [1])
+    }
+
+    @Test("when a typed request is cancelled while held, should deliver .cancelled once")
+    func typedRequestCancelled() {
+        let module = FakeNetworkModule(delivery: .manual)
+        module.stub(FetchUser.self, with: .json(User(id: 1, name: "Ada")))
+        let results = Results<User>()
+        let handle = module.perform(FetchUser(id: 1), completion: results.completion)
+
+        handle.cancel()
+        module.releaseAll()
+
+        #expect(results.all.count == 1)
+        #expect(results.error == .cancelled)
+    }
+
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
+    @Test("when the fake has a decoder, should decode typed requests with it, as the real module does")
+    func typedRequestDecoder() throws {
+        let module = FakeNetworkModule(decoder: PropertyListDecoder())
+        let body = try PropertyListEncoder().encode(User(id: 2, name: "Grace"))
+        module.stub(FetchUser.self, with: .status(200, body: body))
+
+        let results = Results<User>()
+        module.perform(FetchUser(id: 2), completion: results.completion)
+
+        #expect(results.value == User(id: 2, name: "Grace"))
     }
 }

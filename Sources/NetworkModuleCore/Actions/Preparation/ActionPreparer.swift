@@ -43,7 +43,7 @@ struct ActionPreparer {
                 index += 1
                 continue
             case .headerFields(let headerAction):
-                var table = headers.take() ?? HeaderFieldTable(of: request)
+                var table = headers.take() ?? HeaderFieldTable(takingFieldsOf: &request)
                 do throws(NetworkError) {
                     let isPrepared = try headerAction.prepareHeaderFields(&table, url: url, context: context)
                     headers = table

@@ -164,12 +164,24 @@ public final class CachedSession: NetworkSession {
         with request: URLRequest,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
+        dataTask(with: request, redirectPolicy: .follow, completionHandler: completionHandler)
+    }
+
+    /// As ``dataTask(with:completionHandler:)`` for ``RedirectPolicy/follow``. A `GET` with any
+    /// other policy bypasses the cache (neither answered from it nor stored: what is stored
+    /// is the end of followed redirects) and goes to the wrapped session with the policy; an
+    /// unsafe request still invalidates what it changes.
+    public func dataTask(
+        with request: URLRequest, redirectPolicy: RedirectPolicy,
+        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    ) -> any NetworkSessionTask {
         let method = request.httpMethod ?? "GET"
-        guard method == "GET" else {
+        guard method == "GET", redirectPolicy.isFollow else {
             guard !Self.safeMethods.contains(method), let url = request.url else {
-                return wrapped.dataTask(with: request, completionHandler: completionHandler)
+                return wrapped.dataTask(
+                    with: request, redirectPolicy: redirectPolicy, completionHandler: completionHandler)
             }
-            return wrapped.dataTask(with: request) { [state] data, response, error in
+            return wrapped.dataTask(with: request, redirectPolicy: redirectPolicy) { [state] data, response, error in
                 if let http = response as? HTTPURLResponse, (200..<400).contains(http.statusCode) {
                     let urls = Self.invalidatedURLs(url, http)
                     state.withLock { $0.store.removeAll { urls.contains($0.url) } }

@@ -29,11 +29,11 @@ extension LockedState {
     /// (``NetworkSessionTask/cancel()`` before `resume()` is safe: the framework's own
     /// tasks then never reach `URLSession` at all.)
     func send(
-        _ request: URLRequest, on session: any NetworkSession,
+        _ request: URLRequest, on session: any NetworkSession, redirectPolicy: RedirectPolicy = .follow,
         adopt: (inout State, any NetworkSessionTask) -> Bool,
         completionHandler: @escaping SessionCompletionHandler
     ) {
-        let task = session.dataTask(with: request, completionHandler: completionHandler)
+        let task = session.dataTask(with: request, redirectPolicy: redirectPolicy, completionHandler: completionHandler)
         if withLock({ adopt(&$0, task) }) {
             task.resume()
         } else {

@@ -105,6 +105,19 @@ public final class DeduplicatedSession: NetworkSession {
         with request: URLRequest,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
+        dataTask(with: request, redirectPolicy: .follow, completionHandler: completionHandler)
+    }
+
+    /// As ``dataTask(with:completionHandler:)`` for ``RedirectPolicy/follow``; a request with
+    /// any other policy is never shared (two callers' policies cannot be told apart) and gets
+    /// the wrapped session's own task, with the policy.
+    public func dataTask(
+        with request: URLRequest, redirectPolicy: RedirectPolicy,
+        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    ) -> any NetworkSessionTask {
+        guard redirectPolicy.isFollow else {
+            return wrapped.dataTask(with: request, redirectPolicy: redirectPolicy, completionHandler: completionHandler)
+        }
         guard methods.contains(request.httpMethod ?? "GET"),
             let key = RequestKey(request, ignoringHeaderNames: ignoredHeaderNames, includingLoadOptions: true)
         else {

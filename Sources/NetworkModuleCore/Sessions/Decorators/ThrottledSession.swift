@@ -97,7 +97,17 @@ public final class ThrottledSession: NetworkSession {
         with request: URLRequest,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
-        ThrottledSessionTask(session: self, request: request, completionHandler: completionHandler)
+        dataTask(with: request, redirectPolicy: .follow, completionHandler: completionHandler)
+    }
+
+    /// Creates a task that is sent to the wrapped session, with `redirectPolicy`, when a place
+    /// is free.
+    public func dataTask(
+        with request: URLRequest, redirectPolicy: RedirectPolicy,
+        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    ) -> any NetworkSessionTask {
+        ThrottledSessionTask(
+            session: self, request: request, redirectPolicy: redirectPolicy, completionHandler: completionHandler)
     }
 
     /// Called with the lock held by a task that gives up its place: frees it and hands it to

@@ -24,15 +24,20 @@ final class ThrottledSessionTask: NetworkSessionTask, @unchecked Sendable {
     }
 
     let request: URLRequest
+    private let redirectPolicy: RedirectPolicy
     private let session: ThrottledSession
     /// Guarded by `session.state`.
     var phase = Phase.created
     /// Guarded by `session.state`; taken out to report, once.
     private var completionHandler: SessionCompletionHandler?
 
-    init(session: ThrottledSession, request: URLRequest, completionHandler: @escaping SessionCompletionHandler) {
+    init(
+        session: ThrottledSession, request: URLRequest, redirectPolicy: RedirectPolicy,
+        completionHandler: @escaping SessionCompletionHandler
+    ) {
         self.session = session
         self.request = request
+        self.redirectPolicy = redirectPolicy
         self.completionHandler = completionHandler
     }
 
@@ -82,7 +87,7 @@ final class ThrottledSessionTask: NetworkSessionTask, @unchecked Sendable {
 
     /// Sends the request on the wrapped session; called once the task holds a place.
     func start() {
-        session.state.send(request, on: session.wrapped) { _, inner in
+        session.state.send(request, on: session.wrapped, redirectPolicy: redirectPolicy) { _, inner in
             guard case .starting = phase else { return false }  // cancelled: the place is given up
             phase = .running(inner)
             return true

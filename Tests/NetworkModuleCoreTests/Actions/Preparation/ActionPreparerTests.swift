@@ -9,15 +9,17 @@ import Testing
 
 @Suite("Action preparer")
 struct ActionPreparerTests {
-    private static func request() throws -> URLRequest {
-        URLRequest(url: try #require(URL(string: "https://api.example.com/a")))
+    private static func request(fields: [String: String]? = nil) throws -> URLRequest {
+        var request = URLRequest(url: try #require(URL(string: "https://api.example.com/a")))
+        request.allHTTPHeaderFields = fields
+        return request
     }
 
     private static func prepare(
-        _ preparer: ActionPreparer, from index: Int, contexts: LockedState<Int>
+        _ preparer: ActionPreparer, from index: Int, contexts: LockedState<Int>, fields: [String: String]? = nil
     ) throws -> RequestStateMachine.PreparationOutcome {
         preparer.prepare(
-            try request(), from: index,
+            try request(fields: fields), from: index,
             context: {
                 contexts.withLock { $0 += 1 }
                 return ActionContext(networkRequest: nil)
@@ -59,5 +61,65 @@ struct ActionPreparerTests {
             #expect(prepared.value(forHTTPHeaderField: "X-One") == nil, "from \(index)")
         }
         #expect(contexts.withLock { $0 } == 0)
+    }
+
+    @Test("when header actions change nothing, should leave the request's own fields as they were")
+    func unchangedFieldsStay() throws {
+        let actions: [any NetworkModuleAction] = [.headers(["Accept": "text/plain"])]
+        let preparer = ActionPreparer(preparations: actions.map(ActionPreparation.init))
+
+        let outcome = try Self.prepare(
+            preparer, from: 0, contexts: LockedState(0), fields: ["accept": "application/json", "X-Own": "1"])
+
+        guard case .prepared(let prepared) = outcome else {
+            Issue.record("expected .prepared, got \(outcome)")
+            return
+        }
+        #expect(prepared.allHTTPHeaderFields == ["accept": "application/json", "X-Own": "1"])
+    }
+
+    @Test("when a request without fields goes through header actions that set none, should still have no fields")
+    func noFieldsStayNone() throws {
+        let actions: [any NetworkModuleAction] = [.headers([:])]
+        let preparer = ActionPreparer(preparations: actions.map(ActionPreparation.init))
+
+        let outcome = try Self.prepare(preparer, from: 0, contexts: LockedState(0))
+
+        guard case .prepared(let prepared) = outcome else {
+            Issue.record("expected .prepared, got \(outcome)")
+            return
+        }
+        #expect(prepared.allHTTPHeaderFields == nil)
+    }
+
+    @Test(
+        "when an action with its own prepare follows header actions, should hand it every field, the request's own too")
+    func generalActionSeesAllFields() throws {
+        let seen = LockedState<[String: String]?>(nil)
+        let actions: [any NetworkModuleAction] = [
+            .headers(["X-One": "1"]), FieldRecordingAction(seen: seen), .headers(["X-Two": "2"]),
+        ]
+        let preparer = ActionPreparer(preparations: actions.map(ActionPreparation.init))
+
+        let outcome = try Self.prepare(preparer, from: 0, contexts: LockedState(0), fields: ["X-Own": "0"])
+
+        guard case .waiting(forAction: 1) = outcome else {
+            Issue.record("expected to wait for action 1, got \(outcome)")
+            return
+        }
+        #expect(seen.withLock { $0 } == ["X-Own": "0", "X-One": "1"])
+    }
+}
+
+/// Records the header fields of the request it prepares, and completes with it.
+private struct FieldRecordingAction: NetworkModuleAction {
+    let seen: LockedState<[String: String]?>
+
+    func prepare(
+        _ urlRequest: URLRequest, context: ActionContext,
+        completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void
+    ) {
+        seen.withLock { $0 = urlRequest.allHTTPHeaderFields }
+        completion(.success(urlRequest))
     }
 }

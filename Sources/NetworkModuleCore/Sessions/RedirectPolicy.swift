@@ -1,0 +1,90 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// What happens when a server answers with a redirect (a `3xx` with a `Location`): follow it,
+/// refuse it, or decide at each hop.
+///
+/// A module has one policy for all its requests (`DefaultNetworkModule(…, redirectPolicy:)`,
+/// ``follow`` by default), and a request may name its own (``NetworkRequest/redirectPolicy``).
+///
+/// ```swift
+/// struct StartLogin: NetworkRequest {
+///     var path: String { "/oauth/authorize" }
+///     var redirectPolicy: RedirectPolicy? { .refuse }   // the caller reads `Location` itself
+///     var acceptableStatusCodes: AcceptableStatusCodes { [302] }
+/// }
+/// ```
+///
+/// A refused redirect is an ordinary response: it goes through the status check, the actions
+/// and the caller's completion like any other. With the usual acceptable codes (`2xx`) it is a
+/// failure, ``NetworkError/unacceptableStatusCode(_:)``, whose ``HTTPErrorResponse`` carries
+/// the status, the headers (`Location` among them) and the body; accept the `3xx` codes to
+/// get it as a success.
+///
+/// Whatever the policy, credentials never follow a redirect to another origin:
+/// ``URLSessionTransport`` removes them from the next request *after* ``decide(_:)``'s
+/// callback has returned it, so the callback cannot put them back.
+///
+/// ``URLSessionTransport``, the session decorators and `FakeNetworkSession` apply every policy.
+/// A session that cannot (a plain `URLSession`, which the framework cannot watch redirects
+/// on, or a ``NetworkSession`` of yours that does not implement
+/// ``NetworkSession/dataTask(with:redirectPolicy:completionHandler:)``) fails a request whose
+/// policy is not ``follow`` before sending it, with ``NetworkError/transportError(_:)-enum.case``
+/// (`URLError.unsupportedURL`, with a message saying why), rather than follow the redirect
+/// silently.
+public struct RedirectPolicy: Sendable {
+    enum Kind: Sendable {
+        case follow
+        case refuse
+        case decide(@Sendable (RedirectHop) -> URLRequest?)
+    }
+
+    let kind: Kind
+
+    /// Follow every redirect, as `URLSession` does: the default.
+    public static let follow = RedirectPolicy(kind: .follow)
+
+    /// Follow no redirect: the `3xx` response is the response.
+    public static let refuse = RedirectPolicy(kind: .refuse)
+
+    /// Ask `decide` at each hop: return `hop.request` to follow the redirect, a changed copy of
+    /// it to send that instead (another URL, other headers), or `nil` to stop and deliver the
+    /// `3xx` response.
+    ///
+    /// `decide` runs once per hop, on the session's thread (for ``URLSessionTransport``,
+    /// `URLSession`'s delegate queue), before the next request is sent: keep it quick and do
+    /// not block. Credential headers are removed from the request it returns when that
+    /// request goes to another origin than the original request's, whatever it returns.
+    public static func decide(_ decide: @escaping @Sendable (RedirectHop) -> URLRequest?) -> RedirectPolicy {
+        RedirectPolicy(kind: .decide(decide))
+    }
+
+    /// Whether this is ``follow``.
+    package var isFollow: Bool {
+        if case .follow = kind { true } else { false }
+    }
+
+    /// The error of a request whose policy `session` cannot apply: the request is not sent.
+    static func unsupportedError(by session: String, url: URL?) -> URLError {
+        var userInfo: [String: Any] = [
+            NSLocalizedDescriptionKey:
+                "\(session) cannot apply a redirect policy other than .follow, so the request was not sent. "
+                + "Use URLSessionTransport (a plain URLSession cannot be watched for redirects), or implement "
+                + "dataTask(with:redirectPolicy:completionHandler:) in your session."
+        ]
+        if let url { userInfo[NSURLErrorFailingURLErrorKey] = url }
+        return URLError(.unsupportedURL, userInfo: userInfo)
+    }
+
+    /// The request to send for `hop`, before credentials are stripped; `nil` to stop.
+    package func nextRequest(for hop: RedirectHop) -> URLRequest? {
+        switch kind {
+        case .follow: hop.request
+        case .refuse: nil
+        case .decide(let decide): decide(hop)
+        }
+    }
+}
