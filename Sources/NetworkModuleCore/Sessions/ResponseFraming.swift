@@ -30,12 +30,7 @@ enum ResponseFraming {
         if response.value(forHTTPHeaderField: "Transfer-Encoding") != nil { return nil }
         // An invalid length is an error; a valid one is longer than the body (checked above).
         guard declared != nil else { return .badServerResponse }
-        let status = response.statusCode
-        let hasNoBody = method?.uppercased() == "HEAD" || (100..<200).contains(status) || status == 204 || status == 304
-        let coding =
-            response.value(forHTTPHeaderField: "Content-Encoding")?.trimmingCharacters(in: .whitespaces).lowercased()
-            ?? ""
-        guard !hasNoBody, coding.isEmpty || coding == "identity" else { return nil }
+        guard lengthCountsDeliveredBytes(of: response, method: method) else { return nil }
         return .networkConnectionLost
     }
 
@@ -50,13 +45,21 @@ enum ResponseFraming {
             let declared = contentLength(field),
             response.value(forHTTPHeaderField: "Transfer-Encoding") == nil
         else { return nil }
+        guard lengthCountsDeliveredBytes(of: response, method: method) else { return nil }
+        return declared
+    }
+
+    /// Whether `response`'s `Content-Length` counts the body bytes it delivers to a request with
+    /// `method`: not for `HEAD` or a status without a body (1xx, 204, 304), whose length describes
+    /// another response, nor under a content coding, whose length counts the encoded bytes while
+    /// the delivered ones are decoded.
+    private static func lengthCountsDeliveredBytes(of response: HTTPURLResponse, method: String?) -> Bool {
         let status = response.statusCode
         let hasNoBody = method?.uppercased() == "HEAD" || (100..<200).contains(status) || status == 204 || status == 304
         let coding =
             response.value(forHTTPHeaderField: "Content-Encoding")?.trimmingCharacters(in: .whitespaces).lowercased()
             ?? ""
-        guard !hasNoBody, coding.isEmpty || coding == "identity" else { return nil }
-        return declared
+        return !hasNoBody && (coding.isEmpty || coding == "identity")
     }
 
     /// The length a `Content-Length` field value declares: one non-negative decimal number
