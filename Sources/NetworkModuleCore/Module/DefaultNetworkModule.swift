@@ -190,6 +190,67 @@ public final class DefaultNetworkModule: NetworkModule {
             completion: completion)
     }
 
+    /// Performs `request` with its progress reported as the bytes move: through the completion
+    /// executor, at most about 60 times a second per direction, the last time at completion.
+    @discardableResult
+    public func perform(
+        request: any NetworkRequest,
+        progress: @escaping @Sendable (TransferProgress) -> Void,
+        completion: @escaping @Sendable (Result<NetworkResponse, NetworkError>) -> Void
+    ) -> any NetworkCancellable {
+        let reporter = ProgressReporter(executor: completionExecutor, handler: progress)
+        let session = TransferSession(base: configuration.session, reporter: reporter, download: nil)
+        return RequestOperation.start(source: .description(request), configuration: configuration, session: session) {
+            result in
+            let finalReports = reporter.finish(after: result)
+            return (
+                result,
+                {
+                    finalReports()
+                    completion(result)
+                }
+            )
+        }
+    }
+
+    /// Performs `request` with its body streamed to a hidden file beside `destination` (never
+    /// held whole in memory, and bounded by the session's response size limit), moved there when
+    /// the request succeeds and removed whatever way it fails or is cancelled. A retry (by a
+    /// ``RetryAction``, say) resumes from what the failed attempt wrote, with a `Range` request
+    /// checked by `If-Range`, when the server sent a strong `ETag` or a `Last-Modified` date;
+    /// otherwise it starts over.
+    @discardableResult
+    public func download(
+        request: any NetworkRequest,
+        to destination: DownloadDestination,
+        progress: (@Sendable (TransferProgress) -> Void)?,
+        completion: @escaping @Sendable (Result<DownloadResponse, NetworkError>) -> Void
+    ) -> any NetworkCancellable {
+        let reporter = progress.map { ProgressReporter(executor: completionExecutor, handler: $0) }
+        let file = DownloadFile(destination: destination)
+        let session = TransferSession(base: configuration.session, reporter: reporter, download: file)
+        return RequestOperation.start(source: .description(request), configuration: configuration, session: session) {
+            result in
+            // Off the completion executor: the file is moved (or removed) before the actions'
+            // didFinish and before the caller hears of it.
+            let output = result.flatMap(file.place)
+            if case .failure = output { file.discard() }
+            let seen: Result<NetworkResponse, NetworkError> =
+                switch output {
+                case .success(let download): .success(download.response)
+                case .failure(let error): .failure(error)
+                }
+            let finalReports = reporter?.finish(after: output)
+            return (
+                seen,
+                {
+                    finalReports?()
+                    completion(output)
+                }
+            )
+        }
+    }
+
     /// Starts an operation for `source` whose outcome `transform` turns into the caller's
     /// result.
     private func run<Output: Sendable>(

@@ -54,6 +54,34 @@ public protocol NetworkModule: Sendable {
         completion: @escaping @Sendable (Result<NetworkResponse, NetworkError>) -> Void
     ) -> any NetworkCancellable
 
+    /// Performs `request` and tells `progress` how far its upload and download have got, through
+    /// the completion executor, at most about 60 times a second per direction, the last time at
+    /// completion, before the result. See `docs/transfers.md`.
+    ///
+    /// A custom implementation need not implement it: by default it calls
+    /// ``perform(request:completion:)`` and reports the download once, complete, when it succeeds.
+    @discardableResult
+    func perform(
+        request: any NetworkRequest,
+        progress: @escaping @Sendable (TransferProgress) -> Void,
+        completion: @escaping @Sendable (Result<NetworkResponse, NetworkError>) -> Void
+    ) -> any NetworkCancellable
+
+    /// Performs `request` and streams its body to a file, moved to `destination` when the request
+    /// succeeds; on failure or cancel no file is left. A retry resumes the body where the failed
+    /// attempt stopped when the server allows it. `progress`, when given, is told how far the
+    /// transfer has got, as for ``perform(request:progress:completion:)``. See `docs/transfers.md`.
+    ///
+    /// A custom implementation need not implement it: by default it calls
+    /// ``perform(request:completion:)`` and writes the body, held in memory, to the destination.
+    @discardableResult
+    func download(
+        request: any NetworkRequest,
+        to destination: DownloadDestination,
+        progress: (@Sendable (TransferProgress) -> Void)?,
+        completion: @escaping @Sendable (Result<DownloadResponse, NetworkError>) -> Void
+    ) -> any NetworkCancellable
+
     /// Performs `request` and decodes the JSON body into `responseType`.
     @discardableResult
     func performAndDecode<Response: Decodable & Sendable>(

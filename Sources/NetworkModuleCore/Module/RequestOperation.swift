@@ -172,13 +172,19 @@ final class RequestOperation: NetworkCancellable {
     private let acceptableStatusCodes: AcceptableStatusCodes
     private let redirectPolicy: RedirectPolicy
     private let configuration: ModuleConfiguration
+    /// The module's session, or a transfer's session around it.
+    private let session: any NetworkSession
     private let startTime: UInt64
     private let requestID: UUID
     private let sequenceNumber: Int
     private let state: LockedState<State>
 
-    private init(source: Source, configuration: ModuleConfiguration, startTime: UInt64, state: State) {
+    private init(
+        source: Source, configuration: ModuleConfiguration, session: any NetworkSession, startTime: UInt64,
+        state: State
+    ) {
         self.source = source
+        self.session = session
         if case .description(let networkRequest) = source {
             self.acceptableStatusCodes = networkRequest.acceptableStatusCodes.resolved(
                 moduleDefault: configuration.acceptableStatusCodes)
@@ -200,8 +206,12 @@ final class RequestOperation: NetworkCancellable {
     /// exists: the request builder gets nothing that leads to the operation, so no other thread
     /// can reach the machine yet, and these first events need no lock. From the first call-out
     /// that could (an action, the session, or the delivery), every event takes the lock.
+    ///
+    /// - Parameter session: the session to send on instead of the module's: a transfer's
+    ///   ``TransferSession``.
     static func start(
-        source: Source, configuration: ModuleConfiguration, completion: @escaping Completion
+        source: Source, configuration: ModuleConfiguration, session: (any NetworkSession)? = nil,
+        completion: @escaping Completion
     ) -> RequestOperation {
         let startTime = DispatchTime.now().uptimeNanoseconds
         var state = State(
@@ -214,7 +224,8 @@ final class RequestOperation: NetworkCancellable {
         }
         let first = state.step(after: next)
         let operation = RequestOperation(
-            source: source, configuration: configuration, startTime: startTime, state: state)
+            source: source, configuration: configuration, session: session ?? configuration.session,
+            startTime: startTime, state: state)
         // Moved, not copied: a copy left behind would share the request's storage, and the
         // preparation's first write to the request would copy all of it.
         operation.run(consume first)
@@ -332,7 +343,7 @@ final class RequestOperation: NetworkCancellable {
         }
         let sentAt = DispatchTime.now().uptimeNanoseconds
         let acceptableStatusCodes = acceptableStatusCodes
-        let task = configuration.session.dataTask(with: request, redirectPolicy: redirectPolicy) {
+        let task = session.dataTask(with: request, redirectPolicy: redirectPolicy) {
             data, response, error in
             let now = DispatchTime.now().uptimeNanoseconds
             let duration = Double(now >= sentAt ? now - sentAt : 0) / 1e9

@@ -38,6 +38,21 @@ public protocol NetworkSession: Sendable {
         with request: URLRequest, redirectPolicy: RedirectPolicy,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask
+
+    /// Creates a task that sends `request` when resumed, as `transfer` says: with its redirect
+    /// policy, its body written where ``SessionTransfer/destination`` says, and its progress
+    /// reported to ``SessionTransfer/progress``.
+    ///
+    /// The module calls this method for downloads and for requests with a progress handler. Its
+    /// default implementation runs ``dataTask(with:redirectPolicy:completionHandler:)`` and, when
+    /// the body has arrived whole, writes it where the transfer says and reports the final
+    /// progress: right for fakes and for sessions that hold bodies in memory anyway, such as the
+    /// decorators. ``URLSessionTransport`` implements it, streaming bodies to disk and reporting
+    /// progress as the bytes move.
+    func transferTask(
+        with request: URLRequest, transfer: SessionTransfer,
+        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    ) -> any NetworkSessionTask
 }
 
 extension NetworkSession {
@@ -54,6 +69,20 @@ extension NetworkSession {
         return UnsentTask(
             error: RedirectPolicy.unsupportedError(by: "\(type(of: self))", url: request.url),
             completionHandler: completionHandler)
+    }
+
+    /// ``dataTask(with:redirectPolicy:completionHandler:)``, with the body written where
+    /// `transfer` says and the final progress reported once it has arrived whole (see the
+    /// requirement).
+    public func transferTask(
+        with request: URLRequest, transfer: SessionTransfer,
+        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    ) -> any NetworkSessionTask {
+        dataTask(with: request, redirectPolicy: transfer.redirectPolicy) { data, response, error in
+            let (data, error) = BufferedTransfer.complete(
+                transfer, request: request, data: data, response: response, error: error)
+            completionHandler(data, response, error)
+        }
     }
 }
 

@@ -1,0 +1,52 @@
+import Foundation
+
+/// What a ``NetworkSession`` task does with a request besides sending it and collecting its
+/// body: how it treats redirects, where a successful body goes, and whom it tells how far the
+/// transfer has got.
+///
+/// The module hands one to ``NetworkSession/transferTask(with:transfer:completionHandler:)`` for
+/// downloads and for requests with a progress handler. A session writing its own transport reads
+/// it as the contract below; a session that wraps another passes it on.
+public struct SessionTransfer: Sendable {
+    /// Where the body of a successful response goes.
+    public enum Destination: Sendable, Equatable {
+        /// Collected in memory and handed to the completion handler as its data.
+        case memory
+        /// Written to the file at `url` as it arrives, never held whole in memory, when the
+        /// status is 2xx; the completion handler then gets no data.
+        ///
+        /// - A `206 Partial Content` whose `Content-Range` starts at `resumingAt` is appended
+        ///   after the file's first `resumingAt` bytes (anything after them is cut off first). A
+        ///   `206` that starts anywhere else fails with `URLError.cannotParseResponse`; it is only
+        ///   ever the answer to a `Range` request the module sent.
+        /// - Any other 2xx body replaces the file's contents (the file is created if missing).
+        /// - Any other status leaves the file alone: its body is collected in memory, as for
+        ///   ``memory``, so that an error body can still be read.
+        /// - A file that cannot be created or written (a missing folder, no permission, a full
+        ///   disk) fails the task with `URLError.cannotCreateFile` or `URLError.cannotWriteToFile`,
+        ///   whose message says why.
+        ///
+        /// Whatever is written stays when the task fails: the module removes the file or keeps it
+        /// to resume from.
+        case file(URL, resumingAt: Int64)
+    }
+
+    /// How redirects are treated.
+    public var redirectPolicy: RedirectPolicy
+    /// Where the body of a successful response goes.
+    public var destination: Destination
+    /// Told how far each direction has got, from any thread, as often as the session likes (for
+    /// every chunk, say), with bytes counted from the start of this task; `nil` when nobody asked.
+    /// The module bounds the rate at which its callers hear of it.
+    public var progress: (@Sendable (TransferProgress) -> Void)?
+
+    /// Creates a transfer; by default, redirects followed and the body collected in memory.
+    public init(
+        redirectPolicy: RedirectPolicy = .follow, destination: Destination = .memory,
+        progress: (@Sendable (TransferProgress) -> Void)? = nil
+    ) {
+        self.redirectPolicy = redirectPolicy
+        self.destination = destination
+        self.progress = progress
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Applies a ``SessionTransfer`` to a response whose body arrived whole, in memory: what
+/// ``NetworkSession/transferTask(with:transfer:completionHandler:)`` does by default, for sessions
+/// that do not stream.
+enum BufferedTransfer {
+    /// Reports the transfer's final progress, writes a successful body where the transfer says,
+    /// and returns the data and error to complete the task with.
+    static func complete(
+        _ transfer: SessionTransfer, request: URLRequest, data: Data?, response: URLResponse?, error: (any Error)?
+    ) -> (data: Data?, error: (any Error)?) {
+        guard error == nil, let response = response as? HTTPURLResponse else { return (data, error) }
+        let body = data ?? Data()
+        if let progress = transfer.progress, let sent = request.httpBody, !sent.isEmpty {
+            progress(
+                TransferProgress(
+                    direction: .upload, completedBytes: Int64(sent.count), expectedBytes: Int64(sent.count)))
+        }
+        guard case .file(let url, let resumingAt) = transfer.destination, (200..<300).contains(response.statusCode)
+        else {
+            reportDownload(transfer, received: Int64(body.count), before: 0)
+            return (data, nil)
+        }
+        do throws(URLError) {
+            let kept = try keptBytes(of: response, resumingAt: resumingAt)
+            let file = try TransferFile(url: url, keeping: kept)
+            try file.write(body)
+            reportDownload(transfer, received: Int64(body.count), before: kept)
+            return (nil, nil)
+        } catch {
+            return (nil, error)
+        }
+    }
+
+    /// The bytes of the file a `2xx` response continues: for a `206`, its start, which must be
+    /// `resumingAt`; for any other status, none.
+    static func keptBytes(of response: HTTPURLResponse, resumingAt: Int64) throws(URLError) -> Int64 {
+        guard response.statusCode == 206 else { return 0 }
+        guard let range = ContentRange(of: response), range.start == resumingAt else {
+            let declared = response.value(forHTTPHeaderField: "Content-Range") ?? "none"
+            var userInfo: [String: Any] = [
+                NSLocalizedDescriptionKey:
+                    "The server sent 206 Partial Content with Content-Range \(declared), which does not continue "
+                    + "the \(resumingAt) bytes already downloaded."
+            ]
+            if let url = response.url { userInfo[NSURLErrorFailingURLErrorKey] = url }
+            throw URLError(.cannotParseResponse, userInfo: userInfo)
+        }
+        return resumingAt
+    }
+
+    private static func reportDownload(_ transfer: SessionTransfer, received: Int64, before: Int64) {
+        transfer.progress?(
+            TransferProgress(
+                direction: .download, completedBytes: before + received, expectedBytes: before + received))
+    }
+}

@@ -1,0 +1,193 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The file of one download over all its attempts: a hidden partial file beside the
+/// destination, which each attempt writes to (resuming what the last one left when the server
+/// said how to check it), moved to the destination on success and removed otherwise.
+///
+/// Its state is one value behind one lock: the operation's attempts and the caller's cancel
+/// reach it from any thread.
+final class DownloadFile: Sendable {
+    /// What the next attempt sends and writes.
+    struct Attempt: Equatable {
+        /// Where the session writes the body.
+        let partialURL: URL
+        /// The bytes kept from earlier attempts; `0` to start over.
+        let resumingAt: Int64
+        /// The `If-Range` validator that goes with a `Range` request; `nil` when starting over.
+        let validator: String?
+    }
+
+    private struct State {
+        /// Set by the first attempt, once the destination is checked.
+        var partialURL: URL?
+        /// The validator of the last response that wrote to the partial file.
+        var validator: String?
+        /// The download has ended: the partial file is gone or moved.
+        var isFinished = false
+    }
+
+    let destination: DownloadDestination
+    private let state = LockedState(State())
+
+    init(destination: DownloadDestination) {
+        self.destination = destination
+    }
+
+    /// Checks the destination on the first attempt, and says what this attempt sends and writes.
+    func beginAttempt() throws(URLError) -> Attempt {
+        let known = state.withLock { ($0.partialURL, $0.validator) }
+        if let partialURL = known.0 {
+            let kept = known.1 == nil ? 0 : Self.size(of: partialURL)
+            return Attempt(partialURL: partialURL, resumingAt: kept, validator: kept > 0 ? known.1 : nil)
+        }
+        let partialURL = try preparedPartialURL()
+        state.withLock { $0.partialURL = partialURL }
+        return Attempt(partialURL: partialURL, resumingAt: 0, validator: nil)
+    }
+
+    /// An attempt ended with `response` (if any): remembers how the next one may resume, and
+    /// removes the partial file if the download ended meanwhile (a session that completes after
+    /// a cancel may have written it).
+    func attemptEnded(response: URLResponse?) {
+        let validator = (response as? HTTPURLResponse).flatMap(Self.validator(of:))
+        let removeNow = state.withLock { state -> URL? in
+            if let response = response as? HTTPURLResponse, (200..<300).contains(response.statusCode) {
+                state.validator = validator
+            }
+            return state.isFinished ? state.partialURL : nil
+        }
+        if let removeNow { Self.remove(removeNow) }
+    }
+
+    /// Moves the body of `response` to the destination and returns the download's result.
+    func place(_ response: NetworkResponse) -> Result<DownloadResponse, NetworkError> {
+        let partialURL = state.withLock { state -> URL? in
+            defer { state.isFinished = true }
+            return state.isFinished ? nil : state.partialURL
+        }
+        guard let partialURL else {
+            return .failure(
+                NetworkError(
+                    TransferFile.error(
+                        .cannotMoveFile, "the download has no file to move", url: destination.url, errno: nil)))
+        }
+        do throws(URLError) {
+            let status = response.statusCode
+            if !(200..<300).contains(status) || !FileManager.default.fileExists(atPath: partialURL.path) {
+                // The session wrote no file (a status outside 2xx made acceptable, or a session
+                // that ignored the destination): the body in memory is the download.
+                try TransferFile(url: partialURL, keeping: 0).write(response.data)
+            }
+            try move(partialURL, to: destination.url)
+        } catch {
+            Self.remove(partialURL)
+            return .failure(NetworkError(error))
+        }
+        let emptied = NetworkResponse(
+            data: Data(), httpResponse: response.httpResponse, request: response.request, duration: response.duration)
+        return .success(DownloadResponse(fileURL: destination.url, response: emptied))
+    }
+
+    /// Ends the download without a file: removes whatever the attempts wrote.
+    func discard() {
+        let partialURL = state.withLock { state -> URL? in
+            defer { state.isFinished = true }
+            return state.isFinished ? nil : state.partialURL
+        }
+        if let partialURL { Self.remove(partialURL) }
+    }
+
+    // MARK: - Files
+
+    /// Checks the destination and creates its folders as it says; returns the partial file's URL.
+    private func preparedPartialURL() throws(URLError) -> URL {
+        let url = destination.url
+        guard url.isFileURL, !url.lastPathComponent.isEmpty, url.lastPathComponent != "/" else {
+            throw TransferFile.error(.cannotCreateFile, "the destination is not a file URL", url: url, errno: nil)
+        }
+        let folder = url.deletingLastPathComponent()
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) {
+            if isFolder.boolValue {
+                throw TransferFile.error(
+                    .cannotCreateFile, "a folder is in the destination's place", url: url, errno: nil)
+            }
+            if destination.existingFile == .fail {
+                throw TransferFile.error(
+                    .cannotCreateFile, "a file is already at the destination, which does not replace it", url: url,
+                    errno: nil)
+            }
+        }
+        if destination.createsFolders {
+            do {
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            } catch {
+                throw TransferFile.error(
+                    .cannotCreateFile, "cannot create the destination's folder (\(error.localizedDescription))",
+                    url: folder, errno: nil)
+            }
+        }
+        return folder.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).download")
+    }
+
+    /// Renames the partial file to the destination, in one step on one volume.
+    private func move(_ partialURL: URL, to url: URL) throws(URLError) {
+        if destination.existingFile == .fail {
+            do {
+                try FileManager.default.moveItem(at: partialURL, to: url)
+            } catch {
+                throw TransferFile.error(
+                    .cannotMoveFile, "cannot move the download into place (\(error.localizedDescription))", url: url,
+                    errno: nil)
+            }
+            return
+        }
+        let result = partialURL.withUnsafeFileSystemRepresentation { from in
+            url.withUnsafeFileSystemRepresentation { to -> Int32 in
+                guard let from, let to else { return -1 }
+                return rename(from, to)
+            }
+        }
+        if result != 0 {
+            throw TransferFile.error(.cannotMoveFile, "cannot move the download into place", url: url, errno: errno)
+        }
+    }
+
+    /// The size of the file at `url`; `0` when there is none.
+    static func size(of url: URL) -> Int64 {
+        let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
+        return (attributes?[.size] as? NSNumber)?.int64Value ?? 0
+    }
+
+    private static func remove(_ url: URL) {
+        try? FileManager.default.removeItem(at: url)
+    }
+
+    /// What `If-Range` may carry for `response` (RFC 9110 §13.1.5): a strong `ETag`, else a
+    /// `Last-Modified` date; `nil` when neither (a later attempt then starts over).
+    static func validator(of response: HTTPURLResponse) -> String? {
+        if let etag = response.value(forHTTPHeaderField: "ETag")?.trimmingCharacters(in: .whitespaces),
+            etag.hasPrefix("\""), etag.count >= 2, etag.hasSuffix("\"")
+        {
+            return etag
+        }
+        if let lastModified = response.value(forHTTPHeaderField: "Last-Modified"),
+            HTTPDate.parse(lastModified, now: Date()) != nil
+        {
+            return lastModified
+        }
+        return nil
+    }
+}
