@@ -130,7 +130,16 @@ final class DownloadFile: Sendable {
                     errno: nil)
             }
         }
-        if destination.createsFolders {
+        if !destination.createsFolders {
+            var folderIsFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &folderIsFolder),
+                folderIsFolder.boolValue
+            else {
+                throw TransferFile.error(
+                    .cannotCreateFile, "the destination's folder is missing, and the destination does not create it",
+                    url: folder, errno: nil)
+            }
+        } else {
             do {
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             } catch {
