@@ -265,6 +265,40 @@ struct DownloadTests {
         #expect(fileNames(in: folder).isEmpty)
     }
 
+    /// Records the bytes each request's context says were received, at `didFinish`.
+    final class ReceivedBytesAction: NetworkModuleAction {
+        let received = LockedState([Int]())
+        func didFinish(_ result: Result<NetworkResponse, NetworkError>, context: ActionContext) {
+            received.withLock { $0.append(context.bytesReceived) }
+        }
+    }
+
+    @Test("when a resumed download finishes, should count the bytes both attempts wrote to the file as received")
+    func bytesReceivedCountsFile() throws {
+        let folder = try makeTemporaryFolder()
+        let body = body
+        let session = ScriptedTransferSession { attempt, request, transfer in
+            if attempt == 1 {
+                try? writeBody(body.prefix(4_000), for: transfer)
+                return (nil, httpResponse(request, headers: ["ETag": "\"v1\""]), URLError(.networkConnectionLost))
+            }
+            try? writeBody(body.suffix(from: 4_000), for: transfer, keeping: 4_000)
+            let range = "bytes 4000-\(body.count - 1)/\(body.count)"
+            return (nil, httpResponse(request, status: 206, headers: ["Content-Range": range]), nil)
+        }
+        let scheduler = ManualDelayScheduler()
+        let counter = ReceivedBytesAction()
+        let module = makeTransferModule(
+            session: session, actions: [RetryAction(policy: RetryPolicy(jitter: 0)), counter], scheduler: scheduler)
+
+        module.download(
+            request: GetFile(), to: DownloadDestination(folder.appendingPathComponent("report.pdf")),
+            completion: { _ in })
+        scheduler.runAll()
+
+        #expect(counter.received.value == [body.count])
+    }
+
     @Test("when the actions look at a download, should see it succeed with an empty body, before the caller")
     func actionsSeeDownload() throws {
         let folder = try makeTemporaryFolder()

@@ -68,7 +68,9 @@ struct FakeNetworkModuleTests {
 
         module.perform(
             request: GetUser(id: 1),
-            progress: { report in events.withLock { $0.append("\(report.completedBytes)/\(report.expectedBytes ?? -1)") } },
+            progress: { report in
+                events.withLock { $0.append("\(report.completedBytes)/\(report.expectedBytes ?? -1)") }
+            },
             completion: { _ in events.withLock { $0.append("done") } })
 
         #expect(events.withLock { $0 } == ["5/5", "done"])
