@@ -6,7 +6,8 @@ import Foundation
 ///
 /// A stream is known here until its request ends (``release(_:)``), or until it is gone: an
 /// entry whose stream has been deallocated (a request built and sent outside a module) is
-/// dropped when the next stream is made, and its temporary file with it.
+/// dropped when the next stream is made, and its temporary file with it; any temporary file
+/// still known when the process exits normally is removed then.
 enum BodyStreams {
     private struct Entry {
         weak var stream: InputStream?
@@ -19,6 +20,7 @@ enum BodyStreams {
 
     /// A new stream from `source`, known until its request ends.
     static func makeStream(from source: BodyStreamSource) throws(NetworkError) -> InputStream {
+        if source.temporaryFile != nil { _ = exitCleanup }
         let stream = try source.newStream()
         let dropped = entries.withLock { entries in
             let dead = entries.filter { $0.value.stream == nil }
@@ -56,6 +58,21 @@ enum BodyStreams {
         }
         guard let released, released.stream === stream else { return }
         released.source.temporaryFile?.remove()
+    }
+
+    /// Registers, once, the removal of the temporary files still known at exit.
+    private static let exitCleanup: Void = {
+        atexit { BodyStreams.removeTemporaryFiles() }
+    }()
+
+    /// Removes every temporary file still known, and forgets its stream.
+    private static func removeTemporaryFiles() {
+        let files = entries.withLock { entries in
+            let files = entries.values.compactMap(\.source.temporaryFile)
+            entries = entries.filter { $0.value.source.temporaryFile == nil }
+            return files
+        }
+        for file in files { file.remove() }
     }
 
     private static func source(of stream: InputStream) -> BodyStreamSource? {
