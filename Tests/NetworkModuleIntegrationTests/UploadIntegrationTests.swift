@@ -72,6 +72,34 @@ struct UploadIntegrationTests {
         #expect(echo.headers["Content-Length"].flatMap { Int($0) } ?? 0 > text.utf8.count)
     }
 
+    @Test(
+        "when a file or stream upload is redirected with 307, should send a fresh stream of the body again or fail clearly",
+        arguments: [true, false])
+    func redirectedStream(fromFile: Bool) async throws {
+        let module = IntegrationServers.module(baseURL: try IntegrationServers.faultServer())
+        let (url, data) = try Self.patternFile(bytes: 300_000)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let body: RequestBody =
+            fromFile ? .file(url) : .stream(length: Int64(data.count)) { InputStream(data: data) }
+
+        let result = await module.outcome(
+            of: Endpoint(
+                path: "/redirect-to", method: .post,
+                queryItems: [URLQueryItem(name: "url", value: "/echo"), URLQueryItem(name: "status", value: "307")],
+                body: body))
+
+        switch result {
+        case .success(let response):
+            // Apple's URLSession asks for the body again (needNewBodyStream) and gets a fresh stream.
+            let echo = try JSONDecoder().decode(WireEcho.self, from: response.data)
+            #expect(echo.bodyLength == data.count)
+            #expect(echo.bodyCRC32 == CRC32.checksum(data))
+        case .failure(let error):
+            // Linux's URLSession would follow it without the body: a clear error instead.
+            #expect(error == .transportError(.requestBodyStreamExhausted))
+        }
+    }
+
     @Test("when a streamed multipart form is sent, should put exactly the bytes of its in-memory encoding on the wire")
     func streamedMultipartBytes() async throws {
         let module = IntegrationServers.module(baseURL: try IntegrationServers.faultServer())
