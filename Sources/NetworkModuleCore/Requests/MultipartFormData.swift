@@ -121,7 +121,7 @@ public struct MultipartFormData: Sendable, Equatable {
         let loaded = try loadingFiles()
         let boundary = try loaded.chooseBoundary()
         var body = Data()
-        body.reserveCapacity(Int(size))
+        body.reserveCapacity(Int(clamping: size))
         for part in loaded.parts {
             body.append(contentsOf: Self.head(of: part, boundary: boundary).utf8)
             if case .data(let data) = part.content { body.append(data) }

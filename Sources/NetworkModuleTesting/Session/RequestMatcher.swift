@@ -82,8 +82,8 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
         RequestMatcher("body == \(data.count) bytes") { $0.httpBodyStream == nil && $0.httpBody ?? Data() == data }
     }
 
-    /// Requests whose body is a stream (``RequestBody/file(_:contentType:)``,
-    /// ``RequestBody/stream(length:contentType:_:)``, a large multipart form), of `length` bytes
+    /// Requests whose body is a stream (`RequestBody.file(_:contentType:)`,
+    /// `RequestBody.stream(length:contentType:_:)`, a large multipart form), of `length` bytes
     /// if given (the length the request states). The stream is not read.
     public static func streamedBody(length: Int? = nil) -> RequestMatcher {
         RequestMatcher("streamed body" + (length.map { " of \($0) bytes" } ?? "")) { request in
