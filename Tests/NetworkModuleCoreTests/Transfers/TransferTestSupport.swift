@@ -102,20 +102,8 @@ func httpResponse(_ request: URLRequest, status: Int = 200, headers: [String: St
 /// Writes `data` where `transfer` says, as a streaming session would, keeping `kept` bytes.
 func writeBody(_ data: Data, for transfer: SessionTransfer, keeping kept: Int64 = 0) throws {
     guard case .file(let url, _) = transfer.destination else { return }
-    let handle = try FileHandle(forWritingTo: url.creatingIfMissing())
-    defer { try? handle.close() }
-    try handle.truncate(atOffset: UInt64(kept))
-    try handle.seekToEnd()
-    try handle.write(contentsOf: data)
-}
-
-extension URL {
-    fileprivate func creatingIfMissing() -> URL {
-        if !FileManager.default.fileExists(atPath: path) {
-            _ = FileManager.default.createFile(atPath: path, contents: nil)
-        }
-        return self
-    }
+    let existing = (try? Data(contentsOf: url)) ?? Data()
+    try (existing.prefix(Int(kept)) + data).write(to: url)
 }
 
 /// A module on `session` with the immediate executor and a manual scheduler.
