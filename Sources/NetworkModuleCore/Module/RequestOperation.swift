@@ -174,17 +174,21 @@ final class RequestOperation: NetworkCancellable {
     private let configuration: ModuleConfiguration
     /// The module's session, or a transfer's session around it.
     private let session: any NetworkSession
+    /// Whether a failed attempt may still be retried; `nil` when it always may. A stream says
+    /// no once a chunk has reached its consumer.
+    private let retryAllowed: (@Sendable () -> Bool)?
     private let startTime: UInt64
     private let requestID: UUID
     private let sequenceNumber: Int
     private let state: LockedState<State>
 
     private init(
-        source: Source, configuration: ModuleConfiguration, session: any NetworkSession, startTime: UInt64,
-        state: State
+        source: Source, configuration: ModuleConfiguration, session: any NetworkSession,
+        retryAllowed: (@Sendable () -> Bool)?, startTime: UInt64, state: State
     ) {
         self.source = source
         self.session = session
+        self.retryAllowed = retryAllowed
         if case .description(let networkRequest) = source {
             self.acceptableStatusCodes = networkRequest.acceptableStatusCodes.resolved(
                 moduleDefault: configuration.acceptableStatusCodes)
@@ -207,11 +211,15 @@ final class RequestOperation: NetworkCancellable {
     /// can reach the machine yet, and these first events need no lock. From the first call-out
     /// that could (an action, the session, or the delivery), every event takes the lock.
     ///
-    /// - Parameter session: the session to send on instead of the module's: a transfer's
-    ///   ``TransferSession``.
+    /// - Parameters:
+    ///   - session: the session to send on instead of the module's: a transfer's
+    ///     ``TransferSession``.
+    ///   - retryAllowed: asked before the actions are asked to retry a failed attempt; when it
+    ///     says no, no action is asked and the failure stands (a stream whose consumer has had
+    ///     chunks). `nil`: retries are the actions' decision alone.
     static func start(
         source: Source, configuration: ModuleConfiguration, session: (any NetworkSession)? = nil,
-        completion: @escaping Completion
+        retryAllowed: (@Sendable () -> Bool)? = nil, completion: @escaping Completion
     ) -> RequestOperation {
         let startTime = DispatchTime.now().uptimeNanoseconds
         var state = State(
@@ -225,7 +233,7 @@ final class RequestOperation: NetworkCancellable {
         let first = state.step(after: next)
         let operation = RequestOperation(
             source: source, configuration: configuration, session: session ?? configuration.session,
-            startTime: startTime, state: state)
+            retryAllowed: retryAllowed, startTime: startTime, state: state)
         // Moved, not copied: a copy left behind would share the request's storage, and the
         // preparation's first write to the request would copy all of it.
         operation.run(consume first)
@@ -296,6 +304,13 @@ final class RequestOperation: NetworkCancellable {
                 step = update { $0.observed(observed) }
             case .askRetry(let attempt, let index):
                 let error = step.error.take() ?? .invalidRequest(.missingURL)
+                if let retryAllowed, !retryAllowed() {
+                    step = update { machine in
+                        _ = machine.retryDecided(attempt: attempt, index: index, .doNotRetry)
+                        return machine.retryDecisionReturned()
+                    }
+                    continue
+                }
                 configuration.actions[index].retryDecision(for: error, context: context(attempt: attempt, step: step)) {
                     decision in
                     self.run(self.update { $0.retryDecided(attempt: attempt, index: index, decision) })

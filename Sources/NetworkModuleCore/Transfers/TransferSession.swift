@@ -14,6 +14,8 @@ struct TransferSession: NetworkSession {
     let base: any NetworkSession
     let reporter: ProgressReporter?
     let download: DownloadFile?
+    /// For a stream, where its body goes.
+    var chunks: SessionTransfer.ChunkSink? = nil
 
     func dataTask(
         with request: URLRequest,
@@ -41,6 +43,7 @@ struct TransferSession: NetworkSession {
             }
             destination = .file(attempt.partialURL, resumingAt: attempt.resumingAt)
         }
+        if let chunks { destination = .chunks(chunks) }
         var progress: (@Sendable (TransferProgress) -> Void)?
         if let reporter {
             progress = { report in reporter.report(report) }
