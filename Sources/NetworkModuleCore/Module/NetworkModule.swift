@@ -88,7 +88,8 @@ public protocol NetworkModule: Sendable {
     /// body went to `onChunk`) or the error. See `docs/transfers.md`.
     ///
     /// - At most about `bufferSize` bytes wait for `onChunk`: a consumer slower than the network
-    ///   (a busy executor, a slow `onChunk`) pauses the transfer.
+    ///   (a busy executor, a slow `onChunk`) pauses the transfer. (``URLSessionTransport`` on
+    ///   Linux cannot pause one: there its ``URLSessionTransport/maximumResponseSize`` bounds it.)
     /// - Only a 2xx body is streamed; any other status is read whole and handled as for
     ///   ``perform(request:completion:)`` (an error status is ``NetworkError/httpError(_:)``, with
     ///   its body).

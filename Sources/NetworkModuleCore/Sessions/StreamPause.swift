@@ -9,14 +9,16 @@ import Foundation
 ///
 /// - On Apple platforms the task is suspended and resumed, always from one serial queue of its
 ///   own: in the order the sink asked, and never on the delegate queue.
-/// - On Linux, `URLSessionTask.suspend()` does not stop swift-corelibs-foundation from reading
-///   (libcurl goes on, and a resumed transfer can be corrupted), so the stream has a `URLSession`
-///   of its own, and ``pause()`` blocks its delegate queue, a ``BoundedDelegateQueue``, until the
-///   sink has room or the task ends: the queue fills, libcurl waits for it, and the server is
-///   slowed by TCP. Only this stream's session waits.
+/// - On Linux it does nothing: swift-corelibs-foundation cannot pause a transfer.
+///   `URLSessionTask.suspend()` does not stop libcurl from reading (measured: hundreds of MB
+///   arrive while "suspended", and the resumed body can come out corrupted), and holding the
+///   delegate instead holds the one work queue every `URLSession` of the process shares (a
+///   stream paused that way stalled every other request, and a consumer waiting for one of them
+///   never drained it). There the sink takes what arrives, and
+///   ``URLSessionTransport/maximumResponseSize`` bounds it.
 final class StreamPause: @unchecked Sendable {
-    // @unchecked Sendable is safe: `state` is only touched while holding `condition`; `task`
-    // and `queue` are immutable.
+    // @unchecked Sendable is safe: `state` is only touched while holding `lock`; `task` and
+    // `queue` are immutable.
 
     /// Whether the body is paused, as a value: each event returns what to do.
     struct State: Equatable {
@@ -62,7 +64,8 @@ final class StreamPause: @unchecked Sendable {
         }
     }
 
-    private let condition = NSCondition()
+    /// Guards `state`.
+    private let lock = NSLock()
     private var state = State()
     private let task: URLSessionDataTask
     /// Where the task is suspended and resumed (Apple platforms).
@@ -74,47 +77,36 @@ final class StreamPause: @unchecked Sendable {
 
     /// Whether the body is paused: a paused body is not idle.
     var isPaused: Bool {
-        condition.lock()
-        defer { condition.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         return state.isPaused
     }
 
-    /// The sink is full: stops reading. On Linux, blocks the calling delegate thread until the
-    /// sink has room or the task ends.
+    /// The sink is full: stops reading (Apple platforms).
     func pause() {
-        condition.lock()
-        let action = state.full()
-        #if canImport(FoundationNetworking)
-            _ = action
-            while state.isPaused { condition.wait() }
-            condition.unlock()
-        #else
-            condition.unlock()
-            if action == .suspend { queue.async { [task] in task.suspend() } }
+        #if !canImport(FoundationNetworking)
+            lock.lock()
+            defer { lock.unlock() }
+            // Queued under the lock, so that a resume asked next is queued after it.
+            if state.full() == .suspend { queue.async { [task] in task.suspend() } }
         #endif
     }
 
-    /// The sink has room: reads on.
+    /// The sink has room: reads on (Apple platforms).
     func resume() {
-        condition.lock()
-        let action = state.room()
-        #if canImport(FoundationNetworking)
-            _ = action
-            condition.broadcast()
-            condition.unlock()
-        #else
+        #if !canImport(FoundationNetworking)
+            lock.lock()
+            defer { lock.unlock() }
             // Queued under the lock, so that a suspend asked first is queued first.
-            if action == .resume { queue.async { [task] in task.resume() } }
-            condition.unlock()
+            if state.room() == .resume { queue.async { [task] in task.resume() } }
         #endif
     }
 
-    /// The task's outcome was reported: a waiting delegate thread goes on (the task is
-    /// cancelled or complete; a suspended one stays suspended until it is cancelled).
+    /// The task's outcome was reported: pauses and resumes are ignored from now on (a suspended
+    /// task stays suspended until the transport cancels it).
     func end() {
-        condition.lock()
+        lock.lock()
+        defer { lock.unlock() }
         _ = state.end()
-        condition.broadcast()
-        condition.unlock()
     }
 }

@@ -163,11 +163,13 @@ public final class URLSessionTransport: NetworkSession {
     }
 
     /// Creates a task that sends `request` as `transfer` says. A ``SessionTransfer/Destination/chunks(_:)``
-    /// body is streamed: each chunk goes to the sink as it arrives, never collected, counted
-    /// against ``maximumResponseSize`` as any body, and reading pauses while the sink is full (a
-    /// paused body is not idle for the request's timeout). On Linux each stream has a `URLSession`
-    /// of its own for that (see ``StreamPause``). Other destinations get their body whole, as the
-    /// default implementation does.
+    /// body is streamed: each chunk goes to the sink as it arrives, never collected, and counted
+    /// against ``maximumResponseSize`` as any body. On Apple platforms reading pauses while the
+    /// sink is full (the task is suspended; a paused body is not idle for the request's timeout).
+    /// On Linux it cannot: swift-corelibs-foundation has no way to pause a transfer (see
+    /// ``StreamPause``), so the sink takes what arrives, up to ``maximumResponseSize``, and a
+    /// stream that must outlast it needs a larger limit or none. Other destinations get their
+    /// body whole, as the default implementation does.
     public func transferTask(
         with request: URLRequest, transfer: SessionTransfer,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
@@ -184,24 +186,6 @@ public final class URLSessionTransport: NetworkSession {
         return TransportTask(
             request: request, redirectPolicy: transfer.redirectPolicy, transport: self, sink: sink,
             completionHandler: completionHandler)
-    }
-
-    /// A `URLSession` for one stream on Linux, with a delegate of its own whose queue holds few
-    /// chunks and makes libcurl wait long for room: a stream paused by its consumer blocks that
-    /// queue (``StreamPause``), and only its own transfer waits. The wait is bounded (a quarter
-    /// of a second, then one more chunk is queued) for the reason ``BoundedDelegateQueue`` gives.
-    fileprivate func makeStreamSession() -> (URLSession, TransportDelegate) {
-        let delegate = TransportDelegate(
-            maximumResponseSize: maximumResponseSize, credentialHeaderNames: self.delegate.credentialHeaderNames,
-            serverTrust: serverTrust)
-        #if canImport(FoundationNetworking)
-            let delegateQueue: OperationQueue? = BoundedDelegateQueue(capacity: 4, longestWait: 0.25)
-        #else
-            let delegateQueue: OperationQueue? = nil
-        #endif
-        let session = URLSession(
-            configuration: urlSession.configuration, delegate: delegate, delegateQueue: delegateQueue)
-        return (session, delegate)
     }
 
     /// Cancels `task` from a background queue, so that no caller waits for it.
@@ -251,9 +235,7 @@ private final class TransportTask: NetworkSessionTask {
     private let transport: URLSessionTransport
     /// Where a streamed body goes; `nil` to collect it.
     private let sink: SessionTransfer.ChunkSink?
-    /// The session and delegate the task runs on: the transport's, or a stream's own on Linux.
-    private let urlSession: URLSession
-    private let delegate: TransportDelegate
+    private var delegate: TransportDelegate { transport.delegate }
     private let phase: LockedState<Phase>
 
     init(
@@ -265,19 +247,6 @@ private final class TransportTask: NetworkSessionTask {
         self.redirectPolicy = redirectPolicy
         self.transport = transport
         self.sink = sink
-        var completionHandler = completionHandler
-        if sink != nil, LinuxURLSessionQuirks.apply {
-            let (session, delegate) = transport.makeStreamSession()
-            (self.urlSession, self.delegate) = (session, delegate)
-            // The stream's session goes once its one task has reported, whichever way.
-            let reported = completionHandler
-            completionHandler = { data, response, error in
-                session.finishTasksAndInvalidate()
-                reported(data, response, error)
-            }
-        } else {
-            (self.urlSession, self.delegate) = (transport.urlSession, transport.delegate)
-        }
         self.phase = LockedState(.created(completionHandler))
     }
 
@@ -302,7 +271,7 @@ private final class TransportTask: NetworkSessionTask {
             outgoing.timeoutInterval = LinuxURLSessionQuirks.outgoingTimeout(
                 for: request.timeoutInterval, idleTimeoutEnforced: true)
         }
-        let task = urlSession.dataTask(with: outgoing)
+        let task = transport.urlSession.dataTask(with: outgoing)
         // Registered before the deadline is set and before the task runs, so that neither a
         // deadline that expires at once nor an early answer finds no record.
         delegate.register(
@@ -405,7 +374,7 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
     }
 
     private let maximumResponseSize: Int?
-    fileprivate let credentialHeaderNames: Set<String>
+    private let credentialHeaderNames: Set<String>
     private let serverTrust: ServerTrustPolicy
     /// The tasks in flight, by task identifier.
     private let tasks = LockedState([Int: Record]())

@@ -17,7 +17,9 @@ import Foundation
 ///   ``response`` is first awaited. Iterate a stream once.
 /// - **Memory stays bounded.** At most about `bufferSize` bytes wait for the consumer (see
 ///   ``NetworkModule/stream(request:bufferSize:)``): a consumer slower than the network pauses
-///   the transfer, which reads on when the consumer has taken half of them.
+///   the transfer, which reads on when the consumer has taken half of them. (With
+///   ``URLSessionTransport`` on Linux, where swift-corelibs-foundation cannot pause a transfer,
+///   the transport's ``URLSessionTransport/maximumResponseSize`` is the bound instead.)
 /// - **Cancelling** the iterating `Task`, or releasing the iterator (leaving the loop with
 ///   `break`, say) and the stream, cancels the request. The iterator then throws
 ///   ``NetworkError/cancelled`` (a cancelled `Task`) or is gone; no chunk comes after it.
