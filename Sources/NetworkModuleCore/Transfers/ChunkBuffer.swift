@@ -199,3 +199,27 @@ struct ChunkBuffer<Waiter, HeadWaiter> {
         return ending
     }
 }
+
+extension LockedState {
+    /// A sink that hands each chunk to the buffer behind this lock, then `handle`s what it did
+    /// (a chunk for a parked consumer, heads to answer) outside the lock; the owners' one way in.
+    func chunkSink<Waiter, HeadWaiter>(
+        _ handle: @escaping @Sendable (ChunkBuffer<Waiter, HeadWaiter>.Receipt, HTTPURLResponse) -> Void
+    ) -> SessionTransfer.ChunkSink where State == ChunkBuffer<Waiter, HeadWaiter> {
+        SessionTransfer.ChunkSink { chunk, response, onRoom in
+            let receipt = self.withLock { $0.receive(chunk, of: response, onRoom: onRoom) }
+            handle(receipt, response)
+            return receipt.hasRoom
+        }
+    }
+
+    /// Ends the buffer behind this lock with `result` and resumes a session it had paused, so
+    /// that it goes on to its end; returns what the end did, for the owner to hand on.
+    func finishChunks<Waiter, HeadWaiter>(
+        _ result: Result<NetworkResponse, NetworkError>
+    ) -> ChunkBuffer<Waiter, HeadWaiter>.Ending where State == ChunkBuffer<Waiter, HeadWaiter> {
+        let ending = withLock { $0.finish(result) }
+        ending.resumeSession?()
+        return ending
+    }
+}

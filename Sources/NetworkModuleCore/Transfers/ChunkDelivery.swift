@@ -32,12 +32,10 @@ final class ChunkDelivery: Sendable {
 
     /// The sink the session hands the body to.
     var sink: SessionTransfer.ChunkSink {
-        SessionTransfer.ChunkSink { chunk, response, onRoom in
-            let receipt = self.buffer.withLock { $0.receive(chunk, of: response, onRoom: onRoom) }
+        buffer.chunkSink { receipt, _ in
             if let (_, chunk) = receipt.handOff {
                 self.executor.execute { self.deliver(from: .chunk(chunk)) }
             }
-            return receipt.hasRoom
         }
     }
 
@@ -49,9 +47,7 @@ final class ChunkDelivery: Sendable {
     /// The request ended with `result`; called on the completion executor. The end is delivered
     /// here when no delivery job runs, and otherwise by the job, after its last chunk.
     func finish(_ result: Result<NetworkResponse, NetworkError>) {
-        let ending = buffer.withLock { $0.finish(result) }
-        ending.resumeSession?()
-        if let (_, pull) = ending.wake { deliver(from: pull) }
+        if let (_, pull) = buffer.finishChunks(result).wake { deliver(from: pull) }
     }
 
     /// The delivery job: hands over `first`, then whatever the buffer holds, until it is empty

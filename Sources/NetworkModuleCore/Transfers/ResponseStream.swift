@@ -192,11 +192,9 @@ public struct ResponseStream: AsyncSequence, Sendable {
 
         /// The sink the session hands the body to.
         var sink: SessionTransfer.ChunkSink {
-            SessionTransfer.ChunkSink { chunk, response, onRoom in
-                let receipt = self.buffer.withLock { $0.receive(chunk, of: response, onRoom: onRoom) }
+            buffer.chunkSink { receipt, response in
                 for head in receipt.heads { head.resume(returning: .success(response)) }
                 if let (waiter, chunk) = receipt.handOff { waiter.resume(returning: .success(chunk)) }
-                return receipt.hasRoom
             }
         }
 
@@ -207,8 +205,7 @@ public struct ResponseStream: AsyncSequence, Sendable {
 
         /// The request ended with `result`.
         func finish(_ result: Result<NetworkResponse, NetworkError>) {
-            let ending = buffer.withLock { $0.finish(result) }
-            ending.resumeSession?()
+            let ending = buffer.finishChunks(result)
             if let head = ending.head {
                 for waiter in ending.heads { waiter.resume(returning: head) }
             }
