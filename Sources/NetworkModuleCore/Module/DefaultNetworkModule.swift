@@ -251,6 +251,48 @@ public final class DefaultNetworkModule: NetworkModule {
         }
     }
 
+    /// Performs `request` with its 2xx body handed to `onChunk` as it arrives, through the
+    /// completion executor, with at most about `bufferSize` bytes waiting; the transfer pauses
+    /// while they do. Retries stop once a chunk has arrived. See
+    /// ``NetworkModule/stream(request:bufferSize:onChunk:completion:)``.
+    @discardableResult
+    public func stream(
+        request: any NetworkRequest, bufferSize: Int,
+        onChunk: @escaping @Sendable (Data) -> Void,
+        completion: @escaping @Sendable (Result<NetworkResponse, NetworkError>) -> Void
+    ) -> any NetworkCancellable {
+        let delivery = ChunkDelivery(
+            limit: bufferSize, executor: completionExecutor, onChunk: onChunk, completion: completion)
+        return startStream(request, into: delivery.sink, retryAllowed: { !delivery.hasReceived }) { result in
+            delivery.finish(result)
+        }
+    }
+
+    /// The body of `request` as it arrives, for `for try await`, with at most about `bufferSize`
+    /// bytes waiting; the transfer pauses while they do. See ``ResponseStream``.
+    public func stream(request: any NetworkRequest, bufferSize: Int) -> ResponseStream {
+        ResponseStream(bufferSize: bufferSize) { channel in
+            self.startStream(request, into: channel.sink, retryAllowed: { !channel.hasReceived }) { result in
+                channel.finish(result)
+            }
+        }
+    }
+
+    /// Starts an operation that streams the body of `request` into `sink`, retries only while
+    /// `retryAllowed` says so, and hands the outcome to `end` through the completion executor.
+    private func startStream(
+        _ request: any NetworkRequest, into sink: SessionTransfer.ChunkSink,
+        retryAllowed: @escaping @Sendable () -> Bool,
+        end: @escaping @Sendable (Result<NetworkResponse, NetworkError>) -> Void
+    ) -> any NetworkCancellable {
+        let session = TransferSession(
+            base: configuration.session, reporter: nil, download: nil, chunks: sink, retryAllowed: retryAllowed)
+        return RequestOperation.start(source: .description(request), configuration: configuration, transfer: session) {
+            result in
+            (result, { end(result) })
+        }
+    }
+
     /// Starts an operation for `source` whose outcome `transform` turns into the caller's
     /// result.
     private func run<Output: Sendable>(

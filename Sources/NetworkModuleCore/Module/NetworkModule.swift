@@ -82,6 +82,38 @@ public protocol NetworkModule: Sendable {
         completion: @escaping @Sendable (Result<DownloadResponse, NetworkError>) -> Void
     ) -> any NetworkCancellable
 
+    /// Performs `request` and hands its body to `onChunk` as it arrives: chunk by chunk, in
+    /// order, one at a time, through the completion executor; then `completion`, exactly once,
+    /// after the last chunk, also through the executor, with the response (its `data` empty: the
+    /// body went to `onChunk`) or the error. See `docs/transfers.md`.
+    ///
+    /// - At most about `bufferSize` bytes wait for `onChunk`: a consumer slower than the network
+    ///   (a busy executor, a slow `onChunk`) pauses the transfer. (``URLSessionTransport`` on
+    ///   Linux cannot pause one: there its ``URLSessionTransport/maximumResponseSize`` bounds it.)
+    /// - Only a 2xx body is streamed; any other status is read whole and handled as for
+    ///   ``perform(request:completion:)`` (an error status is ``NetworkError/httpError(_:)``, with
+    ///   its body).
+    /// - Cancelling the returned handle cancels the request: `completion` gets
+    ///   ``NetworkError/cancelled`` and `onChunk` nothing more, even chunks that had arrived.
+    /// - A failure after the first chunk has arrived is delivered as it is, never retried (the
+    ///   consumer would get bytes twice); before it, the actions may retry as for any request.
+    ///
+    /// A custom implementation need not implement it: by default it calls
+    /// ``perform(request:completion:)`` and hands the body over as one chunk.
+    @discardableResult
+    func stream(
+        request: any NetworkRequest, bufferSize: Int,
+        onChunk: @escaping @Sendable (Data) -> Void,
+        completion: @escaping @Sendable (Result<NetworkResponse, NetworkError>) -> Void
+    ) -> any NetworkCancellable
+
+    /// The body of `request` as an `AsyncSequence` of chunks, sent when iteration starts, with at
+    /// most about `bufferSize` bytes waiting for the consumer. See ``ResponseStream``.
+    ///
+    /// A custom implementation need not implement it: by default it calls
+    /// ``perform(request:completion:)`` and hands the body over as one chunk.
+    func stream(request: any NetworkRequest, bufferSize: Int) -> ResponseStream
+
     /// Performs `request` and decodes the JSON body into `responseType`.
     @discardableResult
     func performAndDecode<Response: Decodable & Sendable>(

@@ -313,6 +313,13 @@ final class RequestOperation: NetworkCancellable {
                 step = update { $0.observed(observed) }
             case .askRetry(let attempt, let index):
                 let error = step.error.take() ?? .invalidRequest(.missingURL)
+                if let retryAllowed = transfer?.retryAllowed, !retryAllowed() {
+                    step = update { machine in
+                        _ = machine.retryDecided(attempt: attempt, index: index, .doNotRetry)
+                        return machine.retryDecisionReturned()
+                    }
+                    continue
+                }
                 configuration.actions[index].retryDecision(for: error, context: context(attempt: attempt, step: step)) {
                     decision in
                     self.run(self.update { $0.retryDecided(attempt: attempt, index: index, decision) })

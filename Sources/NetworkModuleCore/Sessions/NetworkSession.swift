@@ -43,10 +43,10 @@ public protocol NetworkSession: Sendable {
     /// policy, its body written where ``SessionTransfer/destination`` says, and its progress
     /// reported to ``SessionTransfer/progress``.
     ///
-    /// The module calls this method for downloads and for requests with a progress handler. Its
-    /// default implementation runs ``dataTask(with:redirectPolicy:completionHandler:)`` and, when
-    /// the body has arrived whole, writes it where the transfer says and reports the final
-    /// progress: right for fakes and for sessions that hold bodies in memory anyway, such as the
+    /// The module calls this method for downloads, streams and requests with a progress handler.
+    /// Its default implementation runs ``dataTask(with:redirectPolicy:completionHandler:)`` and,
+    /// when the body has arrived whole, writes it where the transfer says (a stream gets it as one
+    /// chunk) and reports the final progress: right for fakes and for sessions that hold bodies in memory anyway, such as the
     /// decorators. ``URLSessionTransport`` implements it, streaming bodies to disk and reporting
     /// progress as the bytes move.
     func transferTask(
@@ -78,11 +78,7 @@ extension NetworkSession {
         with request: URLRequest, transfer: SessionTransfer,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
-        dataTask(with: request, redirectPolicy: transfer.redirectPolicy) { data, response, error in
-            let (data, error) = BufferedTransfer.complete(
-                transfer, request: request, data: data, response: response, error: error)
-            completionHandler(data, response, error)
-        }
+        BufferedTransfer.task(on: self, with: request, transfer: transfer, completionHandler: completionHandler)
     }
 }
 

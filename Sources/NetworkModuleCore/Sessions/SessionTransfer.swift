@@ -5,7 +5,7 @@ import Foundation
 /// transfer has got.
 ///
 /// The module hands one to ``NetworkSession/transferTask(with:transfer:completionHandler:)`` for
-/// downloads and for requests with a progress handler. A session writing its own transport reads
+/// downloads, streamed responses and requests with a progress handler. A session writing its own transport reads
 /// it as the contract below; a session that wraps another passes it on.
 public struct SessionTransfer: Sendable {
     /// Where the body of a successful response goes.
@@ -29,6 +29,23 @@ public struct SessionTransfer: Sendable {
         /// Whatever is written stays when the task fails: the module removes the file or keeps it
         /// to resume from.
         case file(URL, resumingAt: Int64)
+        /// Handed to `sink` chunk by chunk as it arrives, in order and one chunk at a time, never
+        /// held whole in memory, when the status is 2xx; the completion handler is then called
+        /// after the last chunk, with no data.
+        ///
+        /// - Flow control: when ``ChunkSink/receive(_:of:onRoom:)`` returns `false` the sink is
+        ///   full, and the session stops reading the body (it may still hand over the chunks it
+        ///   read already) until the sink calls `onRoom`. A paused body does not count as idle for
+        ///   the request's timeout.
+        /// - Any other status is collected in memory, as for ``memory``, so that an error body can
+        ///   still be read; the sink gets none of it.
+        /// - The session's own limits apply to the streamed bytes as to any body (for
+        ///   ``URLSessionTransport``, ``URLSessionTransport/maximumResponseSize``).
+        /// - A task cancelled, failed or completed hands the sink nothing more.
+        ///
+        /// A session that cannot stream (the default implementation) hands the whole body over as
+        /// one chunk once it has arrived.
+        case chunks(ChunkSink)
     }
 
     /// How redirects are treated.

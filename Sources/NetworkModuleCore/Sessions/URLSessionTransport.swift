@@ -162,6 +162,32 @@ public final class URLSessionTransport: NetworkSession {
             request: request, redirectPolicy: redirectPolicy, transport: self, completionHandler: completionHandler)
     }
 
+    /// Creates a task that sends `request` as `transfer` says. A ``SessionTransfer/Destination/chunks(_:)``
+    /// body is streamed: each chunk goes to the sink as it arrives, never collected, and counted
+    /// against ``maximumResponseSize`` as any body. On Apple platforms reading pauses while the
+    /// sink is full (the task is suspended; a paused body is not idle for the request's timeout).
+    /// On Linux it cannot: swift-corelibs-foundation has no way to pause a transfer (see
+    /// ``StreamPause``), so the sink takes what arrives, up to ``maximumResponseSize``, and a
+    /// stream that must outlast it needs a larger limit or none. Other destinations get their
+    /// body whole, as the default implementation does.
+    public func transferTask(
+        with request: URLRequest, transfer: SessionTransfer,
+        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    ) -> any NetworkSessionTask {
+        guard case .chunks(let sink) = transfer.destination else {
+            return BufferedTransfer.task(
+                on: self, with: request, transfer: transfer, completionHandler: completionHandler)
+        }
+        if delegate.refusesHTTPS, TransportDelegate.isHTTPS(request.url) {
+            return UnsentTask(
+                error: LinuxURLSessionQuirks.pinningUnsupportedError(url: request.url),
+                completionHandler: completionHandler)
+        }
+        return TransportTask(
+            request: request, redirectPolicy: transfer.redirectPolicy, transport: self, sink: sink,
+            completionHandler: completionHandler)
+    }
+
     /// Cancels `task` from a background queue, so that no caller waits for it.
     ///
     /// On Linux `URLSessionTask.cancel()` waits for the session's work queue, which may itself
@@ -207,16 +233,20 @@ private final class TransportTask: NetworkSessionTask {
     /// `resume()`, and a released transport invalidates its `URLSession`, in which no task
     /// may be created any more.
     private let transport: URLSessionTransport
+    /// Where a streamed body goes; `nil` to collect it.
+    private let sink: SessionTransfer.ChunkSink?
     private var delegate: TransportDelegate { transport.delegate }
     private let phase: LockedState<Phase>
 
     init(
         request: URLRequest, redirectPolicy: RedirectPolicy, transport: URLSessionTransport,
+        sink: SessionTransfer.ChunkSink? = nil,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) {
         self.request = request
         self.redirectPolicy = redirectPolicy
         self.transport = transport
+        self.sink = sink
         self.phase = LockedState(.created(completionHandler))
     }
 
@@ -246,7 +276,7 @@ private final class TransportTask: NetworkSessionTask {
         // deadline that expires at once nor an early answer finds no record.
         delegate.register(
             task, url: request.url, timeout: LinuxURLSessionQuirks.apply ? request.timeoutInterval : nil,
-            redirectPolicy: redirectPolicy, completionHandler: handler)
+            redirectPolicy: redirectPolicy, sink: sink, completionHandler: handler)
         let isRunning = phase.withLock { phase -> Bool in
             guard case .starting = phase else { return false }
             phase = .running(task)
@@ -308,6 +338,30 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
         var exceededLimit = false
         /// The server's certificate did not lead to a pinned one (Apple platforms).
         var rejectedServerTrust = false
+        /// Where a 2xx body goes, chunk by chunk; `nil` to collect it.
+        var sink: SessionTransfer.ChunkSink?
+        /// Pauses the body while the sink is full; with `sink`.
+        var pause: StreamPause?
+        /// The response whose body goes to `sink`: set when a 2xx head arrives.
+        var streamedResponse: HTTPURLResponse?
+        /// The bytes handed to `sink`.
+        var streamedBytes = 0
+
+        /// When the task was last active: now, while its stream is paused (its consumer, not
+        /// the server, is slow).
+        var activity: UInt64? {
+            pause?.isPaused == true ? DispatchTime.now().uptimeNanoseconds : lastActivity
+        }
+    }
+
+    /// What a chunk of a streamed body does.
+    private enum StreamStep {
+        /// Hand it to the sink.
+        case deliver(SessionTransfer.ChunkSink, HTTPURLResponse, StreamPause?)
+        /// The body would pass the size limit: the task fails.
+        case overLimit
+        /// The task was finished: drop it.
+        case drop
     }
 
     /// What a chunk of a body did to its task's record.
@@ -344,16 +398,20 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
     /// for none). In that order: a deadline that expires at once must find the record.
     func register(
         _ task: URLSessionDataTask, url: URL?, timeout: TimeInterval?, redirectPolicy: RedirectPolicy,
+        sink: SessionTransfer.ChunkSink? = nil,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) {
         let identifier = task.taskIdentifier
-        tasks.withLock {
-            $0[identifier] = Record(completionHandler: completionHandler, redirectPolicy: redirectPolicy)
+        var record = Record(completionHandler: completionHandler, redirectPolicy: redirectPolicy)
+        if let sink {
+            record.sink = sink
+            record.pause = StreamPause(task: task)
         }
+        tasks.withLock { $0[identifier] = record }
         guard let timeout else { return }
         let deadline = ResponseDeadlines.shared.schedule(
             after: timeout,
-            lastActivity: { [weak self] in self?.tasks.withLock { $0[identifier]?.lastActivity } },
+            lastActivity: { [weak self] in self?.tasks.withLock { $0[identifier]?.activity } },
             onExpiry: { [weak self] in
                 self?.finish(identifier, data: nil, response: nil, error: URLError.timedOut(url))
                 URLSessionTransport.cancelWithoutWaiting(task)
@@ -371,6 +429,7 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
     func finish(_ identifier: Int, data: Data?, response: URLResponse?, error: (any Error)?) {
         guard let record = tasks.withLock({ $0.removeValue(forKey: identifier) }) else { return }
         record.deadline?.cancel()
+        record.pause?.end()
         CompletionHandlerQueue.call(record.completionHandler, data: data, response: response, error: error)
     }
 
@@ -393,6 +452,14 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
             URLSessionTransport.cancelWithoutWaiting(dataTask)
             return
         }
+        if let response = response as? HTTPURLResponse, (200..<300).contains(response.statusCode) {
+            // A 2xx body of a stream goes to its sink; any other is collected, to be read.
+            tasks.withLock { tasks in
+                _ = tasks.modifyValue(forKey: dataTask.taskIdentifier) { record in
+                    if record.sink != nil { record.streamedResponse = response }
+                }
+            }
+        }
         completionHandler(.allow)
     }
 
@@ -401,6 +468,7 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
         // lock, the body appended in place, and the time stored for the idle timeout.
         let identifier = dataTask.taskIdentifier
         let now = DispatchTime.now().uptimeNanoseconds
+        if streamChunk(data, of: dataTask, at: now) { return }
         // The room for the body is read from the response on its first chunk, outside the lock
         // (a Foundation getter); chunks of one task arrive one at a time, so the second pass
         // still finds the body empty.
@@ -431,6 +499,41 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
         if outcome == .overLimit, let limit = maximumResponseSize {
             finish(identifier, data: nil, response: nil, error: NetworkError.responseTooLarge(limit: limit))
             URLSessionTransport.cancelWithoutWaiting(dataTask)
+        }
+    }
+
+    /// Hands `data` to the sink when `dataTask` streams its body, and pauses reading while the
+    /// sink is full; returns whether it did (`false`: the body is collected).
+    private func streamChunk(_ data: Data, of dataTask: URLSessionDataTask, at now: UInt64) -> Bool {
+        let identifier = dataTask.taskIdentifier
+        let step = tasks.withLock { tasks -> StreamStep? in
+            tasks.modifyValue(forKey: identifier) { record -> StreamStep? in
+                guard let sink = record.sink, let response = record.streamedResponse else { return nil }
+                guard !record.exceededLimit else { return .drop }
+                if let limit = maximumResponseSize, record.streamedBytes + data.count > limit {
+                    record.exceededLimit = true
+                    return .overLimit
+                }
+                record.streamedBytes += data.count
+                record.lastActivity = now
+                return .deliver(sink, response, record.pause)
+            } ?? .drop
+        }
+        switch step {
+        case nil:
+            return false
+        case .drop:
+            return true
+        case .overLimit:
+            if let limit = maximumResponseSize {
+                finish(identifier, data: nil, response: nil, error: NetworkError.responseTooLarge(limit: limit))
+            }
+            URLSessionTransport.cancelWithoutWaiting(dataTask)
+            return true
+        case .deliver(let sink, let response, let pause):
+            // The sink is the module's: called outside the lock.
+            if !sink.receive(data, of: response, onRoom: { pause?.resume() }) { pause?.pause() }
+            return true
         }
     }
 
@@ -470,7 +573,8 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
                 task.taskIdentifier, data: nil, response: task.response, error: LinuxURLSessionQuirks.normalized(error))
         } else if let response = task.response as? HTTPURLResponse,
             let code = ResponseFraming.failure(
-                of: response, method: task.currentRequest?.httpMethod, receivedBytes: record.body.count)
+                of: response, method: task.currentRequest?.httpMethod,
+                receivedBytes: record.streamedResponse == nil ? record.body.count : record.streamedBytes)
         {
             // Invalid or conflicting framing, or a short body: never a success (RFC 9112 §6.3).
             finish(task.taskIdentifier, data: nil, response: nil, error: Self.framingError(code, response: response))

@@ -7,7 +7,29 @@ import Foundation
 /// Applies a ``SessionTransfer`` to a response whose body arrived whole, in memory: what
 /// ``NetworkSession/transferTask(with:transfer:completionHandler:)`` does by default, for sessions
 /// that do not stream.
-enum BufferedTransfer {
+package enum BufferedTransfer {
+    /// A task of `session` that runs its data task and applies `transfer` to the body once it has
+    /// arrived whole: the default ``NetworkSession/transferTask(with:transfer:completionHandler:)``,
+    /// and what a session that streams only some destinations does for the others.
+    package static func task(
+        on session: some NetworkSession, with request: URLRequest, transfer: SessionTransfer,
+        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    ) -> any NetworkSessionTask {
+        session.dataTask(with: request, redirectPolicy: transfer.redirectPolicy) { data, response, error in
+            if case .chunks(let sink) = transfer.destination, error == nil,
+                let response = response as? HTTPURLResponse, (200..<300).contains(response.statusCode)
+            {
+                // The whole body as one chunk; the task ends once the sink has taken it.
+                ChunkFeeder.feed(data ?? Data(), of: response, in: .max, to: sink) {
+                    completionHandler(nil, response, nil)
+                }
+                return
+            }
+            let (data, error) = complete(transfer, request: request, data: data, response: response, error: error)
+            completionHandler(data, response, error)
+        }
+    }
+
     /// Reports the transfer's final progress, writes a successful body where the transfer says,
     /// and returns the data and error to complete the task with.
     static func complete(

@@ -14,6 +14,12 @@ struct TransferSession: NetworkSession {
     let base: any NetworkSession
     let reporter: ProgressReporter?
     let download: DownloadFile?
+    /// For a stream, where its body goes.
+    var chunks: SessionTransfer.ChunkSink? = nil
+    /// Asked before the actions are asked to retry a failed attempt; when it says no, no action is
+    /// asked and the failure stands (a stream whose consumer has had chunks). `nil`: retries are
+    /// the actions' decision alone.
+    var retryAllowed: (@Sendable () -> Bool)? = nil
 
     /// The body bytes an attempt received: `data`'s, and those it wrote to the download's file.
     func receivedBytes(_ data: Data?) -> Int {
@@ -46,6 +52,7 @@ struct TransferSession: NetworkSession {
             }
             destination = .file(attempt.partialURL, resumingAt: attempt.resumingAt)
         }
+        if let chunks { destination = .chunks(chunks) }
         var progress: (@Sendable (TransferProgress) -> Void)?
         if let reporter {
             progress = { report in reporter.report(report) }

@@ -200,6 +200,23 @@ public final class FakeNetworkSession: NetworkSession {
             completionHandler: completionHandler)
     }
 
+    /// Creates a task that answers `request` from the stubs when resumed, as `transfer` says: a
+    /// streamed (``SessionTransfer/Destination/chunks(_:)``) 2xx body goes to the sink in the
+    /// stub's chunks (``StubbedResponse/inChunks(of:)``; one chunk by default), pausing while the
+    /// sink is full; other destinations get the body whole, as the default implementation does.
+    public func transferTask(
+        with request: URLRequest, transfer: SessionTransfer,
+        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    ) -> any NetworkSessionTask {
+        guard case .chunks(let sink) = transfer.destination else {
+            return BufferedTransfer.task(
+                on: self, with: request, transfer: transfer, completionHandler: completionHandler)
+        }
+        return FakeSessionTask(
+            session: self, request: request, presetAnswer: nil, redirectPolicy: transfer.redirectPolicy, sink: sink,
+            completionHandler: completionHandler)
+    }
+
     /// A task that answers `request` with `answer` instead of looking for a stub, with
     /// everything else (recording, delay, manual delivery, cancellation) as usual: how
     /// ``FakeNetworkModule`` sends the answer it chose for a request description.
@@ -240,7 +257,7 @@ public final class FakeNetworkSession: NetworkSession {
             answer = stubbedAnswer(for: request, preset: nil)
             raw = answer.answer(for: request)
         }
-        task.setAnswer(raw)
+        task.setAnswer(raw, chunkSize: answer.chunkSize)
         switch delivery {
         case .manual:
             state.withLock { $0.held.append(task) }

@@ -15,6 +15,7 @@ import NetworkModuleCore
 /// .error(.timedOut)
 /// .failure(.invalidResponse)
 /// .json(page, status: 200).delayed(by: 0.5)
+/// .status(200, body: export).inChunks(of: 1_024)
 /// ```
 public struct StubbedResponse: Sendable {
     enum Content: Sendable {
@@ -26,6 +27,8 @@ public struct StubbedResponse: Sendable {
     let content: Content
     /// Seconds to wait before answering.
     public private(set) var delay: TimeInterval = 0
+    /// The size of the chunks a streamed 2xx body is handed over in; `nil` for one chunk.
+    public private(set) var chunkSize: Int?
 
     /// A status with optional headers and body.
     public static func status(_ statusCode: Int, headers: HTTPHeaders = [:], body: Data = Data()) -> StubbedResponse {
@@ -89,6 +92,20 @@ public struct StubbedResponse: Sendable {
     public func delayed(by seconds: TimeInterval) -> StubbedResponse {
         var copy = self
         copy.delay = seconds
+        return copy
+    }
+
+    /// This response, with a 2xx body handed to a stream in chunks of `size` bytes (at least 1;
+    /// the last may be shorter) rather than as one, so that a test sees its consumer take
+    /// several, in order, pausing when the stream's buffer is full. Requests that do not stream
+    /// get the body whole, as ever.
+    ///
+    /// ```swift
+    /// session.stub(.path("/export"), with: .status(200, body: Data(count: 10_000)).inChunks(of: 1_000))
+    /// ```
+    public func inChunks(of size: Int) -> StubbedResponse {
+        var copy = self
+        copy.chunkSize = max(1, size)
         return copy
     }
 

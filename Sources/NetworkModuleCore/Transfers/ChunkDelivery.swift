@@ -1,0 +1,74 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The chunks and the end of one streamed request, handed to the caller's callbacks through the
+/// completion executor: in order, one at a time (one delivery job runs at once, whatever the
+/// executor), the end after the last chunk and exactly once.
+///
+/// A ``ChunkBuffer`` behind one lock holds what the callbacks have not taken yet, so a consumer
+/// slower than the network (a busy main queue, a slow `onChunk`) pauses the session at the
+/// buffer's limit.
+final class ChunkDelivery: Sendable {
+    /// The mark of a consumer with no delivery job running: the next chunk starts one.
+    private struct Idle {}
+
+    private let buffer: LockedState<ChunkBuffer<Idle, Never>>
+    private let executor: any CompletionExecutor
+    private let onChunk: @Sendable (Data) -> Void
+    private let completion: @Sendable (Result<NetworkResponse, NetworkError>) -> Void
+
+    init(
+        limit: Int, executor: any CompletionExecutor, onChunk: @escaping @Sendable (Data) -> Void,
+        completion: @escaping @Sendable (Result<NetworkResponse, NetworkError>) -> Void
+    ) {
+        self.buffer = LockedState(ChunkBuffer(limit: limit, parked: Idle()))
+        self.executor = executor
+        self.onChunk = onChunk
+        self.completion = completion
+    }
+
+    /// The sink the session hands the body to.
+    var sink: SessionTransfer.ChunkSink {
+        buffer.chunkSink { receipt, _ in
+            if let (_, chunk) = receipt.handOff {
+                self.executor.execute { self.deliver(from: .chunk(chunk)) }
+            }
+        }
+    }
+
+    /// Whether any chunk arrived: a retry would then show the caller bytes twice.
+    var hasReceived: Bool {
+        buffer.withLock { $0.hasReceived }
+    }
+
+    /// The request ended with `result`; called on the completion executor. The end is delivered
+    /// here when no delivery job runs, and otherwise by the job, after its last chunk.
+    func finish(_ result: Result<NetworkResponse, NetworkError>) {
+        if let (_, pull) = buffer.finishChunks(result).wake { deliver(from: pull) }
+    }
+
+    /// The delivery job: hands over `first`, then whatever the buffer holds, until it is empty
+    /// (the job ends, and the next chunk starts another) or the end is delivered.
+    private func deliver(from first: ChunkBuffer<Idle, Never>.Pull) {
+        var pull = first
+        while true {
+            switch pull {
+            case .chunk(let chunk):
+                onChunk(chunk)
+            case .end(let result):
+                completion(result)
+                return
+            }
+            switch buffer.withLock({ $0.take(Idle()) }) {
+            case .now(let next, let resumeSession):
+                resumeSession?()
+                pull = next
+            case .later, .over:
+                return
+            }
+        }
+    }
+}

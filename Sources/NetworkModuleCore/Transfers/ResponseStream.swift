@@ -1,0 +1,241 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The body of a response as it arrives, for `for try await`: the chunks of a 2xx body in order,
+/// then the end, or the request's ``NetworkError``.
+///
+/// ```swift
+/// for try await chunk in module.stream(request: GetLog(id: 7)) {
+///     parser.consume(chunk)
+/// }
+/// ```
+///
+/// - **The request starts when iteration starts** (``makeAsyncIterator()``), or when
+///   ``response`` is first awaited. Iterate a stream once.
+/// - **Memory stays bounded.** At most about `bufferSize` bytes wait for the consumer (see
+///   ``NetworkModule/stream(request:bufferSize:)``): a consumer slower than the network pauses
+///   the transfer, which reads on when the consumer has taken half of them. (With
+///   ``URLSessionTransport`` on Linux, where swift-corelibs-foundation cannot pause a transfer,
+///   the transport's ``URLSessionTransport/maximumResponseSize`` is the bound instead.)
+/// - **Cancelling** the iterating `Task`, or releasing the iterator (leaving the loop with
+///   `break`, say) and the stream, cancels the request. The iterator then throws
+///   ``NetworkError/cancelled`` (a cancelled `Task`) or is gone; no chunk comes after it.
+/// - **Exactly one end**: after the last chunk, `next()` returns `nil` once the request
+///   succeeded, or throws its ``NetworkError`` (thrown errors are always `NetworkError`s);
+///   after that it returns `nil`. Chunks that arrived before a failure are handed over first;
+///   a cancel drops them.
+/// - **Error statuses are not streamed**: their body is read whole and thrown as
+///   ``NetworkError/httpError(_:)`` (or decoded by your actions), as for any request.
+/// - **No silent retry after the first byte**: a failure once a chunk has arrived is thrown,
+///   whatever the module's actions would decide (the consumer would see the bytes twice).
+///   Before it, retries work as for any request.
+///
+/// Iterating it needs no completion executor hop for chunks; the end arrives through the
+/// module's completion executor, after the actions have seen it.
+public struct ResponseStream: AsyncSequence, Sendable {
+    /// A chunk of the body.
+    public typealias Element = Data
+
+    private let source: Source
+
+    /// A stream whose request `start` sends, handing its body to the channel's sink and its end
+    /// to the channel's ``Channel/finish(_:)``, with at most `bufferSize` bytes waiting.
+    init(bufferSize: Int, start: @escaping @Sendable (Channel) -> any NetworkCancellable) {
+        self.source = Source(channel: Channel(limit: bufferSize), start: start)
+    }
+
+    /// Starts the request (unless it started already) and returns the iterator of its chunks.
+    public func makeAsyncIterator() -> Iterator {
+        source.startIfNeeded()
+        return Iterator(source: source)
+    }
+
+    /// The response's head: the status and headers of the streamed body, as soon as its first
+    /// chunk arrived, or at the end for a body that is empty or was not streamed. Starts the
+    /// request if it has not started.
+    ///
+    /// - Throws: the request's ``NetworkError`` when it failed before a chunk arrived.
+    public var response: HTTPURLResponse {
+        get async throws(NetworkError) {
+            source.startIfNeeded()
+            let channel = source.channel
+            let head = await withCheckedContinuation { continuation in
+                if let head = channel.awaitHead(continuation) { continuation.resume(returning: head) }
+            }
+            return try head.get()
+        }
+    }
+
+    /// Hands over the chunks of a ``ResponseStream``, one `next()` at a time.
+    public struct Iterator: AsyncIteratorProtocol {
+        private let source: Source
+        /// Cancels the request when the iterator is released.
+        private let lifetime: Lifetime
+
+        fileprivate init(source: Source) {
+            self.source = source
+            self.lifetime = Lifetime(source: source)
+        }
+
+        /// The next chunk; `nil` after the last one of a successful response.
+        ///
+        /// - Throws: the request's ``NetworkError`` (``NetworkError/cancelled`` when the `Task`
+        ///   was cancelled), once, after the chunks that arrived before it.
+        public mutating func next() async throws -> Data? {
+            let source = source
+            let pulled = await withTaskCancellationHandler {
+                await withCheckedContinuation { continuation in
+                    if let pull = source.channel.take(continuation) { continuation.resume(returning: pull) }
+                }
+            } onCancel: {
+                source.cancel()
+            }
+            return try pulled.get()
+        }
+    }
+
+    /// Cancels the request when the iterator that holds it is released.
+    private final class Lifetime: Sendable {
+        let source: Source
+
+        init(source: Source) {
+            self.source = source
+        }
+
+        deinit {
+            source.cancel()
+        }
+    }
+
+    /// The stream's request: started once, cancelled by its iterator's cancel or release, or
+    /// when the stream and its iterators are all released.
+    final class Source: Sendable {
+        private enum Request {
+            case notStarted
+            /// `start` is running: a cancel meanwhile is applied when it returns.
+            case starting(cancelled: Bool)
+            case running(any NetworkCancellable)
+            case cancelled
+        }
+
+        let channel: Channel
+        private let start: @Sendable (Channel) -> any NetworkCancellable
+        private let request = LockedState(Request.notStarted)
+
+        init(channel: Channel, start: @escaping @Sendable (Channel) -> any NetworkCancellable) {
+            self.channel = channel
+            self.start = start
+        }
+
+        deinit {
+            cancel()
+        }
+
+        func startIfNeeded() {
+            let starts = request.withLock { request -> Bool in
+                guard case .notStarted = request else { return false }
+                request = .starting(cancelled: false)
+                return true
+            }
+            guard starts else { return }
+            let handle = start(channel)
+            let cancelNow = request.withLock { request -> Bool in
+                if case .starting(cancelled: true) = request { return true }
+                request = .running(handle)
+                return false
+            }
+            if cancelNow { handle.cancel() }
+        }
+
+        func cancel() {
+            enum Step {
+                case none
+                case cancel(any NetworkCancellable)
+                case endUnstarted
+            }
+            let step = request.withLock { request -> Step in
+                switch request {
+                case .notStarted:
+                    request = .cancelled
+                    return .endUnstarted
+                case .starting:
+                    request = .starting(cancelled: true)
+                    return .none
+                case .running(let handle):
+                    return .cancel(handle)
+                case .cancelled:
+                    return .none
+                }
+            }
+            switch step {
+            case .none: return
+            case .cancel(let handle): handle.cancel()
+            case .endUnstarted: channel.finish(.failure(.cancelled))
+            }
+        }
+    }
+
+    /// The buffer between the session and the iterator, behind one lock.
+    final class Channel: Sendable {
+        typealias Pulled = Result<Data?, NetworkError>
+        typealias Waiter = CheckedContinuation<Pulled, Never>
+        typealias HeadWaiter = CheckedContinuation<Result<HTTPURLResponse, NetworkError>, Never>
+
+        private let buffer: LockedState<ChunkBuffer<Waiter, HeadWaiter>>
+
+        init(limit: Int) {
+            self.buffer = LockedState(ChunkBuffer(limit: limit))
+        }
+
+        /// The sink the session hands the body to.
+        var sink: SessionTransfer.ChunkSink {
+            buffer.chunkSink { receipt, response in
+                for head in receipt.heads { head.resume(returning: .success(response)) }
+                if let (waiter, chunk) = receipt.handOff { waiter.resume(returning: .success(chunk)) }
+            }
+        }
+
+        /// Whether any chunk arrived: a retry would then show the consumer bytes twice.
+        var hasReceived: Bool {
+            buffer.withLock { $0.hasReceived }
+        }
+
+        /// The request ended with `result`.
+        func finish(_ result: Result<NetworkResponse, NetworkError>) {
+            let ending = buffer.finishChunks(result)
+            if let head = ending.head {
+                for waiter in ending.heads { waiter.resume(returning: head) }
+            }
+            if let (waiter, pull) = ending.wake { waiter.resume(returning: Self.pulled(pull)) }
+        }
+
+        /// The next chunk or the end, now; `nil` when `waiter` is parked until one arrives.
+        func take(_ waiter: Waiter) -> Pulled? {
+            switch buffer.withLock({ $0.take(waiter) }) {
+            case .now(let pull, let resumeSession):
+                resumeSession?()
+                return Self.pulled(pull)
+            case .later:
+                return nil
+            case .over:
+                return .success(nil)
+            }
+        }
+
+        /// The response head now, or `nil` when `waiter` waits for it.
+        func awaitHead(_ waiter: HeadWaiter) -> Result<HTTPURLResponse, NetworkError>? {
+            buffer.withLock { $0.awaitHead(waiter) }
+        }
+
+        private static func pulled(_ pull: ChunkBuffer<Waiter, HeadWaiter>.Pull) -> Pulled {
+            switch pull {
+            case .chunk(let chunk): .success(chunk)
+            case .end(.success): .success(nil)
+            case .end(.failure(let error)): .failure(error)
+            }
+        }
+    }
+}

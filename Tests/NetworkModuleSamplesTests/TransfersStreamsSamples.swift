@@ -1,0 +1,77 @@
+import Foundation
+import NetworkModuleCore
+import NetworkModuleTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The samples of docs/transfers-streams-draft.md (the streams section of docs/transfers.md to be).
+@Suite("Transfers samples: streams")
+struct TransfersStreamsSamples {
+    // sample: transfers-stream-request
+    struct GetExport: NetworkRequest {
+        let id: Int
+        var path: String { "/exports/\(id)" }
+    }
+    // end-sample
+
+    static let export = Data((0..<10_000).map { UInt8($0 % 251) })
+
+    static func module() -> (DefaultNetworkModule, FakeNetworkSession) {
+        let session = FakeNetworkSession()
+        // sample: transfers-stream-testing
+        session.stub(.path("/v2/exports/7"), with: .status(200, body: export).inChunks(of: 1_000))
+        // end-sample
+        let module = DefaultNetworkModule(
+            requestBuilder: DefaultRequestBuilder(baseURL: sampleBaseURL), session: session,
+            completionExecutor: .immediate)
+        return (module, session)
+    }
+
+    @Test("when streamed with callbacks, should hand over every chunk, then the end")
+    func callbacks() {
+        let (module, _) = Self.module()
+        let received = LockedState(Data())
+        let outcome = LockedState<Result<NetworkResponse, NetworkError>?>(nil)
+
+        // sample: transfers-stream-callbacks
+        let task = module.stream(
+            request: GetExport(id: 7),
+            onChunk: { chunk in
+                // In order, one at a time, on the completion executor.
+                received.withLock { $0.append(chunk) }
+            },
+            completion: { result in
+                // Once, after the last chunk: the response (its data empty) or the error.
+                outcome.withLock { $0 = result }
+            }
+        )
+        // task.cancel() stops it: the completion gets .cancelled, onChunk nothing more.
+        // end-sample
+        _ = task
+
+        #expect(received.withLock { $0 } == Self.export)
+        #expect(outcome.withLock { $0 }.map { if case .success(let response) = $0 { response.data.isEmpty } else { false } } == true)
+    }
+
+    @Test("when streamed with for try await, should yield every chunk in order")
+    func asyncSequence() async throws {
+        let (module, _) = Self.module()
+
+        let lines = try await Transcript.recording {
+            // sample: transfers-stream-async
+            let stream = module.stream(request: GetExport(id: 7), bufferSize: 64 * 1024)
+            print("status", try await stream.response.statusCode)
+            var total = 0
+            for try await chunk in stream {
+                total += chunk.count  // a slow loop here pauses the download at 64 KiB waiting
+            }
+            print("received", total, "bytes")
+            // end-sample
+        }
+
+        #expect(lines == ["status 200", "received 10000 bytes"])
+    }
+}
