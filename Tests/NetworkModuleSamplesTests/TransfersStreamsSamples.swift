@@ -7,7 +7,7 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// The samples of docs/transfers-streams-draft.md (the streams section of docs/transfers.md to be).
+/// The samples of docs/transfers.md, "Streaming a response".
 @Suite("Transfers samples: streams")
 struct TransfersStreamsSamples {
     // sample: transfers-stream-request
