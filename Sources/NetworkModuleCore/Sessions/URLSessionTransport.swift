@@ -153,13 +153,40 @@ public final class URLSessionTransport: NetworkSession {
         with request: URLRequest, redirectPolicy: RedirectPolicy,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
+        transferTask(
+            with: request, transfer: SessionTransfer(redirectPolicy: redirectPolicy),
+            completionHandler: completionHandler)
+    }
+
+    /// Creates a task that sends `request` when resumed, with the transfer's redirect policy, its
+    /// body streamed where the transfer says and its progress reported as the bytes move;
+    /// otherwise as ``dataTask(with:redirectPolicy:completionHandler:)``.
+    ///
+    /// - **To a file**: a `2xx` body is written to the file as each chunk arrives, never held in
+    ///   memory, and the completion handler gets no data. The file is opened when the response
+    ///   head arrives (an empty body still creates it), keeping the bytes a `206` continues as
+    ///   ``SessionTransfer/Destination/file(_:resumingAt:)`` says; other statuses are collected
+    ///   in memory. ``maximumResponseSize`` bounds file bodies too (the `206`'s own bytes, not the
+    ///   kept ones). A file that cannot be opened or written fails the task with
+    ///   `URLError.cannotCreateFile` or `URLError.cannotWriteToFile` and cancels it. Nothing is
+    ///   written to the file, nor is it created, once the task has finished (cancelled, timed
+    ///   out, failed): what it wrote until then stays, for the module to keep or remove.
+    /// - **Progress**, on `URLSession`'s delegate queue: the download at the response head and at
+    ///   every chunk (bytes received, expected from the `Content-Length` when it counts the bytes
+    ///   delivered, with the kept bytes added for a resumed `206`), and the upload as
+    ///   `URLSession` sends the body (expected from `URLSession`, else from the request's body or
+    ///   `Content-Length`).
+    public func transferTask(
+        with request: URLRequest, transfer: SessionTransfer,
+        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    ) -> any NetworkSessionTask {
         if delegate.refusesHTTPS, TransportDelegate.isHTTPS(request.url) {
             return UnsentTask(
                 error: LinuxURLSessionQuirks.pinningUnsupportedError(url: request.url),
                 completionHandler: completionHandler)
         }
         return TransportTask(
-            request: request, redirectPolicy: redirectPolicy, transport: self, completionHandler: completionHandler)
+            request: request, transfer: transfer, transport: self, completionHandler: completionHandler)
     }
 
     /// Cancels `task` from a background queue, so that no caller waits for it.
@@ -202,7 +229,7 @@ private final class TransportTask: NetworkSessionTask {
     }
 
     private let request: URLRequest
-    private let redirectPolicy: RedirectPolicy
+    private let transfer: SessionTransfer
     /// Held until the task is released: the task creates its `URLSessionDataTask` in
     /// `resume()`, and a released transport invalidates its `URLSession`, in which no task
     /// may be created any more.
@@ -211,11 +238,11 @@ private final class TransportTask: NetworkSessionTask {
     private let phase: LockedState<Phase>
 
     init(
-        request: URLRequest, redirectPolicy: RedirectPolicy, transport: URLSessionTransport,
+        request: URLRequest, transfer: SessionTransfer, transport: URLSessionTransport,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) {
         self.request = request
-        self.redirectPolicy = redirectPolicy
+        self.transfer = transfer
         self.transport = transport
         self.phase = LockedState(.created(completionHandler))
     }
@@ -246,7 +273,8 @@ private final class TransportTask: NetworkSessionTask {
         // deadline that expires at once nor an early answer finds no record.
         delegate.register(
             task, url: request.url, timeout: LinuxURLSessionQuirks.apply ? request.timeoutInterval : nil,
-            redirectPolicy: redirectPolicy, completionHandler: handler)
+            redirectPolicy: transfer.redirectPolicy, transfer: TransportTransfer(transfer, request: request),
+            completionHandler: handler)
         let isRunning = phase.withLock { phase -> Bool in
             guard case .starting = phase else { return false }
             phase = .running(task)
@@ -297,9 +325,17 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
     private struct Record {
         let completionHandler: @Sendable (Data?, URLResponse?, (any Error)?) -> Void
         let redirectPolicy: RedirectPolicy
+        /// The transfer's progress and file; `nil` for a plain data task.
+        let transfer: TransportTransfer?
         /// Redirects met so far.
         var hops = 0
+        /// The body, unless it goes to the transfer's file.
         var body = Data()
+        /// The body's bytes received so far, in memory or in the file: the size limit and the
+        /// framing check count these.
+        var receivedBytes = 0
+        /// The body goes to the transfer's file, not to `body`.
+        var streamsToFile = false
         var deadline: Deadline?
         /// When bytes last arrived or were sent, in uptime nanoseconds: the idle timeout counts
         /// from here (``ResponseDeadlines`` asks when the deadline comes due).
@@ -313,10 +349,17 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
     /// What a chunk of a body did to its task's record.
     private enum ChunkOutcome {
         case appended
+        /// Counted, and for the transfer to write or report: the body's bytes so far with it.
+        case transferred(TransportTransfer, receivedBytes: Int)
         /// The body would pass the size limit: the task fails.
         case overLimit
         /// The first chunk: the body's room must be read from the response first.
         case needsCapacity
+
+        var needsCapacity: Bool {
+            if case .needsCapacity = self { return true }
+            return false
+        }
     }
 
     private let maximumResponseSize: Int?
@@ -344,11 +387,12 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
     /// for none). In that order: a deadline that expires at once must find the record.
     func register(
         _ task: URLSessionDataTask, url: URL?, timeout: TimeInterval?, redirectPolicy: RedirectPolicy,
-        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+        transfer: TransportTransfer?, completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) {
         let identifier = task.taskIdentifier
         tasks.withLock {
-            $0[identifier] = Record(completionHandler: completionHandler, redirectPolicy: redirectPolicy)
+            $0[identifier] = Record(
+                completionHandler: completionHandler, redirectPolicy: redirectPolicy, transfer: transfer)
         }
         guard let timeout else { return }
         let deadline = ResponseDeadlines.shared.schedule(
@@ -367,10 +411,12 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
     }
 
     /// Reports the outcome of task `identifier` once; later calls for it do nothing. The
-    /// handler runs on ``CompletionHandlerQueue``, not on the session's serial delegate queue.
+    /// handler runs on ``CompletionHandlerQueue``, not on the session's serial delegate queue,
+    /// after the transfer's file is closed: the module may remove it or resume it from there.
     func finish(_ identifier: Int, data: Data?, response: URLResponse?, error: (any Error)?) {
         guard let record = tasks.withLock({ $0.removeValue(forKey: identifier) }) else { return }
         record.deadline?.cancel()
+        record.transfer?.close()
         CompletionHandlerQueue.call(record.completionHandler, data: data, response: response, error: error)
     }
 
@@ -382,16 +428,30 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
     ) {
         // A body declared larger than the limit fails before any of it is read. (Linux ignores
         // the disposition: the task is cancelled as well.)
+        let identifier = dataTask.taskIdentifier
         if let limit = maximumResponseSize, let response = response as? HTTPURLResponse,
             let declared = ResponseFraming.declaredBodyLength(
                 of: response, method: dataTask.currentRequest?.httpMethod),
             declared > limit
         {
-            finish(
-                dataTask.taskIdentifier, data: nil, response: nil, error: NetworkError.responseTooLarge(limit: limit))
+            finish(identifier, data: nil, response: nil, error: NetworkError.responseTooLarge(limit: limit))
             completionHandler(.cancel)
             URLSessionTransport.cancelWithoutWaiting(dataTask)
             return
+        }
+        if let response = response as? HTTPURLResponse, let transfer = tasks.withLock({ $0[identifier]?.transfer }) {
+            // The file is opened (or the open refused, once the task has finished) outside the
+            // tasks' lock; chunks come after this method returns.
+            do throws(URLError) {
+                if try transfer.responseArrived(response, method: dataTask.currentRequest?.httpMethod) {
+                    tasks.withLock { _ = $0.modifyValue(forKey: identifier) { $0.streamsToFile = true } }
+                }
+            } catch {
+                finish(identifier, data: nil, response: nil, error: error)
+                completionHandler(.cancel)
+                URLSessionTransport.cancelWithoutWaiting(dataTask)
+                return
+            }
         }
         completionHandler(.allow)
     }
@@ -410,27 +470,45 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
             outcome = tasks.withLock { tasks -> ChunkOutcome in
                 tasks.modifyValue(forKey: identifier) { record -> ChunkOutcome in
                     guard !record.exceededLimit else { return .appended }
-                    if let limit = maximumResponseSize, record.body.count + data.count > limit {
+                    let received = record.receivedBytes + data.count
+                    if let limit = maximumResponseSize, received > limit {
                         record.exceededLimit = true
                         record.body = Data()
                         return .overLimit
                     }
-                    if record.body.isEmpty, !data.isEmpty {
-                        guard let capacity else { return .needsCapacity }
-                        record.body.reserveCapacity(capacity)
+                    if !record.streamsToFile {
+                        if record.body.isEmpty, !data.isEmpty {
+                            guard let capacity else { return .needsCapacity }
+                            record.body.reserveCapacity(capacity)
+                        }
+                        record.body.append(data)
                     }
                     record.lastActivity = now
-                    record.body.append(data)
-                    return .appended
+                    record.receivedBytes = received
+                    guard let transfer = record.transfer else { return .appended }
+                    return .transferred(transfer, receivedBytes: received)
                 } ?? .appended
             }
-            if outcome == .needsCapacity {
+            if case .needsCapacity = outcome {
                 capacity = URLSessionTransport.initialBodyCapacity(for: dataTask.response, limit: maximumResponseSize)
             }
-        } while outcome == .needsCapacity
-        if outcome == .overLimit, let limit = maximumResponseSize {
-            finish(identifier, data: nil, response: nil, error: NetworkError.responseTooLarge(limit: limit))
-            URLSessionTransport.cancelWithoutWaiting(dataTask)
+        } while outcome.needsCapacity
+        switch outcome {
+        case .appended, .needsCapacity:
+            return
+        case .transferred(let transfer, let received):
+            // Written outside the tasks' lock: a slow disk holds up this task only.
+            do throws(URLError) {
+                try transfer.bodyReceived(data, totalReceived: received)
+            } catch {
+                finish(identifier, data: nil, response: nil, error: error)
+                URLSessionTransport.cancelWithoutWaiting(dataTask)
+            }
+        case .overLimit:
+            if let limit = maximumResponseSize {
+                finish(identifier, data: nil, response: nil, error: NetworkError.responseTooLarge(limit: limit))
+                URLSessionTransport.cancelWithoutWaiting(dataTask)
+            }
         }
     }
 
@@ -440,7 +518,13 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
     ) {
         // Bytes sent count as activity too, as for Apple's idle timeout: a slow upload is not cut off.
         let now = DispatchTime.now().uptimeNanoseconds
-        tasks.withLock { _ = $0.modifyValue(forKey: task.taskIdentifier) { $0.lastActivity = now } }
+        let transfer = tasks.withLock { tasks in
+            tasks.modifyValue(forKey: task.taskIdentifier) { record -> TransportTransfer? in
+                record.lastActivity = now
+                return record.transfer
+            }
+        }
+        transfer??.bodySent(totalBytesSent: totalBytesSent, totalBytesExpectedToSend: totalBytesExpectedToSend)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
@@ -458,12 +542,16 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
                 task.taskIdentifier, data: nil, response: task.response, error: LinuxURLSessionQuirks.normalized(error))
         } else if let response = task.response as? HTTPURLResponse,
             let code = ResponseFraming.failure(
-                of: response, method: task.currentRequest?.httpMethod, receivedBytes: record.body.count)
+                of: response, method: task.currentRequest?.httpMethod, receivedBytes: record.receivedBytes)
         {
             // Invalid or conflicting framing, or a short body: never a success (RFC 9112 §6.3).
-            finish(task.taskIdentifier, data: nil, response: nil, error: Self.framingError(code, response: response))
+            // The response goes with the error: a download cut short resumes from its validator.
+            finish(
+                task.taskIdentifier, data: nil, response: response, error: Self.framingError(code, response: response))
         } else {
-            finish(task.taskIdentifier, data: record.body, response: task.response, error: nil)
+            finish(
+                task.taskIdentifier, data: record.streamsToFile ? nil : record.body, response: task.response, error: nil
+            )
         }
     }
 
