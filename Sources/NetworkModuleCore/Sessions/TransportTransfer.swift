@@ -64,8 +64,9 @@ final class TransportTransfer: Sendable {
         if progress != nil, let declared = ResponseFraming.declaredBodyLength(of: response, method: method) {
             expected = kept + Int64(declared)
         }
-        let opened = state.withLock { state -> Result<Bool, URLError> in
-            guard !state.isClosed else { return .success(false) }
+        // Whether the body goes to the file; `nil` once closed.
+        let opened = state.withLock { state -> Result<Bool?, URLError> in
+            guard !state.isClosed else { return .success(nil) }
             state.keptBytes = kept
             state.expectedBytes = expected
             guard opensFile, case .file(let url, _) = destination else { return .success(false) }
@@ -76,7 +77,7 @@ final class TransportTransfer: Sendable {
             }
             return .success(true)
         }
-        let streams = try opened.get()
+        guard let streams = try opened.get() else { return false }
         if let progress {
             progress(TransferProgress(direction: .download, completedBytes: kept, expectedBytes: expected))
         }
