@@ -42,9 +42,9 @@ user = json.load(open(sys.argv[1]))
 count = 24 * 1024 * 1024 // (len(json.dumps(user)) + 2)
 json.dump([dict(user, id=i) for i in range(count)], sys.stdout)
 PYTHON
-# Download mode's 1 GB file (the 1 MB pattern repeated), only when a mode may use it and the
-# disk has room for it and for each run's downloaded copy: 3 GB free at least.
-if [[ " $* " != *" --mode "* || " $* " == *" --mode download "* ]]; then
+# Download mode's 1 GB file (the 1 MB pattern repeated), only when that mode is named (it is not
+# among the default modes) and the disk has room for it and each run's copy: 3 GB free at least.
+if [[ " $* " == *" --mode download "* ]]; then
     free_kb="$(df -Pk "$docroot" | awk 'NR == 2 { print $4 }')"
     if (( free_kb >= 3 * 1024 * 1024 )); then
         for _ in $(seq 1 1024); do cat "$docroot/large.bin"; done >"$docroot/huge.bin"
