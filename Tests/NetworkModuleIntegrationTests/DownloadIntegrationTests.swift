@@ -160,17 +160,28 @@ struct DownloadIntegrationTests {
                 URLQueryItem(name: "chunk_bytes", value: "10000"),
             ])
         let results = LockedState([Result<DownloadResponse, NetworkError>]())
-        let received = LockedState(false)
+        let handle = LockedState<(any NetworkCancellable)?>(nil)
+        let partialsAtCancel = LockedState<[String]?>(nil)
+        // Cancelled from the progress handler, on the executor's thread, once bytes have arrived:
+        // not from the test's task, which a loaded cooperative pool may resume only after the
+        // body has ended.
         let task = module.download(
             request: trickle, to: DownloadDestination(folder.appendingPathComponent("file.bin")),
-            progress: { report in if report.completedBytes > 0 { received.withLock { $0 = true } } },
+            progress: { report in
+                guard report.completedBytes > 0,
+                    let task = handle.withLock({ handle -> (any NetworkCancellable)? in
+                        defer { handle = nil }
+                        return handle
+                    })
+                else { return }
+                partialsAtCancel.withLock { $0 = TransferTestSupport.leftovers(in: folder) }
+                task.cancel()
+            },
             completion: { result in results.withLock { $0.append(result) } })
-        #expect(await TransferTestSupport.waitUntil(within: 30) { received.withLock { $0 } }, "no bytes arrived")
-        #expect(!TransferTestSupport.leftovers(in: folder).isEmpty, "the body was not streamed to a partial file")
-
-        task.cancel()
+        handle.withLock { $0 = task }
 
         #expect(await TransferTestSupport.waitUntil(within: 30) { results.withLock { !$0.isEmpty } })
+        #expect(partialsAtCancel.withLock { $0 }?.count == 1, "the body was not streamed to a partial file")
         // Late callbacks of the transport must neither complete again nor write a file again.
         try await Task.sleep(nanoseconds: 500_000_000)
         #expect(results.withLock { $0.map(\.error) } == [.cancelled])

@@ -27,6 +27,9 @@ import Foundation
 ///   is read when its `Content-Length` (with no content coding) already says so. Memory stays within
 ///   about twice the limit: on Linux, where `URLSession` queues every chunk for the delegate
 ///   without waiting, the transport's delegate queue makes libcurl wait while the delegate lags.
+/// - **Downloads stream to disk, with progress** (``transferTask(with:transfer:completionHandler:)``):
+///   a download's body goes to its file chunk by chunk, never whole in memory, and progress is
+///   reported as the bytes move, both ways.
 /// - **The request's timeout means the same everywhere**: an idle timeout, as Apple's
 ///   `URLSession` defines `timeoutInterval`. The request fails with `URLError.timedOut` when
 ///   no bytes arrive for that long; a slow download that keeps receiving bytes is not cut
@@ -78,7 +81,8 @@ public final class URLSessionTransport: NetworkSession {
     /// - Parameters:
     ///   - configuration: the configuration of the underlying `URLSession`.
     ///   - maximumResponseSize: the largest body read, in bytes (100 MiB by default); `nil`
-    ///     for no limit. Bodies are held in memory, so keep this bounded.
+    ///     for no limit. Bodies are held in memory, so keep this bounded; a download's body is
+    ///     streamed to its file instead, and still bounded by this (raise it for large files).
     ///   - credentialHeaderNames: more header names that carry credentials (for example an
     ///     API key header), removed like `Authorization` on a redirect to another origin.
     ///   - serverTrust: which HTTPS servers are trusted; the platform's validation by default.
@@ -317,8 +321,8 @@ private final class TransportTask: NetworkSessionTask {
     }
 }
 
-/// The delegate of a transport's `URLSession`: collects each task's body and reports its
-/// outcome once.
+/// The delegate of a transport's `URLSession`: collects each task's body (or hands it to the
+/// task's ``TransportTransfer``, which writes it to a file) and reports its outcome once.
 private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     // @unchecked Sendable is safe: the only mutable state, `tasks`, is a LockedState.
 
