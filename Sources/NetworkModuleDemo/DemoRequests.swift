@@ -37,6 +37,12 @@ struct StatusRequest: NetworkRequest {
     var path: String { "/status/\(code)" }
 }
 
+/// `count` random bytes (httpbin's `/bytes/{n}`, at most 100 kB there).
+struct BytesRequest: NetworkRequest {
+    let count: Int
+    var path: String { "/bytes/\(count)" }
+}
+
 /// `GET /delay/{seconds}`: answers after a delay, long enough to cancel it.
 struct SlowRequest: NetworkRequest {
     let seconds: Int

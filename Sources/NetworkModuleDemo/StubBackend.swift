@@ -28,6 +28,11 @@ enum StubBackend {
             let seconds = Double(request.url?.lastPathComponent ?? "") ?? 1
             return .json(echo(of: request, json: nil)).delayed(by: seconds)
         }
+        session.stub(.pathPattern("/bytes/[0-9]+")) { request in
+            let count = min(Int(request.url?.lastPathComponent ?? "") ?? 0, 100 * 1024)
+            let bytes = Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+            return .status(200, headers: ["Content-Type": "application/octet-stream"], body: bytes)
+        }
         return session
     }
 

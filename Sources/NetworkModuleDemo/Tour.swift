@@ -91,6 +91,27 @@ struct Tour {
             return error.statusCode == 503 && metrics.attempts == 3
         } && allPassed
 
+        allPassed =
+            await step(7, "Download to a file with progress: the file lands at its destination, nothing else is left") {
+                let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tour-\(UUID().uuidString)")
+                defer { try? FileManager.default.removeItem(at: folder) }
+                let reports = ReportCount()
+                let download = try await module.download(
+                    request: BytesRequest(count: 100_000),
+                    to: DownloadDestination(folder.appendingPathComponent("bytes.bin")),
+                    progress: { progress in reports.add(progress) })
+                let size =
+                    (try FileManager.default.attributesOfItem(atPath: download.fileURL.path)[.size] as? NSNumber)?
+                    .intValue
+                let left = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+                let last = reports.last.flatMap { $0.fractionCompleted }.map { Int($0 * 100) } ?? 0
+                print(
+                    "    saved \(size ?? 0) bytes to \(download.fileURL.lastPathComponent); \(reports.count) progress report(s), the last at \(last)%"
+                )
+                print("    the folder holds \(left)")
+                return size == 100_000 && left == ["bytes.bin"] && last == 100
+            } && allPassed
+
         print(allPassed ? "\nTour complete: every step behaved as described." : "\nTour finished with failures.")
         return allPassed
     }
@@ -106,4 +127,15 @@ struct Tour {
             return false
         }
     }
+}
+
+/// The progress reports of the tour's download, from the completion executor.
+private final class ReportCount: @unchecked Sendable {
+    // @unchecked Sendable is safe: `lock` guards `reports`.
+    private let lock = NSLock()
+    private var reports: [TransferProgress] = []
+
+    func add(_ report: TransferProgress) { lock.withLock { reports.append(report) } }
+    var count: Int { lock.withLock { reports.count } }
+    var last: TransferProgress? { lock.withLock { reports.last } }
 }

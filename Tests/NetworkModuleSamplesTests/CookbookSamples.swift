@@ -201,9 +201,9 @@ struct CookbookSamples {
     // sample: cookbook-download
     func download(_ request: some NetworkRequest, to destination: URL, with module: any NetworkModule) async throws {
         do {
-            let response = try await module.perform(request: request)
-            try response.data.write(to: destination, options: .atomic)
-            print("Saved \(response.data.count) bytes")
+            let download = try await module.download(request: request, to: DownloadDestination(destination))
+            let size = try FileManager.default.attributesOfItem(atPath: download.fileURL.path)[.size] ?? 0
+            print("Saved \(size) bytes")
         } catch NetworkError.responseTooLarge(let limit) {
             print("The file is larger than \(limit) bytes; nothing was saved")
             throw NetworkError.responseTooLarge(limit: limit)

@@ -200,7 +200,7 @@ public final class DefaultNetworkModule: NetworkModule {
     ) -> any NetworkCancellable {
         let reporter = ProgressReporter(executor: completionExecutor, handler: progress)
         let session = TransferSession(base: configuration.session, reporter: reporter, download: nil)
-        return RequestOperation.start(source: .description(request), configuration: configuration, session: session) {
+        return RequestOperation.start(source: .description(request), configuration: configuration, transfer: session) {
             result in
             let finalReports = reporter.finish(after: result)
             return (
@@ -229,7 +229,7 @@ public final class DefaultNetworkModule: NetworkModule {
         let reporter = progress.map { ProgressReporter(executor: completionExecutor, handler: $0) }
         let file = DownloadFile(destination: destination)
         let session = TransferSession(base: configuration.session, reporter: reporter, download: file)
-        return RequestOperation.start(source: .description(request), configuration: configuration, session: session) {
+        return RequestOperation.start(source: .description(request), configuration: configuration, transfer: session) {
             result in
             // Off the completion executor: the file is moved (or removed) before the actions'
             // didFinish and before the caller hears of it.

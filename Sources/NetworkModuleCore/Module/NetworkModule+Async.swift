@@ -33,6 +33,19 @@ extension NetworkModule {
         try await bridge { completion in perform(urlRequest: urlRequest, completion: completion) }
     }
 
+    /// Downloads `request`'s body to `destination` and returns the file; cancelling the `Task`
+    /// cancels the download, which leaves no file. See
+    /// ``download(request:to:progress:completion:)``; ``downloadTask(request:to:)`` gives the
+    /// progress as an `AsyncSequence`.
+    public func download(
+        request: any NetworkRequest, to destination: DownloadDestination,
+        progress: (@Sendable (TransferProgress) -> Void)? = nil
+    ) async throws(NetworkError) -> DownloadResponse {
+        try await bridge { completion in
+            download(request: request, to: destination, progress: progress, completion: completion)
+        }
+    }
+
     /// Performs `request` and decodes the JSON body into `responseType`; cancelling the
     /// `Task` cancels the request.
     ///

@@ -172,19 +172,22 @@ final class RequestOperation: NetworkCancellable {
     private let acceptableStatusCodes: AcceptableStatusCodes
     private let redirectPolicy: RedirectPolicy
     private let configuration: ModuleConfiguration
-    /// The module's session, or a transfer's session around it.
+    /// The module's session, or the transfer's session around it.
     private let session: any NetworkSession
+    /// The session of a transfer (a download, a request with progress); `nil` for the others.
+    private let transfer: TransferSession?
     private let startTime: UInt64
     private let requestID: UUID
     private let sequenceNumber: Int
     private let state: LockedState<State>
 
     private init(
-        source: Source, configuration: ModuleConfiguration, session: any NetworkSession, startTime: UInt64,
+        source: Source, configuration: ModuleConfiguration, transfer: TransferSession?, startTime: UInt64,
         state: State
     ) {
         self.source = source
-        self.session = session
+        self.session = transfer ?? configuration.session
+        self.transfer = transfer
         if case .description(let networkRequest) = source {
             self.acceptableStatusCodes = networkRequest.acceptableStatusCodes.resolved(
                 moduleDefault: configuration.acceptableStatusCodes)
@@ -207,10 +210,9 @@ final class RequestOperation: NetworkCancellable {
     /// can reach the machine yet, and these first events need no lock. From the first call-out
     /// that could (an action, the session, or the delivery), every event takes the lock.
     ///
-    /// - Parameter session: the session to send on instead of the module's: a transfer's
-    ///   ``TransferSession``.
+    /// - Parameter transfer: for a transfer, the session around the module's to send on.
     static func start(
-        source: Source, configuration: ModuleConfiguration, session: (any NetworkSession)? = nil,
+        source: Source, configuration: ModuleConfiguration, transfer: TransferSession? = nil,
         completion: @escaping Completion
     ) -> RequestOperation {
         let startTime = DispatchTime.now().uptimeNanoseconds
@@ -224,8 +226,7 @@ final class RequestOperation: NetworkCancellable {
         }
         let first = state.step(after: next)
         let operation = RequestOperation(
-            source: source, configuration: configuration, session: session ?? configuration.session,
-            startTime: startTime, state: state)
+            source: source, configuration: configuration, transfer: transfer, startTime: startTime, state: state)
         // Moved, not copied: a copy left behind would share the request's storage, and the
         // preparation's first write to the request would copy all of it.
         operation.run(consume first)
@@ -350,7 +351,8 @@ final class RequestOperation: NetworkCancellable {
             let result = ResponseInterpreter.interpret(
                 data: data, response: response, error: error, request: request,
                 acceptableStatusCodes: acceptableStatusCodes, duration: duration)
-            self.run(self.update(receivedBytes: data?.count ?? 0) { $0.answered(attempt: attempt, result) })
+            let receivedBytes = self.transfer?.receivedBytes(data) ?? data?.count ?? 0
+            self.run(self.update(receivedBytes: receivedBytes) { $0.answered(attempt: attempt, result) })
         }
         return update { $0.taskCreated(task) }
     }

@@ -17,7 +17,7 @@ public struct DownloadDestination: Sendable, Equatable {
         /// Replace it, in one step, once the download has succeeded: until then it stays as it was.
         case replace
         /// Fail the download, before anything is sent, with `URLError.cannotCreateFile` (see
-        /// ``NetworkError/transportError(_:)``).
+        /// ``NetworkError/transportError(_:)-enum.case``).
         case fail
     }
 

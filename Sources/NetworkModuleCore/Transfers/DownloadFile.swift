@@ -36,6 +36,10 @@ final class DownloadFile: Sendable {
         var validator: String?
         /// The download has ended: the partial file is gone or moved.
         var isFinished = false
+        /// Where the attempt in flight resumes.
+        var resumingAt: Int64 = 0
+        /// The body bytes the last attempt wrote, until the operation counts them.
+        var writtenByLastAttempt: Int64 = 0
     }
 
     let destination: DownloadDestination
@@ -48,27 +52,48 @@ final class DownloadFile: Sendable {
     /// Checks the destination on the first attempt, and says what this attempt sends and writes.
     func beginAttempt() throws(URLError) -> Attempt {
         let known = state.withLock { ($0.partialURL, $0.validator) }
+        let attempt: Attempt
         if let partialURL = known.0 {
             let kept = known.1 == nil ? 0 : Self.size(of: partialURL)
-            return Attempt(partialURL: partialURL, resumingAt: kept, validator: kept > 0 ? known.1 : nil)
+            attempt = Attempt(partialURL: partialURL, resumingAt: kept, validator: kept > 0 ? known.1 : nil)
+        } else {
+            attempt = Attempt(partialURL: try preparedPartialURL(), resumingAt: 0, validator: nil)
         }
-        let partialURL = try preparedPartialURL()
-        state.withLock { $0.partialURL = partialURL }
-        return Attempt(partialURL: partialURL, resumingAt: 0, validator: nil)
+        state.withLock { state in
+            state.partialURL = attempt.partialURL
+            state.resumingAt = attempt.resumingAt
+        }
+        return attempt
     }
 
     /// An attempt ended with `response` (if any): remembers how the next one may resume, and
     /// removes the partial file if the download ended meanwhile (a session that completes after
     /// a cancel may have written it).
     func attemptEnded(response: URLResponse?) {
-        let validator = (response as? HTTPURLResponse).flatMap(Self.validator(of:))
+        let response = response as? HTTPURLResponse
+        let validator = response.flatMap(Self.validator(of:))
+        let wroteFile = response.map { (200..<300).contains($0.statusCode) } ?? false
+        let partialURL = state.withLock { $0.partialURL }
+        let size = wroteFile ? partialURL.map(Self.size(of:)) ?? 0 : 0
         let removeNow = state.withLock { state -> URL? in
-            if let response = response as? HTTPURLResponse, (200..<300).contains(response.statusCode) {
+            if wroteFile {
                 state.validator = validator
+                let kept = response?.statusCode == 206 ? state.resumingAt : 0
+                state.writtenByLastAttempt = max(0, size - kept)
             }
             return state.isFinished ? state.partialURL : nil
         }
         if let removeNow { Self.remove(removeNow) }
+    }
+
+    /// The body bytes the last attempt wrote to the file, once: what the operation counts as
+    /// received, besides the body in memory.
+    func takeWrittenBytes() -> Int {
+        let written = state.withLock { state in
+            defer { state.writtenByLastAttempt = 0 }
+            return state.writtenByLastAttempt
+        }
+        return Int(clamping: written)
     }
 
     /// Moves the body of `response` to the destination and returns the download's result.
@@ -130,7 +155,16 @@ final class DownloadFile: Sendable {
                     errno: nil)
             }
         }
-        if destination.createsFolders {
+        if !destination.createsFolders {
+            var folderIsFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &folderIsFolder),
+                folderIsFolder.boolValue
+            else {
+                throw TransferFile.error(
+                    .cannotCreateFile, "the destination's folder is missing, and the destination does not create it",
+                    url: folder, errno: nil)
+            }
+        } else {
             do {
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             } catch {

@@ -49,7 +49,10 @@ final class TransferFile: @unchecked Sendable {
                 .cannotWriteToFile, "the resumed body continues after byte \(kept), but the file holds \(existing)",
                 url: url, errno: nil)
         }
-        guard ftruncate(descriptor, off_t(kept)) == 0, lseek(descriptor, off_t(kept), SEEK_SET) >= 0 else {
+        // Cut only what is there to cut: a device such as /dev/full cannot be truncated.
+        guard existing == kept || ftruncate(descriptor, off_t(kept)) == 0,
+            lseek(descriptor, off_t(kept), SEEK_SET) >= 0
+        else {
             let failure = errno
             close(descriptor)
             throw Self.error(.cannotWriteToFile, "cannot cut the file to \(kept) bytes", url: url, errno: failure)

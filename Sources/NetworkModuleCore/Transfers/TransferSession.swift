@@ -15,6 +15,11 @@ struct TransferSession: NetworkSession {
     let reporter: ProgressReporter?
     let download: DownloadFile?
 
+    /// The body bytes an attempt received: `data`'s, and those it wrote to the download's file.
+    func receivedBytes(_ data: Data?) -> Int {
+        (data?.count ?? 0) + (download?.takeWrittenBytes() ?? 0)
+    }
+
     func dataTask(
         with request: URLRequest,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void

@@ -197,6 +197,32 @@ public final class FakeNetworkModule: NetworkModule {
         run(request: request) { $0.perform(request: request, completion: completion) }
     }
 
+    /// Records the call and answers it from the stubs, with one progress report of the whole body
+    /// (the stub's body arrives at once), before the result.
+    @discardableResult
+    public func perform(
+        request: any NetworkRequest,
+        progress: @escaping @Sendable (TransferProgress) -> Void,
+        completion: @escaping @Sendable (Result<NetworkResponse, NetworkError>) -> Void
+    ) -> any NetworkCancellable {
+        run(request: request) { $0.perform(request: request, progress: progress, completion: completion) }
+    }
+
+    /// Records the call and answers it from the stubs: a successful stub's body is written to the
+    /// destination, as the real module leaves a download (the folders created, an existing file
+    /// replaced or kept as the destination says, nothing left behind on failure or cancel).
+    @discardableResult
+    public func download(
+        request: any NetworkRequest,
+        to destination: DownloadDestination,
+        progress: (@Sendable (TransferProgress) -> Void)?,
+        completion: @escaping @Sendable (Result<DownloadResponse, NetworkError>) -> Void
+    ) -> any NetworkCancellable {
+        run(request: request) {
+            $0.download(request: request, to: destination, progress: progress, completion: completion)
+        }
+    }
+
     /// Records the call and answers it from the stubs that match `URLRequest`s.
     @discardableResult
     public func perform(

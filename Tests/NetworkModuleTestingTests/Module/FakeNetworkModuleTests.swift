@@ -27,6 +27,55 @@ struct FakeNetworkModuleTests {
         var path: String { "/users/\(id)" }
     }
 
+    // MARK: Transfers
+
+    @Test("when a download is stubbed, should write the stub's body to the destination and leave nothing else")
+    func stubbedDownloadWritesFile() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("FakeDownload-\(UUID())")
+        let module = FakeNetworkModule()
+        module.stub(GetUser.self, with: .text("file contents"))
+        let results = Results<DownloadResponse>()
+        let destination = folder.appendingPathComponent("user.txt")
+
+        module.download(request: GetUser(id: 1), to: DownloadDestination(destination), completion: results.completion)
+
+        #expect(results.value?.fileURL == destination)
+        #expect(try Data(contentsOf: destination) == Data("file contents".utf8))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["user.txt"])
+        #expect(module.performed(GetUser.self).map(\.id) == [1])
+    }
+
+    @Test("when a stubbed download fails, should leave no file")
+    func stubbedDownloadFailure() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("FakeDownload-\(UUID())")
+        let module = FakeNetworkModule()
+        module.stub(GetUser.self, with: .status(500))
+        let results = Results<DownloadResponse>()
+
+        module.download(
+            request: GetUser(id: 1), to: DownloadDestination(folder.appendingPathComponent("user.txt")),
+            completion: results.completion)
+
+        #expect(results.error?.statusCode == 500)
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] == [])
+    }
+
+    @Test("when progress is asked of a stub, should report the whole body once, before the result")
+    func stubbedProgress() {
+        let module = FakeNetworkModule()
+        module.stub(GetUser.self, with: .text("12345"))
+        let events = LockedState([String]())
+
+        module.perform(
+            request: GetUser(id: 1),
+            progress: { report in
+                events.withLock { $0.append("\(report.completedBytes)/\(report.expectedBytes ?? -1)") }
+            },
+            completion: { _ in events.withLock { $0.append("done") } })
+
+        #expect(events.withLock { $0 } == ["5/5", "done"])
+    }
+
     // MARK: Stubbing
 
     @Test("when stubbed by request type, should decode the stubbed body into the response type")

@@ -1,0 +1,129 @@
+import Foundation
+import NetworkModuleCore
+import NetworkModuleTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The samples of docs/transfers.md.
+@Suite("Transfers samples")
+struct TransfersSamples {
+    // sample: transfers-request
+    struct GetVideo: NetworkRequest {
+        let id: Int
+        var path: String { "/videos/\(id)/file" }
+    }
+    // end-sample
+
+    final class ProgressBar: @unchecked Sendable {
+        // @unchecked Sendable is safe: `lock` guards `fractions`.
+        private let lock = NSLock()
+        private var fractions: [Double] = []
+        var progress: Double {
+            get { lock.withLock { fractions.last ?? 0 } }
+            set { lock.withLock { fractions.append(newValue) } }
+        }
+        var all: [Double] { lock.withLock { fractions } }
+    }
+
+    private func makeFolder() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("transfers-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    @Test("when a download is started with a progress handler, should save the file and end the bar at 1")
+    func callbackDownload() throws {
+        let session = FakeNetworkSession()
+        session.stub(.path("/v2/videos/7/file"), with: .status(200, body: Data(count: 4_096)))
+        let module = makeSampleModule(session: session)
+        let bar = ProgressBar()
+        let videos = try makeFolder()
+
+        let lines = Transcript.recording {
+            // sample: transfers-download
+            let destination = DownloadDestination(videos.appendingPathComponent("intro.mp4"))
+            module.download(
+                request: GetVideo(id: 7), to: destination,
+                progress: { progress in
+                    bar.progress = progress.fractionCompleted ?? 0
+                },
+                completion: { result in
+                    switch result {
+                    case .success(let download): print("Saved \(download.fileURL.lastPathComponent)")
+                    case .failure(let error): print("No file: \(error)")
+                    }
+                })
+            // end-sample
+        }
+
+        #expect(lines == ["Saved intro.mp4"])
+        #expect(bar.all == [1])
+        #expect(try Data(contentsOf: videos.appendingPathComponent("intro.mp4")).count == 4_096)
+    }
+
+    @Test("when a download is awaited with its progress as a sequence, should save the file")
+    func asyncDownload() async throws {
+        let session = FakeNetworkSession()
+        session.stub(.path("/v2/videos/7/file"), with: .status(200, body: Data(count: 10)))
+        let module = makeSampleModule(session: session)
+        let bar = ProgressBar()
+        let videos = try makeFolder()
+
+        // sample: transfers-download-async
+        let transfer = module.downloadTask(
+            request: GetVideo(id: 7), to: DownloadDestination(videos.appendingPathComponent("intro.mp4")))
+        let following = Task {
+            for await progress in transfer.progress { bar.progress = progress.fractionCompleted ?? 0 }
+        }
+        let download = try await transfer.value
+        // end-sample
+        await following.value
+
+        #expect(download.statusCode == 200)
+        #expect(bar.all == [1])
+    }
+
+    @Test("when a download is cut and retried, should resume it and save the whole file")
+    func resumedDownload() async throws {
+        let session = FakeNetworkSession()
+        session.stub(.path("/v2/videos/7/file"), sequence: [.error(.networkConnectionLost), .status(200, body: Data(count: 10))])
+        let videos = try makeFolder()
+
+        // sample: transfers-retry
+        let module = DefaultNetworkModule(
+            requestBuilder: DefaultRequestBuilder(baseURL: URL(string: "https://api.example.com/v2")!),
+            session: session,
+            actions: [RetryAction(policy: RetryPolicy(maxAttempts: 5))],
+            completionExecutor: .main
+        )
+        let download = try await module.download(
+            request: GetVideo(id: 7), to: DownloadDestination(videos.appendingPathComponent("intro.mp4")))
+        // end-sample
+
+        #expect(try Data(contentsOf: download.fileURL).count == 10)
+        #expect(session.recordedRequests.count == 2)
+    }
+
+    @Test("when progress is asked of an ordinary request, should report each direction and end complete")
+    func requestProgress() throws {
+        let session = FakeNetworkSession()
+        session.stub(.path("/v2/videos/7/file"), with: .status(200, body: Data(count: 3)))
+        let module = makeSampleModule(session: session)
+
+        let lines = Transcript.recording {
+            // sample: transfers-progress
+            module.perform(
+                request: GetVideo(id: 7),
+                progress: { progress in
+                    print("\(progress.direction): \(progress.completedBytes) of \(progress.expectedBytes ?? -1)")
+                },
+                completion: { result in print("done: \((try? result.get())?.statusCode ?? 0)") })
+            // end-sample
+        }
+
+        #expect(lines == ["download: 3 of 3", "done: 200"])
+    }
+}
