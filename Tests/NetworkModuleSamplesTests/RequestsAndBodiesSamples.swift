@@ -503,6 +503,104 @@ struct RequestsAndBodiesSamples {
                 + "Content-Type: image/jpeg\r\n\r\nJPEG\r\n--\(boundary)--\r\n")
     }
 
+    // sample: requests-file-body
+    struct UploadVideo: NetworkRequest {
+        let movie: URL
+        var path: String { "/videos" }
+        var method: HTTPMethod { .put }
+        var body: RequestBody? { .file(movie, contentType: "video/mp4") }
+    }
+    // end-sample
+
+    /// A temporary file of `count` bytes, removed by the caller.
+    static func temporaryFile(bytes count: Int) throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("sample-\(UUID().uuidString)")
+        try Data(repeating: 0x2A, count: count).write(to: url)
+        return url
+    }
+
+    @Test("when the body is a file, should stream it with its size as Content-Length")
+    func fileBody() throws {
+        let movieURL = try Self.temporaryFile(bytes: 3 << 20)
+        defer { try? FileManager.default.removeItem(at: movieURL) }
+
+        let printed = try Transcript.recording {
+            // sample: requests-file-body-built
+            let urlRequest = try builder.build(request: UploadVideo(movie: movieURL))
+            print(urlRequest.value(forHTTPHeaderField: "Content-Length") ?? "")
+            print(urlRequest.httpBody == nil, urlRequest.httpBodyStream != nil)
+            // end-sample
+        }
+
+        #expect(printed == ["3145728", "true true"])
+    }
+
+    // sample: requests-stream-body
+    struct UploadSnapshot: NetworkRequest {
+        let snapshot: Data
+        var path: String { "/snapshots" }
+        var method: HTTPMethod { .post }
+        var body: RequestBody? {
+            .stream(length: Int64(snapshot.count), contentType: "application/x-ndjson") { [snapshot] in
+                InputStream(data: snapshot)
+            }
+        }
+    }
+    // end-sample
+
+    @Test("when the body is a stream, should send a fresh stream with each attempt")
+    func streamBody() throws {
+        let session = FakeNetworkSession()
+        session.stub(.streamedBody(length: 12), with: .status(503), .status(201))
+        let scheduler = ManualDelayScheduler()
+        let retry = RetryAction(policy: RetryPolicy(retriesNonIdempotentMethods: true), random: { 0 })
+        let module = DefaultNetworkModule(
+            requestBuilder: builder, session: session, actions: [retry], completionExecutor: .immediate,
+            delayScheduler: scheduler)
+        let status = LockedState(0)
+
+        module.perform(request: UploadSnapshot(snapshot: Data("{\"n\":1}\n{}\n\n".utf8))) { result in
+            status.withLock { $0 = (try? result.get().statusCode) ?? 0 }
+        }
+        scheduler.advance(by: 60)
+
+        #expect(status.withLock { $0 } == 201)
+        #expect(session.recordedRequests.count == 2)
+        #expect(session.recordedRequests[0].httpBodyStream !== session.recordedRequests[1].httpBodyStream)
+    }
+
+    // sample: requests-multipart-files
+    struct UploadAlbum: NetworkRequest {
+        let title: String
+        let photos: [URL]
+        var path: String { "/albums" }
+        var method: HTTPMethod { .post }
+        var body: RequestBody? {
+            var form = MultipartFormData()
+            form.addField(name: "title", value: title)
+            for photo in photos {
+                form.addFile(name: "photos[]", contentType: "image/jpeg", fileURL: photo)
+            }
+            return .multipart(form)
+        }
+    }
+    // end-sample
+
+    @Test("when a form's files are small, should encode it in memory; when large, should stream it")
+    func multipartFiles() throws {
+        let small = try Self.temporaryFile(bytes: 1000)
+        let large = try Self.temporaryFile(bytes: 11_000_000)
+        defer { for url in [small, large] { try? FileManager.default.removeItem(at: url) } }
+
+        let inMemory = try builder.build(request: UploadAlbum(title: "Holiday", photos: [small]))
+        let streamed = try builder.build(request: UploadAlbum(title: "Holiday", photos: [small, large]))
+
+        #expect(inMemory.httpBody.map { String(decoding: $0, as: UTF8.self) }?.contains("filename=\"\(small.lastPathComponent)\"") == true)
+        #expect(streamed.httpBody == nil)
+        #expect(streamed.httpBodyStream != nil)
+        #expect(Int(streamed.value(forHTTPHeaderField: "Content-Length") ?? "") ?? 0 > 11_001_000)
+    }
+
     // sample: requests-content-type
     struct CreateArticle: NetworkRequest {
         let article: [String: String]

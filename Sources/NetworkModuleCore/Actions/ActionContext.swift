@@ -29,8 +29,9 @@ public struct ActionContext: Sendable {
     /// Seconds between handing the request to the session and its answer, over all attempts
     /// answered so far.
     public let timeInFlight: TimeInterval
-    /// Body bytes sent so far, over all attempts (`httpBody` only; headers and body streams
-    /// are not counted).
+    /// Body bytes sent so far, over all attempts: `httpBody`'s bytes, and a body stream's
+    /// length when it is known (a file's size, a stream's stated length, its `Content-Length`);
+    /// headers are not counted.
     public let bytesSent: Int
     /// Body bytes received so far, over all attempts, error responses included.
     public let bytesReceived: Int

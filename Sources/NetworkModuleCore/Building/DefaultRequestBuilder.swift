@@ -15,6 +15,9 @@ import Foundation
 ///   values percent-encoded per RFC 3986 (`+`, `&`, `=`, `#`, space, non-ASCII: all encoded).
 /// - Headers are the default headers overridden by the request's, case-insensitively; the
 ///   body's `Content-Type` replaces a default one, unless the request's headers set one.
+/// - A file, a stream, or a multipart form too large for memory is set as `httpBodyStream`,
+///   a fresh stream each time a request is built, with `Content-Length` when its length is
+///   known (unless the request's headers set one); see ``RequestBody``.
 /// - Invalid input fails with ``NetworkError/invalidRequest(_:)`` saying why: a method that is
 ///   not a token, a header name or value with CR, LF or another control character, a body
 ///   that cannot be encoded, a timeout that is not a positive number.
@@ -92,8 +95,17 @@ public struct DefaultRequestBuilder: RequestBuilder {
         let requestHeaders = request.headers
         if !requestHeaders.isEmpty { headers = headers.merging(requestHeaders) }
         if let body = request.body {
-            let (data, contentType) = try body.encoded(defaultEncoder: jsonEncoder)
-            urlRequest.httpBody = data
+            let (encoded, contentType) = try body.encoded(defaultEncoder: jsonEncoder)
+            switch encoded {
+            case .data(let data):
+                urlRequest.httpBody = data
+            case .stream(let source):
+                // A fresh stream for each attempt: a consumed stream is never sent twice.
+                urlRequest.httpBodyStream = try BodyStreams.makeStream(from: source)
+                if let length = source.length, requestHeaders["Content-Length"] == nil {
+                    headers["Content-Length"] = String(length)
+                }
+            }
             // The body's type wins over a default `Content-Type` (a module-wide JSON type
             // would drop a multipart boundary); only the request's own headers override it.
             if requestHeaders["Content-Type"] == nil { headers["Content-Type"] = contentType }

@@ -46,6 +46,9 @@ final class RequestOperation: NetworkCancellable {
         var preparationTimeout: TimeInterval = 60
         /// What actions learn through ``ActionContext``: time and bytes over all attempts.
         var totals = Totals()
+        /// The body stream the builder made for the attempt built last, released (its
+        /// temporary file removed) when the next attempt is built or the request ends.
+        var bodyStream: InputStream?
         /// What the clock is counting now, and since when.
         var clock = Clock.preparing
         var clockStartedAt: UInt64
@@ -66,7 +69,7 @@ final class RequestOperation: NetworkCancellable {
             case .send:
                 let request = machine.takeRequest()
                 lastSentRequest = request
-                totals.bytesSent += request?.httpBody?.count ?? 0
+                totals.bytesSent += request?.knownBodyLength ?? 0
                 return Step(
                     next: next, request: request, preparationDeadline: machine.takePreparationDeadline())
             case .resume:
@@ -82,7 +85,7 @@ final class RequestOperation: NetworkCancellable {
             case .finish:
                 return Step(
                     next: next, totals: totals, sentRequest: lastSentRequest,
-                    finish: machine.takeFinish(), completion: completion.take())
+                    finish: machine.takeFinish(), completion: completion.take(), bodyStream: bodyStream.take())
             }
         }
 
@@ -151,6 +154,8 @@ final class RequestOperation: NetworkCancellable {
         /// How the request ended, and the caller's completion, when the machine says to finish.
         var finish: RequestStateMachine.Finish?
         var completion: Completion?
+        /// The body stream to release when the request finishes.
+        var bodyStream: InputStream?
         /// The timeout of the request being prepared, for its preparation deadline.
         var preparationTimeout: TimeInterval = 0
     }
@@ -222,7 +227,9 @@ final class RequestOperation: NetworkCancellable {
             completion: completion, clockStartedAt: startTime)
         var next = state.machine.start()
         if case .build = next {
-            next = state.machine.built(buildRequest(source, configuration: configuration))
+            let built = buildRequest(source, attempt: 1, configuration: configuration)
+            state.bodyStream = builtBodyStream(built, source: source)
+            next = state.machine.built(built)
         }
         let first = state.step(after: next)
         let operation = RequestOperation(
@@ -261,9 +268,18 @@ final class RequestOperation: NetworkCancellable {
             switch step.next {
             case .none:
                 return
-            case .build:
-                let built = Self.buildRequest(source, configuration: configuration)
-                step = update { $0.built(built) }
+            case .build(let attempt):
+                let built = Self.buildRequest(source, attempt: attempt, configuration: configuration)
+                let stream = Self.builtBodyStream(built, source: source)
+                let (next, released) = state.withLock { state in
+                    // The previous attempt has ended; a request that ended meanwhile keeps none.
+                    let released = state.bodyStream.take()
+                    if state.machine.isFinished { return (state.step(after: state.machine.built(built)), stream) }
+                    state.bodyStream = stream
+                    return (state.step(after: state.machine.built(built)), released)
+                }
+                if let released { BodyStreams.release(released) }
+                step = next
             case .prepare(let attempt, let from):
                 let totals = step.totals
                 let outcome: RequestStateMachine.PreparationOutcome
@@ -317,10 +333,20 @@ final class RequestOperation: NetworkCancellable {
     // MARK: - Call-outs
 
     private static func buildRequest(
-        _ source: Source, configuration: ModuleConfiguration
+        _ source: Source, attempt: Int, configuration: ModuleConfiguration
     ) -> Result<URLRequest, NetworkError> {
         switch source {
-        case .urlRequest(let request):
+        case .urlRequest(var request):
+            guard attempt > 1, let stream = request.httpBodyStream else { return .success(request) }
+            // The first attempt consumed the caller's stream: send a fresh one, or nothing.
+            guard let fresh = BodyStreams.freshStream(replacing: stream) else {
+                return .failure(
+                    .invalidRequest(
+                        .bodyEncodingFailed(
+                            "the body stream of a URLRequest cannot be sent again for attempt \(attempt); describe the request with RequestBody.stream or RequestBody.file, whose every attempt gets a fresh stream"
+                        )))
+            }
+            request.httpBodyStream = fresh
             return .success(request)
         case .description(let networkRequest):
             do throws(NetworkError) {
@@ -329,6 +355,13 @@ final class RequestOperation: NetworkCancellable {
                 return .failure(error)
             }
         }
+    }
+
+    /// The body stream the builder made for a described request: the request releases it when
+    /// it is done with it. A caller's `URLRequest` keeps its stream: the caller may send it again.
+    private static func builtBodyStream(_ built: Result<URLRequest, NetworkError>, source: Source) -> InputStream? {
+        guard case .description = source, case .success(let request) = built else { return nil }
+        return request.httpBodyStream
     }
 
     /// Checks `request` once, just before the wire, and hands it to the session.
@@ -383,6 +416,8 @@ final class RequestOperation: NetworkCancellable {
         guard let finish = step.finish else { return }
         finish.taskToCancel?.cancel()
         for timer in finish.timersToCancel { timer.cancel() }
+        // Before the caller hears of the end: a temporary body file is gone by then.
+        if let stream = step.bodyStream { BodyStreams.release(stream) }
         guard let completion = step.completion else { return }
         let (seen, deliverToCaller) = completion(finish.result)
         if finish.notifiesActions, !configuration.actions.isEmpty {

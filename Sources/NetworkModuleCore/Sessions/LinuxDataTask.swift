@@ -55,7 +55,7 @@
             var outgoing = request
             outgoing.timeoutInterval = LinuxURLSessionQuirks.outgoingTimeout(
                 for: request.timeoutInterval, idleTimeoutEnforced: false)
-            let task: URLSessionDataTask = session.dataTask(with: outgoing) { data, response, error in
+            let task = LinuxURLSessionQuirks.task(in: session, for: outgoing) { data, response, error in
                 Self.report(to: state, data, response, error.map(LinuxURLSessionQuirks.normalized))
             }
             let url = request.url

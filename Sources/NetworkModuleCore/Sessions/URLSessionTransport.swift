@@ -272,7 +272,7 @@ private final class TransportTask: NetworkSessionTask {
             outgoing.timeoutInterval = LinuxURLSessionQuirks.outgoingTimeout(
                 for: request.timeoutInterval, idleTimeoutEnforced: true)
         }
-        let task = transport.urlSession.dataTask(with: outgoing)
+        let task = LinuxURLSessionQuirks.task(in: transport.urlSession, for: outgoing)
         // Registered before the deadline is set and before the task runs, so that neither a
         // deadline that expires at once nor an early answer finds no record.
         delegate.register(
@@ -531,6 +531,18 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
         transfer??.bodySent(totalBytesSent: totalBytesSent, totalBytesExpectedToSend: totalBytesExpectedToSend)
     }
 
+    /// `URLSession` needs the body again (a 307 or 308 redirect, an authentication challenge)
+    /// and the stream it had is consumed: a fresh stream of the same body when the request
+    /// builder made it (``RequestBody/file(_:contentType:)``, ``RequestBody/stream(length:contentType:_:)``,
+    /// a large multipart form); `nil` otherwise, which fails the task with
+    /// `URLError.requestBodyStreamExhausted` rather than send an empty or partial body.
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask,
+        needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void
+    ) {
+        completionHandler(task.originalRequest?.httpBodyStream.flatMap(BodyStreams.freshStream(replacing:)))
+    }
+
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let record = tasks.withLock { $0[task.taskIdentifier] }
         guard let record else { return }
@@ -610,8 +622,7 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
             return
         }
         if LinuxURLSessionQuirks.apply, response.statusCode == 307 || response.statusCode == 308,
-            let original = task.originalRequest,
-            original.httpBodyStream != nil || original.httpBody?.isEmpty == false
+            LinuxURLSessionQuirks.sendsBody(task)
         {
             // 307 and 308 must send the method and the body again (RFC 9110 §15.4.8, §15.4.9).
             // Linux's URLSession keeps the method but sends no body, whatever the redirected

@@ -64,9 +64,11 @@ struct HARArchive: Codable, Sendable {
         var text: String?
         /// `base64` when ``text`` holds a binary body in base64.
         var encoding: String?
+        /// Why the body is not recorded (a body stream), in HAR's own `comment` field.
+        var comment: String?
 
         enum CodingKeys: String, CodingKey {
-            case mimeType, text
+            case mimeType, text, comment
             case encoding = "_encoding"
         }
     }

@@ -38,17 +38,32 @@ struct HAREntryWriter {
         let queryItems = url.flatMap { URLComponents(url: $0, resolvingAgainstBaseURL: true)?.queryItems } ?? []
         let headers = nameValues(HTTPHeaders(request.allHTTPHeaderFields ?? [:]))
         let body = request.httpBody ?? Data()
+        let contentType = request.value(forHTTPHeaderField: "Content-Type")
+        var recordedBody = body.isEmpty ? nil : postData(body, contentType: contentType)
+        var bodySize = body.count
+        if request.httpBodyStream != nil {
+            // Never read: the stream is the session's to consume. Say so rather than record "".
+            recordedBody = Self.streamPostData(length: request.knownBodyLength, contentType: contentType)
+            bodySize = request.knownBodyLength ?? -1
+        }
         return HARArchive.Request(
             method: request.httpMethod ?? "GET",
             url: url?.absoluteString ?? "",
             httpVersion: "HTTP/1.1",
             headers: headers,
             queryString: queryItems.map { HARArchive.NameValue(name: $0.name, value: $0.value ?? "") },
-            postData: body.isEmpty
-                ? nil : postData(body, contentType: request.value(forHTTPHeaderField: "Content-Type")),
+            postData: recordedBody,
             headersSize: -1,
-            bodySize: body.count,
+            bodySize: bodySize,
             cookies: [])
+    }
+
+    /// The post data of a body stream: its type, no text, and a comment saying why.
+    static func streamPostData(length: Int?, contentType: String?) -> HARArchive.PostData {
+        let size = length.map { "\($0) bytes" } ?? "unknown length"
+        return HARArchive.PostData(
+            mimeType: contentType ?? "application/octet-stream", text: nil, encoding: nil,
+            comment: "body stream (\(size)) not recorded: reading it would consume what the request sends")
     }
 
     private func postData(_ body: Data, contentType: String?) -> HARArchive.PostData {

@@ -25,8 +25,9 @@ import NetworkModuleCore
 ///   test accounts. With `.methodURLAndBody` matching, replay masks a request's body the same
 ///   way before comparing it.
 /// - Bodies that are not UTF-8 text are written in base64 (`content.encoding` for
-///   responses, `postData._encoding` for requests). A body given as a stream is not read
-///   (a stream can be read once only) and is left out.
+///   responses, `postData._encoding` for requests). A body given as a stream (a file, a stream,
+///   a large multipart form) is not read (a stream can be read once only): its `postData` has
+///   its type and a `comment` saying it was skipped, and `bodySize` its length when known.
 /// - A request that fails without a response is written with status `0` and the error in
 ///   `_error` and `_urlErrorCode`, so replay fails it the same way. Cancelled requests are
 ///   not written.

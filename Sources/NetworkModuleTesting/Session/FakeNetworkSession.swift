@@ -288,6 +288,7 @@ public final class FakeNetworkSession: NetworkSession {
         if becomesGET {
             next.httpMethod = "GET"
             next.httpBody = nil
+            next.httpBodyStream = nil
             next.setValue(nil, forHTTPHeaderField: "Content-Type")
             next.setValue(nil, forHTTPHeaderField: "Content-Length")
         }

@@ -76,9 +76,19 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
         }
     }
 
-    /// Requests whose body (`httpBody`) is exactly `data`.
+    /// Requests whose body (`httpBody`) is exactly `data`. A body stream is not read, so
+    /// a request with one matches no body matcher but ``streamedBody(length:)``.
     public static func body(_ data: Data) -> RequestMatcher {
-        RequestMatcher("body == \(data.count) bytes") { $0.httpBody ?? Data() == data }
+        RequestMatcher("body == \(data.count) bytes") { $0.httpBodyStream == nil && $0.httpBody ?? Data() == data }
+    }
+
+    /// Requests whose body is a stream (`RequestBody.file(_:contentType:)`,
+    /// `RequestBody.stream(length:contentType:_:)`, a large multipart form), of `length` bytes
+    /// if given (the length the request states). The stream is not read.
+    public static func streamedBody(length: Int? = nil) -> RequestMatcher {
+        RequestMatcher("streamed body" + (length.map { " of \($0) bytes" } ?? "")) { request in
+            request.httpBodyStream != nil && (length == nil || request.knownBodyLength == length)
+        }
     }
 
     /// Requests whose body is JSON equal to `json`: the same values, whatever the key order
@@ -101,11 +111,11 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
     }
 
     /// Requests whose body satisfies `predicate` (which gets an empty `Data` for a request
-    /// without a body); `description` names it in failure messages.
+    /// without a body; a body stream matches nothing); `description` names it in failure messages.
     public static func body(_ description: String, where predicate: @escaping @Sendable (Data) -> Bool)
         -> RequestMatcher
     {
-        RequestMatcher("body \(description)") { predicate($0.httpBody ?? Data()) }
+        RequestMatcher("body \(description)") { $0.httpBodyStream == nil && predicate($0.httpBody ?? Data()) }
     }
 
     /// Requests that match both.

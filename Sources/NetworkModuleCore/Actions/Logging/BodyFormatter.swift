@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// Turns a body into text for a log: JSON pretty-printed, form bodies and JSON with the values
 /// of secret fields masked (``Redaction``), other text as it is, binary data as its size; cut
 /// after a number of characters.
@@ -36,6 +40,13 @@ enum BodyFormatter {
                 options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
         else { return nil }
         return String(data: pretty, encoding: .utf8)
+    }
+
+    /// What to write for a request's body stream, which is never read for a log (reading would
+    /// consume it): `<stream of N bytes>`, or `<stream of unknown length>`; `nil` for no stream.
+    static func streamNote(for request: URLRequest) -> String? {
+        guard request.httpBodyStream != nil else { return nil }
+        return request.knownBodyLength.map { "<stream of \($0) bytes>" } ?? "<stream of unknown length>"
     }
 
     /// `data` for a command to send again: the bytes as they are, unless it is JSON or a form

@@ -29,6 +29,8 @@ enum CurlCommand {
             } else {
                 note = "# body of \(body.count) bytes not shown"
             }
+        } else if let stream = BodyFormatter.streamNote(for: request) {
+            note = "# body not shown: \(stream)"
         }
         let command = parts.joined(separator: " \\\n  ")
         return note.map { "\(command)\n\($0)" } ?? command

@@ -123,6 +123,8 @@ public struct LoggingAction: NetworkModuleAction {
             })
         {
             lines += indented(body)
+        } else if bodies, let note = BodyFormatter.streamNote(for: request) {
+            lines += indented(note)
         }
         return lines
     }

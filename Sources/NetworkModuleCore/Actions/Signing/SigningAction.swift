@@ -40,8 +40,14 @@ public struct SigningAction: NetworkModuleAction {
         public let url: URL
         /// The method, uppercase: `GET`, `POST`, …
         public let method: String
-        /// The body, or `nil` for none (or a body stream, which cannot be read ahead).
+        /// The body, or `nil` for none or for a body stream (``hasBodyStream``).
         public let body: Data?
+        /// Whether the body is a stream (``RequestBody/file(_:contentType:)``,
+        /// ``RequestBody/stream(length:contentType:_:)``, a large multipart form): it is not
+        /// read ahead to be signed, as reading would consume it, so ``body`` is `nil`. A
+        /// signature that must cover the body should throw for such a request, failing it,
+        /// or sign it as the API allows an unsigned payload (AWS's `UNSIGNED-PAYLOAD`).
+        public let hasBodyStream: Bool
         /// The headers the request has so far.
         public let headers: HTTPHeaders
         /// The time of this attempt, from the action's clock.
@@ -108,6 +114,7 @@ public struct SigningAction: NetworkModuleAction {
         }
         let input = Request(
             url: url, method: urlRequest.httpMethod ?? "GET", body: urlRequest.httpBody,
+            hasBodyStream: urlRequest.httpBodyStream != nil,
             headers: HTTPHeaders(urlRequest.allHTTPHeaderFields ?? [:]), date: clock(), context: context)
         do {
             let signature = try sign(input)

@@ -1,0 +1,84 @@
+import Foundation
+
+/// The body streams the request builder made, with the sources that made them: so that the
+/// transport can make a fresh stream of the same body when `URLSession` asks for one, and the
+/// pipeline can remove a body's temporary file when the request ends.
+///
+/// A stream is known here until its request ends (``release(_:)``), or until it is gone: an
+/// entry whose stream has been deallocated (a request built and sent outside a module) is
+/// dropped when the next stream is made, and its temporary file with it; any temporary file
+/// still known when the process exits normally is removed then.
+enum BodyStreams {
+    private struct Entry {
+        weak var stream: InputStream?
+        let source: BodyStreamSource
+    }
+
+    /// The streams made, by identity; each entry checks that its stream is still the same
+    /// object, as an identifier may be reused once a stream is gone.
+    private static let entries = LockedState<[ObjectIdentifier: Entry]>([:])
+
+    /// A new stream from `source`, known until its request ends.
+    static func makeStream(from source: BodyStreamSource) throws(NetworkError) -> InputStream {
+        if source.temporaryFile != nil { _ = exitCleanup }
+        let stream = try source.newStream()
+        let dropped = entries.withLock { entries in
+            let dead = entries.filter { $0.value.stream == nil }
+            for key in dead.keys { entries[key] = nil }
+            entries[ObjectIdentifier(stream)] = Entry(stream: stream, source: source)
+            return dead
+        }
+        // Dropped outside the lock: the last reference to a temporary file removes it from disk.
+        _ = consume dropped
+        return stream
+    }
+
+    /// A new stream of the same body as `stream`, for `URLSession`'s `needNewBodyStream`; `nil`
+    /// for a stream the builder did not make, or one whose source fails.
+    static func freshStream(replacing stream: InputStream) -> InputStream? {
+        guard let source = source(of: stream) else { return nil }
+        return try? source.newStream()
+    }
+
+    /// The length of `stream`'s body, when the builder made it and knows it.
+    static func length(of stream: InputStream) -> Int64? {
+        source(of: stream)?.length
+    }
+
+    /// The file `stream` reads whole, when the builder made it from one.
+    static func file(of stream: InputStream) -> URL? {
+        source(of: stream)?.file
+    }
+
+    /// Forgets `stream` and removes its temporary file, if any: its request has ended. Harmless
+    /// for a stream the builder did not make.
+    static func release(_ stream: InputStream) {
+        let released = entries.withLock { entries in
+            entries.removeValue(forKey: ObjectIdentifier(stream))
+        }
+        guard let released, released.stream === stream else { return }
+        released.source.temporaryFile?.remove()
+    }
+
+    /// Registers, once, the removal of the temporary files still known at exit.
+    private static let exitCleanup: Void = {
+        atexit { BodyStreams.removeTemporaryFiles() }
+    }()
+
+    /// Removes every temporary file still known, and forgets its stream.
+    private static func removeTemporaryFiles() {
+        let files = entries.withLock { entries in
+            let files = entries.values.compactMap(\.source.temporaryFile)
+            entries = entries.filter { $0.value.source.temporaryFile == nil }
+            return files
+        }
+        for file in files { file.remove() }
+    }
+
+    private static func source(of stream: InputStream) -> BodyStreamSource? {
+        entries.withLock { entries in
+            guard let entry = entries[ObjectIdentifier(stream)], entry.stream === stream else { return nil }
+            return entry.source
+        }
+    }
+}
