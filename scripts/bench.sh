@@ -4,10 +4,12 @@
 #   scripts/bench.sh                 # every mode at full size (several minutes)
 #   scripts/bench.sh --quick         # every mode at a tiny size: a smoke test, not a measurement
 #   scripts/bench.sh --mode loopback --pairs 7 --json
+#   scripts/bench.sh --mode download --pairs 3   # 1 GB to a file: module.download vs downloadTask
 #
 # Installs nginx from Debian if it is missing, starts it on a free 127.0.0.1 port with
 # benchmarks/nginx.conf.template (keep-alive on; a ~400-byte JSON file from benchmarks/nginx,
-# and a 1 MB file and a ~24 MB JSON array made at start), runs network-module-benchmarks in release with --base-url pointing at it,
+# and a 1 MB file, a ~24 MB JSON array and, for download mode, a 1 GB file made at start), runs
+# network-module-benchmarks in release with --base-url pointing at it,
 # and stops nginx on exit, pass or fail. Arguments go to the harness.
 set -euo pipefail
 
@@ -40,6 +42,16 @@ user = json.load(open(sys.argv[1]))
 count = 24 * 1024 * 1024 // (len(json.dumps(user)) + 2)
 json.dump([dict(user, id=i) for i in range(count)], sys.stdout)
 PYTHON
+# Download mode's 1 GB file (the 1 MB pattern repeated), only when that mode is named (it is not
+# among the default modes) and the disk has room for it and each run's copy: 3 GB free at least.
+if [[ " $* " == *" --mode download "* ]]; then
+    free_kb="$(df -Pk "$docroot" | awk 'NR == 2 { print $4 }')"
+    if (( free_kb >= 3 * 1024 * 1024 )); then
+        for _ in $(seq 1 1024); do cat "$docroot/large.bin"; done >"$docroot/huge.bin"
+    else
+        echo "[bench.sh] only $((free_kb / 1024)) MB free under $docroot: no 1 GB file, download mode will fail" >&2
+    fi
+fi
 chmod -R a+rX "$docroot"
 
 port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')"

@@ -48,6 +48,17 @@ Routes (by path; the query string is ignored unless a route lists parameters):
                             bad chunk sizes, bad gzip, huge headers...), then close
     /gzip-bomb?mib=N        200, Content-Encoding: gzip, N MiB (default 1024) of zeros
                             compressed (about 1 MiB per GiB), generated as it is sent
+    /resumable?size=N&cut=M&etag=E&changed_etag=F
+                            a resumable file of N bytes (default 1 MiB), byte i = i % 251,
+                            with Content-Length and ETag "E" (default "v1"). Without Range:
+                            200, and the connection closed after M bytes when cut < N (no
+                            cut by default). "Range: bytes=a-": 206 with Content-Range for
+                            bytes a to N-1 when If-Range is absent or equals the ETag, 200
+                            with the whole body when it does not, 416 when a >= N. With
+                            changed_etag, a request carrying Range sees ETag "F" instead: a
+                            file that changed between the attempts
+    /resumable-log?etag=E   200 JSON list of [Range, If-Range] (null when absent) of every
+                            /resumable request for etag E so far, in order
     /health                 200 "ok"
     anything else           404 {"error":"unknown fault route"}
 
@@ -251,14 +262,14 @@ def respond_json(conn, req, status, obj, extra=()):
     respond(conn, req, status, body, "application/json", extra)
 
 
-def stream_pattern(conn, total, chunked=False, final_chunk=True):
-    """Send bytes (i % 251) for i in [0, total), in CHUNK-sized pieces."""
+def stream_pattern(conn, total, chunked=False, final_chunk=True, start=0):
+    """Send bytes (i % 251) for i in [start, start + total), in CHUNK-sized pieces."""
     sent = 0
     while sent < total:
         if STOPPING.is_set():
             return
         n = min(CHUNK, total - sent)
-        k = sent % 251
+        k = (start + sent) % 251
         piece = PATTERN[k:k + n]
         if chunked:
             conn.send(b"%x\r\n" % n + piece + b"\r\n")
@@ -438,6 +449,49 @@ def route_echo(conn, req, digest):
     })
 
 
+# The Range and If-Range of every /resumable request, by the etag parameter.
+RESUMABLE_LOG = {}
+RESUMABLE_LOG_LOCK = threading.Lock()
+
+
+def route_resumable(conn, req):
+    size = req.q_int("size", 1024 * 1024)
+    cut = req.q_int("cut", size)
+    etag = req.q("etag", "v1")
+    range_header = req.header("Range")
+    if_range = req.header("If-Range")
+    with RESUMABLE_LOG_LOCK:
+        RESUMABLE_LOG.setdefault(etag, []).append([range_header, if_range])
+    current = '"%s"' % (req.q("changed_etag", etag) if range_header else etag)
+    headers = [("Content-Type", "application/octet-stream"), ("ETag", current),
+               ("Accept-Ranges", "bytes")]
+    start = None
+    if range_header and (if_range is None or if_range == current):
+        spec = range_header.strip()
+        if not (spec.startswith("bytes=") and spec.endswith("-") and spec[6:-1].isdigit()):
+            raise BadRequest("only Range: bytes=a- is supported")
+        start = int(spec[6:-1])
+        if start >= size:
+            respond(conn, req, 416, b"", extra=headers + [("Content-Range", "bytes */%d" % size)])
+            return
+    if start is None:
+        conn.send(head_bytes(200, headers + [("Content-Length", str(size)), ("Connection", "close")]))
+        if req.method != "HEAD":
+            # Without Range, the connection ends after `cut` bytes: a download cut halfway.
+            stream_pattern(conn, size if range_header else min(cut, size))
+        return
+    conn.send(head_bytes(206, headers + [("Content-Range", "bytes %d-%d/%d" % (start, size - 1, size)),
+                                         ("Content-Length", str(size - start)), ("Connection", "close")]))
+    if req.method != "HEAD":
+        stream_pattern(conn, size - start, start=start)
+
+
+def route_resumable_log(conn, req):
+    with RESUMABLE_LOG_LOCK:
+        entries = list(RESUMABLE_LOG.get(req.q("etag", "v1"), []))
+    respond_json(conn, req, 200, entries)
+
+
 def route_health(conn, req):
     respond(conn, req, 200, b"ok", "text/plain; charset=utf-8")
 
@@ -537,6 +591,8 @@ ROUTES = {
     "/secret-response": route_secret_response,
     "/raw": route_raw,
     "/gzip-bomb": route_gzip_bomb,
+    "/resumable": route_resumable,
+    "/resumable-log": route_resumable_log,
     "/health": route_health,
 }
 

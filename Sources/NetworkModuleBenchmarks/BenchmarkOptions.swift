@@ -5,9 +5,11 @@ struct BenchmarkOptions {
     enum Mode: String, CaseIterable {
         case pipeline, loopback, soak
         case headOfLine = "head-of-line"
+        case download
     }
 
-    var modes: [Mode] = Mode.allCases
+    /// The modes run when none is named: download mode needs a 1 GB file, so only by name.
+    var modes: [Mode] = Mode.allCases.filter { $0 != .download }
     var baseURL: URL?
     var json = false
     var pipelineIterations = 20_000
@@ -24,6 +26,18 @@ struct BenchmarkOptions {
     var profileSide: ProfileSide?
     /// The path `--profile` requests.
     var profilePath = "/users/42.json?fields=name%2Cemail"
+    /// Download mode: the file downloaded (scripts/bench.sh makes a 1 GB `/huge.bin`).
+    var downloadPath = "/huge.bin"
+    /// Download mode, in a child process the harness started: download once on this side.
+    var downloadChild: DownloadSide?
+
+    /// The sides of download mode.
+    enum DownloadSide: String, CaseIterable, Codable {
+        /// `URLSession.downloadTask`.
+        case raw
+        /// `DefaultNetworkModule.download` on `URLSessionTransport`.
+        case module
+    }
 
     /// The sides of loopback mode.
     enum ProfileSide: String, CaseIterable {
@@ -36,9 +50,9 @@ struct BenchmarkOptions {
     }
 
     static let usage = """
-        usage: network-module-benchmarks [--mode pipeline|loopback|soak|head-of-line]... [--base-url URL] [--quick] [--json]
-          --mode M          run only mode M (repeatable); default: every mode (all but pipeline
-                            need --base-url)
+        usage: network-module-benchmarks [--mode pipeline|loopback|soak|head-of-line|download]... [--base-url URL] [--quick] [--json]
+          --mode M          run only mode M (repeatable); default: every mode but download (all
+                            but pipeline need --base-url)
           --base-url URL    the nginx started by scripts/bench.sh (serves benchmarks/nginx)
           --quick           tiny sizes: a smoke test that the harness works, not a measurement
           --json            print the results as JSON instead of tables
@@ -52,6 +66,9 @@ struct BenchmarkOptions {
           --profile SIDE    loopback mode, for a profiler: --requests N requests on one side only
                             (raw, module or transport), 4 in flight, nothing measured
           --path PATH       the path --profile requests (default the ~400-byte JSON)
+          --download-path PATH
+                            download mode: the file downloaded, --pairs times on each side, each
+                            run in a child process (default /huge.bin, 1 GB from scripts/bench.sh)
         """
 
     static func parse(_ arguments: [String]) throws -> BenchmarkOptions {
@@ -101,6 +118,11 @@ struct BenchmarkOptions {
                 guard let side = ProfileSide(rawValue: name) else { throw UsageError("unknown side \(name)") }
                 options.profileSide = side
             case "--path": options.profilePath = try value(for: argument)
+            case "--download-path": options.downloadPath = try value(for: argument)
+            case "--download-child":
+                let name = try value(for: argument)
+                guard let side = DownloadSide(rawValue: name) else { throw UsageError("unknown side \(name)") }
+                options.downloadChild = side
             case "--samples": options.headOfLineSamples = try number(for: argument)
             case "-h", "--help": throw UsageError(nil)
             default: throw UsageError("unknown argument \(argument)")
@@ -112,7 +134,7 @@ struct BenchmarkOptions {
                 options.modes = [.pipeline]
             } else {
                 throw UsageError(
-                    "loopback, soak and head-of-line modes need --base-url (scripts/bench.sh starts nginx)")
+                    "loopback, soak, head-of-line and download modes need --base-url (scripts/bench.sh starts nginx)")
             }
         }
         return options

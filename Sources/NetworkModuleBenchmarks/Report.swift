@@ -7,6 +7,7 @@ struct BenchmarkReport: Codable {
     var loopback: [LoopbackBenchmarks.Comparison]?
     var soak: SoakBenchmark.Result?
     var headOfLine: [HeadOfLineBenchmark.Case]?
+    var download: DownloadBenchmark.Result?
 
     func printTables() {
         print("Machine: \(machine)")
@@ -65,6 +66,29 @@ struct BenchmarkReport: Codable {
             )
         }
         if let headOfLine { printHeadOfLine(headOfLine) }
+        if let download { printDownload(download) }
+    }
+
+    private func printDownload(_ result: DownloadBenchmark.Result) {
+        print(
+            "\nDownload mode (\(result.path), \(result.bytes) bytes to a file, \(result.runsPerSide) runs a side, "
+                + "each in a child process; MB/s median; ratio = median of per-pair module/raw throughput)")
+        let rows = [
+            ("raw URLSession.downloadTask", result.raw), ("module.download on URLSessionTransport", result.module),
+        ]
+        printTable(
+            header: ["side", "MB/s", "min–max", "peak RSS growth MB", "failures"],
+            rows: rows.map { name, side in
+                [
+                    name, format(side.megabytesPerSecond.median, decimals: 0),
+                    format(side.megabytesPerSecond.minimum, decimals: 0) + "–"
+                        + format(side.megabytesPerSecond.maximum, decimals: 0),
+                    format(side.peakGrowthMegabytes, decimals: 1), "\(side.failures)",
+                ]
+            })
+        print(
+            "  throughput ratio module/raw: \(format(result.ratio.median, decimals: 3)) "
+                + "(\(format(result.ratio.minimum, decimals: 3))–\(format(result.ratio.maximum, decimals: 3)))")
     }
 
     private func printHeadOfLine(_ cases: [HeadOfLineBenchmark.Case]) {

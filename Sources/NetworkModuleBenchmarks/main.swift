@@ -17,6 +17,10 @@ do {
     FileHandle.standardError.write(Data("warning: a debug build measures nothing useful; use -c release\n".utf8))
 #endif
 
+if let side = options.downloadChild, let baseURL = options.baseURL {
+    DownloadBenchmark.runChild(side, baseURL: baseURL, path: options.downloadPath)
+}
+
 if let side = options.profileSide {
     guard let baseURL = options.baseURL else {
         FileHandle.standardError.write(Data("error: --profile needs --base-url\n".utf8))
@@ -41,6 +45,9 @@ do {
         if options.modes.contains(.headOfLine) {
             report.headOfLine = HeadOfLineBenchmark(options: options, baseURL: baseURL).run()
         }
+        if options.modes.contains(.download) {
+            report.download = try DownloadBenchmark(options: options, baseURL: baseURL).run()
+        }
     }
 } catch {
     FileHandle.standardError.write(Data("error: \(error)\n".utf8))
@@ -57,4 +64,5 @@ if options.json {
 let failures =
     (report.loopback ?? []).flatMap { [$0.raw.failures] + $0.modules.map(\.side.failures) }.reduce(0, +)
     + (report.soak?.failures ?? 0)
+    + (report.download.map { $0.raw.failures + $0.module.failures } ?? 0)
 exit(failures == 0 ? 0 : 1)

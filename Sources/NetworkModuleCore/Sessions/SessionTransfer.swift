@@ -54,7 +54,9 @@ public struct SessionTransfer: Sendable {
     public var destination: Destination
     /// Told how far each direction has got, from any thread, as often as the session likes (for
     /// every chunk, say), with bytes counted from the start of this task; `nil` when nobody asked.
-    /// The module bounds the rate at which its callers hear of it.
+    /// For a `206` that resumes a ``Destination/file(_:resumingAt:)``, the download's completed
+    /// and expected bytes count the kept bytes too, so that a resumed download reports how much
+    /// of the whole file is there. The module bounds the rate at which its callers hear of it.
     public var progress: (@Sendable (TransferProgress) -> Void)?
 
     /// Creates a transfer; by default, redirects followed and the body collected in memory.

@@ -27,6 +27,9 @@ import Foundation
 ///   is read when its `Content-Length` (with no content coding) already says so. Memory stays within
 ///   about twice the limit: on Linux, where `URLSession` queues every chunk for the delegate
 ///   without waiting, the transport's delegate queue makes libcurl wait while the delegate lags.
+/// - **Downloads stream to disk, with progress** (``transferTask(with:transfer:completionHandler:)``):
+///   a download's body goes to its file chunk by chunk, never whole in memory, and progress is
+///   reported as the bytes move, both ways.
 /// - **The request's timeout means the same everywhere**: an idle timeout, as Apple's
 ///   `URLSession` defines `timeoutInterval`. The request fails with `URLError.timedOut` when
 ///   no bytes arrive for that long; a slow download that keeps receiving bytes is not cut
@@ -78,7 +81,8 @@ public final class URLSessionTransport: NetworkSession {
     /// - Parameters:
     ///   - configuration: the configuration of the underlying `URLSession`.
     ///   - maximumResponseSize: the largest body read, in bytes (100 MiB by default); `nil`
-    ///     for no limit. Bodies are held in memory, so keep this bounded.
+    ///     for no limit. Bodies are held in memory, so keep this bounded; a download's body is
+    ///     streamed to its file instead, and still bounded by this (raise it for large files).
     ///   - credentialHeaderNames: more header names that carry credentials (for example an
     ///     API key header), removed like `Authorization` on a redirect to another origin.
     ///   - serverTrust: which HTTPS servers are trusted; the platform's validation by default.
@@ -153,39 +157,47 @@ public final class URLSessionTransport: NetworkSession {
         with request: URLRequest, redirectPolicy: RedirectPolicy,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
-        if delegate.refusesHTTPS, TransportDelegate.isHTTPS(request.url) {
-            return UnsentTask(
-                error: LinuxURLSessionQuirks.pinningUnsupportedError(url: request.url),
-                completionHandler: completionHandler)
-        }
-        return TransportTask(
-            request: request, redirectPolicy: redirectPolicy, transport: self, completionHandler: completionHandler)
+        transferTask(
+            with: request, transfer: SessionTransfer(redirectPolicy: redirectPolicy),
+            completionHandler: completionHandler)
     }
 
-    /// Creates a task that sends `request` as `transfer` says. A ``SessionTransfer/Destination/chunks(_:)``
-    /// body is streamed: each chunk goes to the sink as it arrives, never collected, and counted
-    /// against ``maximumResponseSize`` as any body. On Apple platforms reading pauses while the
-    /// sink is full (the task is suspended; a paused body is not idle for the request's timeout).
-    /// On Linux it cannot: swift-corelibs-foundation has no way to pause a transfer (see
-    /// ``StreamPause``), so the sink takes what arrives, up to ``maximumResponseSize``, and a
-    /// stream that must outlast it needs a larger limit or none. Other destinations get their
-    /// body whole, as the default implementation does.
+    /// Creates a task that sends `request` when resumed, with the transfer's redirect policy, its
+    /// body streamed where the transfer says and its progress reported as the bytes move;
+    /// otherwise as ``dataTask(with:redirectPolicy:completionHandler:)``.
+    ///
+    /// - **To a file**: a `2xx` body is written to the file as each chunk arrives, never held in
+    ///   memory, and the completion handler gets no data. The file is opened when the response
+    ///   head arrives (an empty body still creates it), keeping the bytes a `206` continues as
+    ///   ``SessionTransfer/Destination/file(_:resumingAt:)`` says; other statuses are collected
+    ///   in memory. ``maximumResponseSize`` bounds file bodies too (the `206`'s own bytes, not the
+    ///   kept ones). A file that cannot be opened or written fails the task with
+    ///   `URLError.cannotCreateFile` or `URLError.cannotWriteToFile` and cancels it. Nothing is
+    ///   written to the file, nor is it created, once the task has finished (cancelled, timed
+    ///   out, failed): what it wrote until then stays, for the module to keep or remove.
+    /// - **Progress**, on `URLSession`'s delegate queue: the download at the response head and at
+    ///   every chunk (bytes received, expected from the `Content-Length` when it counts the bytes
+    ///   delivered, with the kept bytes added for a resumed `206`), and the upload as
+    ///   `URLSession` sends the body (expected from `URLSession`, else from the request's body or
+    ///   `Content-Length`).
+    /// - **To a sink** (``SessionTransfer/Destination/chunks(_:)``): each chunk of a `2xx` body
+    ///   goes to the sink as it arrives, never collected, counted against ``maximumResponseSize``
+    ///   as any body. On Apple platforms reading pauses while the sink is full (the task is
+    ///   suspended; a paused body is not idle for the request's timeout). On Linux it cannot:
+    ///   swift-corelibs-foundation has no way to pause a transfer (see ``StreamPause``), so the
+    ///   sink takes what arrives, up to ``maximumResponseSize``, and a stream that must outlast it
+    ///   needs a larger limit or none.
     public func transferTask(
         with request: URLRequest, transfer: SessionTransfer,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
-        guard case .chunks(let sink) = transfer.destination else {
-            return BufferedTransfer.task(
-                on: self, with: request, transfer: transfer, completionHandler: completionHandler)
-        }
         if delegate.refusesHTTPS, TransportDelegate.isHTTPS(request.url) {
             return UnsentTask(
                 error: LinuxURLSessionQuirks.pinningUnsupportedError(url: request.url),
                 completionHandler: completionHandler)
         }
         return TransportTask(
-            request: request, redirectPolicy: transfer.redirectPolicy, transport: self, sink: sink,
-            completionHandler: completionHandler)
+            request: request, transfer: transfer, transport: self, completionHandler: completionHandler)
     }
 
     /// Cancels `task` from a background queue, so that no caller waits for it.
@@ -228,25 +240,21 @@ private final class TransportTask: NetworkSessionTask {
     }
 
     private let request: URLRequest
-    private let redirectPolicy: RedirectPolicy
+    private let transfer: SessionTransfer
     /// Held until the task is released: the task creates its `URLSessionDataTask` in
     /// `resume()`, and a released transport invalidates its `URLSession`, in which no task
     /// may be created any more.
     private let transport: URLSessionTransport
-    /// Where a streamed body goes; `nil` to collect it.
-    private let sink: SessionTransfer.ChunkSink?
     private var delegate: TransportDelegate { transport.delegate }
     private let phase: LockedState<Phase>
 
     init(
-        request: URLRequest, redirectPolicy: RedirectPolicy, transport: URLSessionTransport,
-        sink: SessionTransfer.ChunkSink? = nil,
+        request: URLRequest, transfer: SessionTransfer, transport: URLSessionTransport,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) {
         self.request = request
-        self.redirectPolicy = redirectPolicy
+        self.transfer = transfer
         self.transport = transport
-        self.sink = sink
         self.phase = LockedState(.created(completionHandler))
     }
 
@@ -276,7 +284,8 @@ private final class TransportTask: NetworkSessionTask {
         // deadline that expires at once nor an early answer finds no record.
         delegate.register(
             task, url: request.url, timeout: LinuxURLSessionQuirks.apply ? request.timeoutInterval : nil,
-            redirectPolicy: redirectPolicy, sink: sink, completionHandler: handler)
+            redirectPolicy: transfer.redirectPolicy, transfer: TransportTransfer(transfer, request: request),
+            completionHandler: handler)
         let isRunning = phase.withLock { phase -> Bool in
             guard case .starting = phase else { return false }
             phase = .running(task)
@@ -319,17 +328,25 @@ private final class TransportTask: NetworkSessionTask {
     }
 }
 
-/// The delegate of a transport's `URLSession`: collects each task's body and reports its
-/// outcome once.
+/// The delegate of a transport's `URLSession`: collects each task's body (or hands it to the
+/// task's ``TransportTransfer``, which writes it to a file) and reports its outcome once.
 private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     // @unchecked Sendable is safe: the only mutable state, `tasks`, is a LockedState.
 
     private struct Record {
         let completionHandler: @Sendable (Data?, URLResponse?, (any Error)?) -> Void
         let redirectPolicy: RedirectPolicy
+        /// The transfer's progress and file; `nil` for a plain data task.
+        let transfer: TransportTransfer?
         /// Redirects met so far.
         var hops = 0
+        /// The body, unless it goes to the transfer's file.
         var body = Data()
+        /// The body's bytes received so far, in memory or in the file: the size limit and the
+        /// framing check count these.
+        var receivedBytes = 0
+        /// The body goes to the transfer's file, not to `body`.
+        var streamsToFile = false
         var deadline: Deadline?
         /// When bytes last arrived or were sent, in uptime nanoseconds: the idle timeout counts
         /// from here (``ResponseDeadlines`` asks when the deadline comes due).
@@ -344,8 +361,6 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
         var pause: StreamPause?
         /// The response whose body goes to `sink`: set when a 2xx head arrives.
         var streamedResponse: HTTPURLResponse?
-        /// The bytes handed to `sink`.
-        var streamedBytes = 0
 
         /// When the task was last active: now, while its stream is paused (its consumer, not
         /// the server, is slow).
@@ -354,23 +369,22 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
         }
     }
 
-    /// What a chunk of a streamed body does.
-    private enum StreamStep {
-        /// Hand it to the sink.
-        case deliver(SessionTransfer.ChunkSink, HTTPURLResponse, StreamPause?)
-        /// The body would pass the size limit: the task fails.
-        case overLimit
-        /// The task was finished: drop it.
-        case drop
-    }
-
     /// What a chunk of a body did to its task's record.
     private enum ChunkOutcome {
         case appended
+        /// Counted, and for the transfer to write or report: the body's bytes so far with it.
+        case transferred(TransportTransfer, receivedBytes: Int)
+        /// Counted, and for the sink to take: a 2xx body of a stream.
+        case streamed(SessionTransfer.ChunkSink, HTTPURLResponse, StreamPause?)
         /// The body would pass the size limit: the task fails.
         case overLimit
         /// The first chunk: the body's room must be read from the response first.
         case needsCapacity
+
+        var needsCapacity: Bool {
+            if case .needsCapacity = self { return true }
+            return false
+        }
     }
 
     private let maximumResponseSize: Int?
@@ -398,12 +412,11 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
     /// for none). In that order: a deadline that expires at once must find the record.
     func register(
         _ task: URLSessionDataTask, url: URL?, timeout: TimeInterval?, redirectPolicy: RedirectPolicy,
-        sink: SessionTransfer.ChunkSink? = nil,
-        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+        transfer: TransportTransfer?, completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) {
         let identifier = task.taskIdentifier
-        var record = Record(completionHandler: completionHandler, redirectPolicy: redirectPolicy)
-        if let sink {
+        var record = Record(completionHandler: completionHandler, redirectPolicy: redirectPolicy, transfer: transfer)
+        if case .chunks(let sink)? = transfer?.destination {
             record.sink = sink
             record.pause = StreamPause(task: task)
         }
@@ -425,11 +438,13 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
     }
 
     /// Reports the outcome of task `identifier` once; later calls for it do nothing. The
-    /// handler runs on ``CompletionHandlerQueue``, not on the session's serial delegate queue.
+    /// handler runs on ``CompletionHandlerQueue``, not on the session's serial delegate queue,
+    /// after the transfer's file is closed: the module may remove it or resume it from there.
     func finish(_ identifier: Int, data: Data?, response: URLResponse?, error: (any Error)?) {
         guard let record = tasks.withLock({ $0.removeValue(forKey: identifier) }) else { return }
         record.deadline?.cancel()
         record.pause?.end()
+        record.transfer?.close()
         CompletionHandlerQueue.call(record.completionHandler, data: data, response: response, error: error)
     }
 
@@ -441,23 +456,39 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
     ) {
         // A body declared larger than the limit fails before any of it is read. (Linux ignores
         // the disposition: the task is cancelled as well.)
+        let identifier = dataTask.taskIdentifier
         if let limit = maximumResponseSize, let response = response as? HTTPURLResponse,
             let declared = ResponseFraming.declaredBodyLength(
                 of: response, method: dataTask.currentRequest?.httpMethod),
             declared > limit
         {
-            finish(
-                dataTask.taskIdentifier, data: nil, response: nil, error: NetworkError.responseTooLarge(limit: limit))
+            finish(identifier, data: nil, response: nil, error: NetworkError.responseTooLarge(limit: limit))
             completionHandler(.cancel)
             URLSessionTransport.cancelWithoutWaiting(dataTask)
             return
         }
-        if let response = response as? HTTPURLResponse, (200..<300).contains(response.statusCode) {
-            // A 2xx body of a stream goes to its sink; any other is collected, to be read.
-            tasks.withLock { tasks in
-                _ = tasks.modifyValue(forKey: dataTask.taskIdentifier) { record in
-                    if record.sink != nil { record.streamedResponse = response }
+        if let response = response as? HTTPURLResponse,
+            let transfer = tasks.withLock({ tasks in
+                tasks.modifyValue(forKey: identifier) { record -> TransportTransfer? in
+                    // A 2xx body of a stream goes to its sink; any other is collected, to be read.
+                    if record.sink != nil, (200..<300).contains(response.statusCode) {
+                        record.streamedResponse = response
+                    }
+                    return record.transfer
+                } ?? nil
+            })
+        {
+            // The file is opened (or the open refused, once the task has finished) outside the
+            // tasks' lock; chunks come after this method returns.
+            do throws(URLError) {
+                if try transfer.responseArrived(response, method: dataTask.currentRequest?.httpMethod) {
+                    tasks.withLock { _ = $0.modifyValue(forKey: identifier) { $0.streamsToFile = true } }
                 }
+            } catch {
+                finish(identifier, data: nil, response: nil, error: error)
+                completionHandler(.cancel)
+                URLSessionTransport.cancelWithoutWaiting(dataTask)
+                return
             }
         }
         completionHandler(.allow)
@@ -468,7 +499,6 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
         // lock, the body appended in place, and the time stored for the idle timeout.
         let identifier = dataTask.taskIdentifier
         let now = DispatchTime.now().uptimeNanoseconds
-        if streamChunk(data, of: dataTask, at: now) { return }
         // The room for the body is read from the response on its first chunk, outside the lock
         // (a Foundation getter); chunks of one task arrive one at a time, so the second pass
         // still finds the body empty.
@@ -478,62 +508,53 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
             outcome = tasks.withLock { tasks -> ChunkOutcome in
                 tasks.modifyValue(forKey: identifier) { record -> ChunkOutcome in
                     guard !record.exceededLimit else { return .appended }
-                    if let limit = maximumResponseSize, record.body.count + data.count > limit {
+                    let received = record.receivedBytes + data.count
+                    if let limit = maximumResponseSize, received > limit {
                         record.exceededLimit = true
                         record.body = Data()
                         return .overLimit
                     }
-                    if record.body.isEmpty, !data.isEmpty {
-                        guard let capacity else { return .needsCapacity }
-                        record.body.reserveCapacity(capacity)
+                    if let sink = record.sink, let response = record.streamedResponse {
+                        record.lastActivity = now
+                        record.receivedBytes = received
+                        return .streamed(sink, response, record.pause)
+                    }
+                    if !record.streamsToFile {
+                        if record.body.isEmpty, !data.isEmpty {
+                            guard let capacity else { return .needsCapacity }
+                            record.body.reserveCapacity(capacity)
+                        }
+                        record.body.append(data)
                     }
                     record.lastActivity = now
-                    record.body.append(data)
-                    return .appended
+                    record.receivedBytes = received
+                    guard let transfer = record.transfer else { return .appended }
+                    return .transferred(transfer, receivedBytes: received)
                 } ?? .appended
             }
-            if outcome == .needsCapacity {
+            if case .needsCapacity = outcome {
                 capacity = URLSessionTransport.initialBodyCapacity(for: dataTask.response, limit: maximumResponseSize)
             }
-        } while outcome == .needsCapacity
-        if outcome == .overLimit, let limit = maximumResponseSize {
-            finish(identifier, data: nil, response: nil, error: NetworkError.responseTooLarge(limit: limit))
-            URLSessionTransport.cancelWithoutWaiting(dataTask)
-        }
-    }
-
-    /// Hands `data` to the sink when `dataTask` streams its body, and pauses reading while the
-    /// sink is full; returns whether it did (`false`: the body is collected).
-    private func streamChunk(_ data: Data, of dataTask: URLSessionDataTask, at now: UInt64) -> Bool {
-        let identifier = dataTask.taskIdentifier
-        let step = tasks.withLock { tasks -> StreamStep? in
-            tasks.modifyValue(forKey: identifier) { record -> StreamStep? in
-                guard let sink = record.sink, let response = record.streamedResponse else { return nil }
-                guard !record.exceededLimit else { return .drop }
-                if let limit = maximumResponseSize, record.streamedBytes + data.count > limit {
-                    record.exceededLimit = true
-                    return .overLimit
-                }
-                record.streamedBytes += data.count
-                record.lastActivity = now
-                return .deliver(sink, response, record.pause)
-            } ?? .drop
-        }
-        switch step {
-        case nil:
-            return false
-        case .drop:
-            return true
+        } while outcome.needsCapacity
+        switch outcome {
+        case .appended, .needsCapacity:
+            return
+        case .transferred(let transfer, let received):
+            // Written outside the tasks' lock: a slow disk holds up this task only.
+            do throws(URLError) {
+                try transfer.bodyReceived(data, totalReceived: received)
+            } catch {
+                finish(identifier, data: nil, response: nil, error: error)
+                URLSessionTransport.cancelWithoutWaiting(dataTask)
+            }
+        case .streamed(let sink, let response, let pause):
+            // The sink is the module's: called outside the lock.
+            if !sink.receive(data, of: response, onRoom: { pause?.resume() }) { pause?.pause() }
         case .overLimit:
             if let limit = maximumResponseSize {
                 finish(identifier, data: nil, response: nil, error: NetworkError.responseTooLarge(limit: limit))
+                URLSessionTransport.cancelWithoutWaiting(dataTask)
             }
-            URLSessionTransport.cancelWithoutWaiting(dataTask)
-            return true
-        case .deliver(let sink, let response, let pause):
-            // The sink is the module's: called outside the lock.
-            if !sink.receive(data, of: response, onRoom: { pause?.resume() }) { pause?.pause() }
-            return true
         }
     }
 
@@ -543,7 +564,13 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
     ) {
         // Bytes sent count as activity too, as for Apple's idle timeout: a slow upload is not cut off.
         let now = DispatchTime.now().uptimeNanoseconds
-        tasks.withLock { _ = $0.modifyValue(forKey: task.taskIdentifier) { $0.lastActivity = now } }
+        let transfer = tasks.withLock { tasks in
+            tasks.modifyValue(forKey: task.taskIdentifier) { record -> TransportTransfer? in
+                record.lastActivity = now
+                return record.transfer
+            }
+        }
+        transfer??.bodySent(totalBytesSent: totalBytesSent, totalBytesExpectedToSend: totalBytesExpectedToSend)
     }
 
     /// `URLSession` needs the body again (a 307 or 308 redirect, an authentication challenge)
@@ -573,13 +600,16 @@ private final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchec
                 task.taskIdentifier, data: nil, response: task.response, error: LinuxURLSessionQuirks.normalized(error))
         } else if let response = task.response as? HTTPURLResponse,
             let code = ResponseFraming.failure(
-                of: response, method: task.currentRequest?.httpMethod,
-                receivedBytes: record.streamedResponse == nil ? record.body.count : record.streamedBytes)
+                of: response, method: task.currentRequest?.httpMethod, receivedBytes: record.receivedBytes)
         {
             // Invalid or conflicting framing, or a short body: never a success (RFC 9112 §6.3).
-            finish(task.taskIdentifier, data: nil, response: nil, error: Self.framingError(code, response: response))
+            // The response goes with the error: a download cut short resumes from its validator.
+            finish(
+                task.taskIdentifier, data: nil, response: response, error: Self.framingError(code, response: response))
         } else {
-            finish(task.taskIdentifier, data: record.body, response: task.response, error: nil)
+            finish(
+                task.taskIdentifier, data: record.streamsToFile ? nil : record.body, response: task.response, error: nil
+            )
         }
     }
 

@@ -46,6 +46,10 @@ import Foundation
 /// `TRACE` succeeds (`2xx` or `3xx`), the stored responses for its URL, and for the URLs of
 /// its `Location` and `Content-Location` on the same origin, are removed.
 ///
+/// **Transfers** (downloads, requests with a progress handler) bypass the cache: they go to the
+/// wrapped session as they are, so a download is never served from memory (nor half-written
+/// from it) and never stored.
+///
 /// Every resumed or cancelled task calls its completion handler exactly once. Thread-safe;
 /// ``statistics`` counts hits, misses, revalidations and evictions.
 public final class CachedSession: NetworkSession {
@@ -177,17 +181,9 @@ public final class CachedSession: NetworkSession {
     ) -> any NetworkSessionTask {
         let method = request.httpMethod ?? "GET"
         guard method == "GET", redirectPolicy.isFollow else {
-            guard !Self.safeMethods.contains(method), let url = request.url else {
-                return wrapped.dataTask(
-                    with: request, redirectPolicy: redirectPolicy, completionHandler: completionHandler)
-            }
-            return wrapped.dataTask(with: request, redirectPolicy: redirectPolicy) { [state] data, response, error in
-                if let http = response as? HTTPURLResponse, (200..<400).contains(http.statusCode) {
-                    let urls = Self.invalidatedURLs(url, http)
-                    state.withLock { $0.store.removeAll { urls.contains($0.url) } }
-                }
-                completionHandler(data, response, error)
-            }
+            return wrapped.dataTask(
+                with: request, redirectPolicy: redirectPolicy,
+                completionHandler: invalidating(for: request, completionHandler: completionHandler))
         }
         var cacheControl: String?
         var pragma: String?
@@ -209,6 +205,36 @@ public final class CachedSession: NetworkSession {
         }
         return CachedSessionTask(
             session: self, key: key, request: request, directives: directives, completionHandler: completionHandler)
+    }
+
+    /// The wrapped session's own transfer task: a transfer bypasses the cache, neither answered
+    /// from it nor stored, so that a download is always written by the wrapped session (streamed
+    /// to its file by a ``URLSessionTransport``) and never replayed from memory, and a large body
+    /// never fills the cache. An unsafe request still invalidates what it changes.
+    public func transferTask(
+        with request: URLRequest, transfer: SessionTransfer,
+        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    ) -> any NetworkSessionTask {
+        wrapped.transferTask(
+            with: request, transfer: transfer,
+            completionHandler: invalidating(for: request, completionHandler: completionHandler))
+    }
+
+    /// `completionHandler`, preceded for a request with an unsafe method by the removal of the
+    /// stored responses its success invalidates.
+    private func invalidating(
+        for request: URLRequest, completionHandler: @escaping SessionCompletionHandler
+    ) -> SessionCompletionHandler {
+        guard !Self.safeMethods.contains(request.httpMethod ?? "GET"), let url = request.url else {
+            return completionHandler
+        }
+        return { [state] data, response, error in
+            if let http = response as? HTTPURLResponse, (200..<400).contains(http.statusCode) {
+                let urls = Self.invalidatedURLs(url, http)
+                state.withLock { $0.store.removeAll { urls.contains($0.url) } }
+            }
+            completionHandler(data, response, error)
+        }
     }
 }
 

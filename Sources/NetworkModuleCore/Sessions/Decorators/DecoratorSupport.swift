@@ -21,7 +21,9 @@ extension LockedState {
     /// wants it, and resumes it if so.
     ///
     /// `adopt` returns `false` when the decorator's task was cancelled meanwhile, or when
-    /// the wrapped session answered inside `dataTask(with:)`. The new task is then cancelled,
+    /// the wrapped session answered inside `dataTask(with:)`. With a `transfer`, the task is the
+    /// wrapped session's ``NetworkSession/transferTask(with:transfer:completionHandler:)``, and
+    /// `redirectPolicy` is the transfer's. The new task is then cancelled,
     /// never resumed: a task left alone would hold its completion handler (and everything
     /// it captures) for as long as the wrapped session keeps it, which for a
     /// swift-corelibs-foundation `URLSession` is until the session is invalidated. Its
@@ -30,10 +32,15 @@ extension LockedState {
     /// tasks then never reach `URLSession` at all.)
     func send(
         _ request: URLRequest, on session: any NetworkSession, redirectPolicy: RedirectPolicy = .follow,
-        adopt: (inout State, any NetworkSessionTask) -> Bool,
+        transfer: SessionTransfer? = nil, adopt: (inout State, any NetworkSessionTask) -> Bool,
         completionHandler: @escaping SessionCompletionHandler
     ) {
-        let task = session.dataTask(with: request, redirectPolicy: redirectPolicy, completionHandler: completionHandler)
+        let task =
+            if let transfer {
+                session.transferTask(with: request, transfer: transfer, completionHandler: completionHandler)
+            } else {
+                session.dataTask(with: request, redirectPolicy: redirectPolicy, completionHandler: completionHandler)
+            }
         if withLock({ adopt(&$0, task) }) {
             task.resume()
         } else {

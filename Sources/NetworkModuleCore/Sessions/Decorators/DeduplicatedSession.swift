@@ -28,6 +28,9 @@ import Foundation
 ///   call running for the others; when every caller has cancelled, the call is cancelled.
 /// - Every resumed or cancelled task calls its completion handler exactly once.
 ///
+/// Transfers (downloads, requests with a progress handler) are never shared: they go to the
+/// wrapped session as they are, streamed by it.
+///
 /// Thread-safe. ``statistics`` counts calls and joined requests.
 public final class DeduplicatedSession: NetworkSession {
     /// Which requests are shared.
@@ -124,6 +127,16 @@ public final class DeduplicatedSession: NetworkSession {
             return wrapped.dataTask(with: request, completionHandler: completionHandler)
         }
         return DeduplicatedSessionTask(session: self, key: key, request: request, completionHandler: completionHandler)
+    }
+
+    /// The wrapped session's own transfer task: a transfer is never shared, as each caller has
+    /// its own file and its own progress handler (and one caller's download must not land in
+    /// another's file).
+    public func transferTask(
+        with request: URLRequest, transfer: SessionTransfer,
+        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    ) -> any NetworkSessionTask {
+        wrapped.transferTask(with: request, transfer: transfer, completionHandler: completionHandler)
     }
 }
 

@@ -21,6 +21,9 @@ import Foundation
 /// - Every resumed or cancelled task calls its completion handler exactly once, on the
 ///   thread where the wrapped session answered, or on the thread that cancelled it.
 ///
+/// Transfers (downloads, progress) wait for a place like any request, and are then handed to the
+/// wrapped session as transfers, so a ``URLSessionTransport`` still streams them to disk.
+///
 /// Thread-safe. ``statistics`` shows how many tasks are in flight and waiting.
 public final class ThrottledSession: NetworkSession {
     /// A snapshot of the session's state.
@@ -108,6 +111,18 @@ public final class ThrottledSession: NetworkSession {
     ) -> any NetworkSessionTask {
         ThrottledSessionTask(
             session: self, request: request, redirectPolicy: redirectPolicy, completionHandler: completionHandler)
+    }
+
+    /// Creates a task that is sent to the wrapped session as `transfer`, when a place is free:
+    /// the wrapped session streams the body and reports progress as it would alone (the place
+    /// is held until the transfer ends).
+    public func transferTask(
+        with request: URLRequest, transfer: SessionTransfer,
+        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    ) -> any NetworkSessionTask {
+        ThrottledSessionTask(
+            session: self, request: request, redirectPolicy: transfer.redirectPolicy, transfer: transfer,
+            completionHandler: completionHandler)
     }
 
     /// Called with the lock held by a task that gives up its place: frees it and hands it to

@@ -25,6 +25,8 @@ final class ThrottledSessionTask: NetworkSessionTask, @unchecked Sendable {
 
     let request: URLRequest
     private let redirectPolicy: RedirectPolicy
+    /// Sent as a transfer when set, with its own redirect policy.
+    private let transfer: SessionTransfer?
     private let session: ThrottledSession
     /// Guarded by `session.state`.
     var phase = Phase.created
@@ -33,11 +35,12 @@ final class ThrottledSessionTask: NetworkSessionTask, @unchecked Sendable {
 
     init(
         session: ThrottledSession, request: URLRequest, redirectPolicy: RedirectPolicy,
-        completionHandler: @escaping SessionCompletionHandler
+        transfer: SessionTransfer? = nil, completionHandler: @escaping SessionCompletionHandler
     ) {
         self.session = session
         self.request = request
-        self.redirectPolicy = redirectPolicy
+        self.redirectPolicy = transfer?.redirectPolicy ?? redirectPolicy
+        self.transfer = transfer
         self.completionHandler = completionHandler
     }
 
@@ -87,7 +90,8 @@ final class ThrottledSessionTask: NetworkSessionTask, @unchecked Sendable {
 
     /// Sends the request on the wrapped session; called once the task holds a place.
     func start() {
-        session.state.send(request, on: session.wrapped, redirectPolicy: redirectPolicy) { _, inner in
+        session.state.send(request, on: session.wrapped, redirectPolicy: redirectPolicy, transfer: transfer) {
+            _, inner in
             guard case .starting = phase else { return false }  // cancelled: the place is given up
             phase = .running(inner)
             return true
