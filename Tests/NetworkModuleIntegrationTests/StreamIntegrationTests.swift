@@ -93,7 +93,9 @@ struct StreamIntegrationTests {
         let trickle = Endpoint(
             path: "/trickle",
             queryItems: [
-                URLQueryItem(name: "chunks", value: "50"), URLQueryItem(name: "interval_ms", value: "50"),
+                // 20 s in all: the cancel comes from the first chunk's handler, on a Dispatch pool
+                // that a loaded machine may keep busy for seconds.
+                URLQueryItem(name: "chunks", value: "400"), URLQueryItem(name: "interval_ms", value: "50"),
                 URLQueryItem(name: "chunk_bytes", value: "100"),
             ])
 
@@ -114,13 +116,22 @@ struct StreamIntegrationTests {
         #expect(events.chunks >= 1)
     }
 
-    @Test("when the async iterator of an endless stream is dropped, should cancel the request")
+    @Test("when the async iterator of a stream that does not end is dropped, should cancel the request")
     func droppingIteratorStopsEndlessStream() async throws {
         let finished = FinishRecorder()
         let module = IntegrationServers.module(baseURL: try IntegrationServers.faultServer(), actions: [finished])
         var chunks = 0
 
-        for try await _ in module.stream(request: Endpoint(path: "/endless"), bufferSize: 64 * 1024) {
+        // Endless for the test's purpose (a kilobyte every 10 ms for 1,000 s), and slow enough that
+        // no size limit ends it first: on Linux the transport cannot pause a stream, and
+        // `/endless` at loopback speed passes 100 MiB before a cancel on a loaded machine lands.
+        let endless = Endpoint(
+            path: "/trickle",
+            queryItems: [
+                URLQueryItem(name: "chunks", value: "100000"), URLQueryItem(name: "interval_ms", value: "10"),
+                URLQueryItem(name: "chunk_bytes", value: "1000"),
+            ])
+        for try await _ in module.stream(request: endless, bufferSize: 64 * 1024) {
             chunks += 1
             if chunks == 3 { break }
         }
