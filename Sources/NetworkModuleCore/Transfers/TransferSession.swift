@@ -21,9 +21,20 @@ struct TransferSession: NetworkSession {
     /// the actions' decision alone.
     var retryAllowed: (@Sendable () -> Bool)? = nil
 
-    /// The body bytes an attempt received: `data`'s, and those it wrote to the download's file.
+    /// The bytes of a stream's attempts handed to its sink, until the operation counts them.
+    private let streamedBytes = LockedState(0)
+
+    /// The body bytes an attempt received: `data`'s, those it wrote to the download's file, and
+    /// those it handed to the stream.
     func receivedBytes(_ data: Data?) -> Int {
-        (data?.count ?? 0) + (download?.takeWrittenBytes() ?? 0)
+        let streamed =
+            chunks == nil
+            ? 0
+            : streamedBytes.withLock { bytes in
+                defer { bytes = 0 }
+                return bytes
+            }
+        return (data?.count ?? 0) + (download?.takeWrittenBytes() ?? 0) + streamed
     }
 
     func dataTask(
@@ -52,7 +63,15 @@ struct TransferSession: NetworkSession {
             }
             destination = .file(attempt.partialURL, resumingAt: attempt.resumingAt)
         }
-        if let chunks { destination = .chunks(chunks) }
+        if let chunks {
+            // Counted on the way to the sink, for ActionContext.bytesReceived.
+            let streamedBytes = streamedBytes
+            destination = .chunks(
+                SessionTransfer.ChunkSink { chunk, response, onRoom in
+                    streamedBytes.withLock { $0 += chunk.count }
+                    return chunks.receive(chunk, of: response, onRoom: onRoom)
+                })
+        }
         var progress: (@Sendable (TransferProgress) -> Void)?
         if let reporter {
             progress = { report in reporter.report(report) }

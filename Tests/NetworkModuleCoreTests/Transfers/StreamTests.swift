@@ -50,6 +50,26 @@ struct StreamTests {
         #expect(recorder.ends.count == 1)
     }
 
+    /// Records the bytes each request's context says were received, at `didFinish`.
+    final class ReceivedBytesAction: NetworkModuleAction {
+        let received = LockedState([Int]())
+        func didFinish(_ result: Result<NetworkResponse, NetworkError>, context: ActionContext) {
+            received.withLock { $0.append(context.bytesReceived) }
+        }
+    }
+
+    @Test("when a stream ends, should count the bytes handed to the consumer as received")
+    func streamedBytesCounted() {
+        let session = FakeNetworkSession()
+        session.stub(.any, with: .status(200, body: body).inChunks(of: 3))
+        let counter = ReceivedBytesAction()
+
+        makeModule(session: session, actions: [counter]).stream(
+            request: TestRequest(), onChunk: { _ in }, completion: { _ in })
+
+        #expect(counter.received.value == [body.count])
+    }
+
     @Test("when a consumer is slower than the buffer, should pause the session and still deliver every chunk in order")
     func slowExecutorPausesFeeder() {
         let session = FakeNetworkSession()
