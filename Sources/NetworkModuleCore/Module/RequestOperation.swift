@@ -69,7 +69,9 @@ final class RequestOperation: NetworkCancellable {
             case .send:
                 let request = machine.takeRequest()
                 lastSentRequest = request
-                totals.bytesSent += request?.knownBodyLength ?? 0
+                // A stream's length only for a body the builder streamed: reading `httpBodyStream`
+                // costs every request on Linux.
+                totals.bytesSent += request?.httpBody?.count ?? (bodyStream == nil ? 0 : request?.knownBodyLength ?? 0)
                 return Step(
                     next: next, request: request, preparationDeadline: machine.takePreparationDeadline())
             case .resume:
@@ -367,7 +369,9 @@ final class RequestOperation: NetworkCancellable {
     /// The body stream the builder made for a described request: the request releases it when
     /// it is done with it. A caller's `URLRequest` keeps its stream: the caller may send it again.
     private static func builtBodyStream(_ built: Result<URLRequest, NetworkError>, source: Source) -> InputStream? {
-        guard case .description = source, case .success(let request) = built else { return nil }
+        guard case .description(let networkRequest) = source, networkRequest.body?.mayStream == true,
+            case .success(let request) = built
+        else { return nil }
         return request.httpBodyStream
     }
 

@@ -37,6 +37,15 @@ public struct RequestBody: Sendable {
 
     let content: Content
 
+    /// Whether the builder may send this body as a stream (a file, a stream, a multipart form that
+    /// may pass its memory threshold): only then does a request look for its body stream.
+    var mayStream: Bool {
+        switch content {
+        case .file, .stream, .multipart: true
+        case .json, .data, .formURLEncoded: false
+        }
+    }
+
     /// JSON encoded from `value`, with `encoder` or, when `nil`, the builder's encoder.
     /// `Content-Type: application/json`.
     public static func json(_ value: some Encodable & Sendable, encoder: JSONEncoder? = nil)

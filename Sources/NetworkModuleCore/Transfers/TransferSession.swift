@@ -9,17 +9,29 @@ import Foundation
 /// asking for the rest of the body when an earlier attempt left part of it.
 ///
 /// The operation sees an ordinary session, so actions, retries, cancellation and the state
-/// machine treat a transfer like any request.
-struct TransferSession: NetworkSession {
+/// machine treat a transfer like any request. A class, so that the operation's optional
+/// reference to it costs a plain request one pointer test.
+final class TransferSession: NetworkSession {
     let base: any NetworkSession
     let reporter: ProgressReporter?
     let download: DownloadFile?
     /// For a stream, where its body goes.
-    var chunks: SessionTransfer.ChunkSink? = nil
+    let chunks: SessionTransfer.ChunkSink?
     /// Asked before the actions are asked to retry a failed attempt; when it says no, no action is
     /// asked and the failure stands (a stream whose consumer has had chunks). `nil`: retries are
     /// the actions' decision alone.
-    var retryAllowed: (@Sendable () -> Bool)? = nil
+    let retryAllowed: (@Sendable () -> Bool)?
+
+    init(
+        base: any NetworkSession, reporter: ProgressReporter?, download: DownloadFile?,
+        chunks: SessionTransfer.ChunkSink? = nil, retryAllowed: (@Sendable () -> Bool)? = nil
+    ) {
+        self.base = base
+        self.reporter = reporter
+        self.download = download
+        self.chunks = chunks
+        self.retryAllowed = retryAllowed
+    }
 
     /// The bytes of a stream's attempts handed to its sink, until the operation counts them.
     private let streamedBytes = LockedState(0)
