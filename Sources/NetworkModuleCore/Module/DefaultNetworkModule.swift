@@ -263,9 +263,9 @@ public final class DefaultNetworkModule: NetworkModule {
     ) -> any NetworkCancellable {
         let delivery = ChunkDelivery(
             limit: bufferSize, executor: completionExecutor, onChunk: onChunk, completion: completion)
-        return startStream(request, into: delivery.sink, retryAllowed: { !delivery.hasReceived }) { result in
-            delivery.finish(result)
-        }
+        return startStream(
+            request, into: delivery.sink, retryAllowed: { !delivery.hasReceived },
+            end: { result in delivery.finish(result) })
     }
 
     /// The body of `request` as it arrives, for `for try await`, with at most about `bufferSize`

@@ -91,8 +91,8 @@ public protocol NetworkModule: Sendable {
     ///   (a busy executor, a slow `onChunk`) pauses the transfer. (``URLSessionTransport`` on
     ///   Linux cannot pause one: there its ``URLSessionTransport/maximumResponseSize`` bounds it.)
     /// - Only a 2xx body is streamed; any other status is read whole and handled as for
-    ///   ``perform(request:completion:)`` (an error status is ``NetworkError/httpError(_:)``, with
-    ///   its body).
+    ///   ``perform(request:completion:)`` (an error status is its status's ``NetworkError`` case,
+    ///   with the body in ``NetworkError/httpErrorResponse``).
     /// - Cancelling the returned handle cancels the request: `completion` gets
     ///   ``NetworkError/cancelled`` and `onChunk` nothing more, even chunks that had arrived.
     /// - A failure after the first chunk has arrived is delivered as it is, never retried (the

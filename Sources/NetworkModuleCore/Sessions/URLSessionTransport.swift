@@ -184,7 +184,7 @@ public final class URLSessionTransport: NetworkSession {
     ///   goes to the sink as it arrives, never collected, counted against ``maximumResponseSize``
     ///   as any body. On Apple platforms reading pauses while the sink is full (the task is
     ///   suspended; a paused body is not idle for the request's timeout). On Linux it cannot:
-    ///   swift-corelibs-foundation has no way to pause a transfer (see ``StreamPause``), so the
+    ///   swift-corelibs-foundation has no way to pause a transfer (a suspended task goes on reading), so the
     ///   sink takes what arrives, up to ``maximumResponseSize``, and a stream that must outlast it
     ///   needs a larger limit or none.
     public func transferTask(

@@ -28,7 +28,8 @@ import Foundation
 ///   after that it returns `nil`. Chunks that arrived before a failure are handed over first;
 ///   a cancel drops them.
 /// - **Error statuses are not streamed**: their body is read whole and thrown as
-///   ``NetworkError/httpError(_:)`` (or decoded by your actions), as for any request.
+///   its status's ``NetworkError`` case, with the body in ``NetworkError/httpErrorResponse`` (or
+///   decoded by your actions), as for any request.
 /// - **No silent retry after the first byte**: a failure once a chunk has arrived is thrown,
 ///   whatever the module's actions would decide (the consumer would see the bytes twice).
 ///   Before it, retries work as for any request.

@@ -201,7 +201,7 @@ public final class FakeNetworkSession: NetworkSession {
     }
 
     /// Creates a task that answers `request` from the stubs when resumed, as `transfer` says: a
-    /// streamed (``SessionTransfer/Destination/chunks(_:)``) 2xx body goes to the sink in the
+    /// streamed (`SessionTransfer.Destination.chunks(_:)`) 2xx body goes to the sink in the
     /// stub's chunks (``StubbedResponse/inChunks(of:)``; one chunk by default), pausing while the
     /// sink is full; other destinations get the body whole, as the default implementation does.
     public func transferTask(
