@@ -76,19 +76,30 @@ struct DownloadBenchmark {
 
     /// Runs one download of `side` in a child process and reads its report.
     private func child(_ side: BenchmarkOptions.DownloadSide) throws -> Run {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        process.arguments = [
-            "--base-url", baseURL.absoluteString, "--download-path", options.downloadPath, "--download-child",
-            side.rawValue,
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return try JSONDecoder().decode(Run.self, from: data)
+        #if os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
+            // No child processes there; the download mode runs on Linux or a Mac.
+            throw CocoaError(.featureUnsupported)
+        #else
+            return try childProcessRun(side)
+        #endif
     }
+
+    #if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS))
+        private func childProcessRun(_ side: BenchmarkOptions.DownloadSide) throws -> Run {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+            process.arguments = [
+                "--base-url", baseURL.absoluteString, "--download-path", options.downloadPath, "--download-child",
+                side.rawValue,
+            ]
+            let output = Pipe()
+            process.standardOutput = output
+            try process.run()
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return try JSONDecoder().decode(Run.self, from: data)
+        }
+    #endif
 
     /// In the child: downloads the file once on `side` and prints its ``Run`` as JSON.
     static func runChild(_ side: BenchmarkOptions.DownloadSide, baseURL: URL, path: String) -> Never {
