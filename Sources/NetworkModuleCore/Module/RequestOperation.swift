@@ -273,14 +273,18 @@ final class RequestOperation: NetworkCancellable {
             case .build(let attempt):
                 let built = Self.buildRequest(source, attempt: attempt, configuration: configuration)
                 let stream = Self.builtBodyStream(built, source: source)
-                let (next, released) = state.withLock { state in
-                    // The previous attempt has ended; a request that ended meanwhile keeps none.
-                    let released = state.bodyStream.take()
-                    if state.machine.isFinished { return (state.step(after: state.machine.built(built)), stream) }
-                    state.bodyStream = stream
-                    return (state.step(after: state.machine.built(built)), released)
+                let (next, released) = state.withLock { state -> (Step, [InputStream]) in
+                    // The previous attempt has ended: its stream is released. A request that
+                    // ended meanwhile keeps no stream: the new one is released too.
+                    var released = [state.bodyStream.take()]
+                    if state.machine.isFinished {
+                        released.append(stream)
+                    } else {
+                        state.bodyStream = stream
+                    }
+                    return (state.step(after: state.machine.built(built)), released.compactMap { $0 })
                 }
-                if let released { BodyStreams.release(released) }
+                released.forEach(BodyStreams.release)
                 step = next
             case .prepare(let attempt, let from):
                 let totals = step.totals

@@ -4,14 +4,6 @@ import Foundation
     import FoundationNetworking
 #endif
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// The file of one download over all its attempts: a hidden partial file beside the
 /// destination, which each attempt writes to (resuming what the last one left when the server
 /// said how to check it), moved to the destination on success and removed otherwise.
@@ -38,8 +30,6 @@ final class DownloadFile: Sendable {
         var isFinished = false
         /// Where the attempt in flight resumes.
         var resumingAt: Int64 = 0
-        /// The body bytes the last attempt wrote, until the operation counts them.
-        var writtenByLastAttempt: Int64 = 0
     }
 
     let destination: DownloadDestination
@@ -68,41 +58,29 @@ final class DownloadFile: Sendable {
 
     /// An attempt ended with `response` (if any): remembers how the next one may resume, and
     /// removes the partial file if the download ended meanwhile (a session that completes after
-    /// a cancel may have written it).
-    func attemptEnded(response: URLResponse?) {
+    /// a cancel may have written it). Returns the body bytes the attempt wrote to the file.
+    func attemptEnded(response: URLResponse?) -> Int64 {
         let response = response as? HTTPURLResponse
         let validator = response.flatMap(Self.validator(of:))
         let wroteFile = response.map { (200..<300).contains($0.statusCode) } ?? false
         let partialURL = state.withLock { $0.partialURL }
         let size = wroteFile ? partialURL.map(Self.size(of:)) ?? 0 : 0
-        let removeNow = state.withLock { state -> URL? in
+        let (written, removeNow) = state.withLock { state -> (Int64, URL?) in
+            var written: Int64 = 0
             if wroteFile {
                 state.validator = validator
                 let kept = response?.statusCode == 206 ? state.resumingAt : 0
-                state.writtenByLastAttempt = max(0, size - kept)
+                written = max(0, size - kept)
             }
-            return state.isFinished ? state.partialURL : nil
+            return (written, state.isFinished ? state.partialURL : nil)
         }
         if let removeNow { Self.remove(removeNow) }
-    }
-
-    /// The body bytes the last attempt wrote to the file, once: what the operation counts as
-    /// received, besides the body in memory.
-    func takeWrittenBytes() -> Int {
-        let written = state.withLock { state in
-            defer { state.writtenByLastAttempt = 0 }
-            return state.writtenByLastAttempt
-        }
-        return Int(clamping: written)
+        return written
     }
 
     /// Moves the body of `response` to the destination and returns the download's result.
     func place(_ response: NetworkResponse) -> Result<DownloadResponse, NetworkError> {
-        let partialURL = state.withLock { state -> URL? in
-            defer { state.isFinished = true }
-            return state.isFinished ? nil : state.partialURL
-        }
-        guard let partialURL else {
+        guard let partialURL = finish() else {
             return .failure(
                 NetworkError(
                     TransferFile.error(
@@ -127,11 +105,16 @@ final class DownloadFile: Sendable {
 
     /// Ends the download without a file: removes whatever the attempts wrote.
     func discard() {
-        let partialURL = state.withLock { state -> URL? in
+        if let partialURL = finish() { Self.remove(partialURL) }
+    }
+
+    /// Marks the download ended and returns its partial file, once: `nil` when it had ended
+    /// already, or no attempt made one.
+    private func finish() -> URL? {
+        state.withLock { state in
             defer { state.isFinished = true }
             return state.isFinished ? nil : state.partialURL
         }
-        if let partialURL { Self.remove(partialURL) }
     }
 
     // MARK: - Files
@@ -188,15 +171,7 @@ final class DownloadFile: Sendable {
             }
             return
         }
-        let result = partialURL.withUnsafeFileSystemRepresentation { from in
-            url.withUnsafeFileSystemRepresentation { to -> Int32 in
-                guard let from, let to else { return -1 }
-                return rename(from, to)
-            }
-        }
-        if result != 0 {
-            throw TransferFile.error(.cannotMoveFile, "cannot move the download into place", url: url, errno: errno)
-        }
+        try TransferFile.rename(partialURL, to: url)
     }
 
     /// The size of the file at `url`; `0` when there is none.

@@ -99,6 +99,20 @@ final class TransferFile: @unchecked Sendable {
         writtenLength += Int64(data.count)
     }
 
+    /// Renames the file at `source` to `destination` in one step (`rename(2)`: on one volume, and
+    /// replacing a file already there). Fails with `URLError.cannotMoveFile`.
+    static func rename(_ source: URL, to destination: URL) throws(URLError) {
+        let result = source.withUnsafeFileSystemRepresentation { from in
+            destination.withUnsafeFileSystemRepresentation { to -> Int32 in
+                guard let from, let to else { return -1 }
+                return systemRename(from, to)
+            }
+        }
+        if result != 0 {
+            throw error(.cannotMoveFile, "cannot move the download into place", url: destination, errno: errno)
+        }
+    }
+
     /// The `URLError` of a file failure: the path and the system's reason in its message.
     static func error(_ code: URLError.Code, _ what: String, url: URL, errno: Int32?) -> URLError {
         var message = "\(what) at \(url.path)"
@@ -107,6 +121,11 @@ final class TransferFile: @unchecked Sendable {
         }
         return URLError(code, userInfo: [NSLocalizedDescriptionKey: message, NSURLErrorFailingURLErrorKey: url])
     }
+}
+
+/// `rename(2)`, under a name the method `rename(_:to:)` does not hide.
+private func systemRename(_ source: UnsafePointer<CChar>, _ destination: UnsafePointer<CChar>) -> Int32 {
+    rename(source, destination)
 }
 
 /// `write(2)`, under a name the method `write(_:)` does not hide.

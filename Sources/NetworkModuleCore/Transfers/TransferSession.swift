@@ -33,20 +33,18 @@ final class TransferSession: NetworkSession {
         self.retryAllowed = retryAllowed
     }
 
-    /// The bytes of a stream's attempts handed to its sink, until the operation counts them.
-    private let streamedBytes = LockedState(0)
+    /// The body bytes attempts wrote to the download's file or handed to the stream, until the
+    /// operation counts them.
+    private let uncountedBytes = LockedState(0)
 
-    /// The body bytes an attempt received: `data`'s, those it wrote to the download's file, and
-    /// those it handed to the stream.
+    /// The body bytes an attempt received, once: `data`'s, and those it wrote to the download's
+    /// file or handed to the stream.
     func receivedBytes(_ data: Data?) -> Int {
-        let streamed =
-            chunks == nil
-            ? 0
-            : streamedBytes.withLock { bytes in
-                defer { bytes = 0 }
-                return bytes
-            }
-        return (data?.count ?? 0) + (download?.takeWrittenBytes() ?? 0) + streamed
+        let transferred = uncountedBytes.withLock { bytes in
+            defer { bytes = 0 }
+            return bytes
+        }
+        return (data?.count ?? 0) + transferred
     }
 
     func dataTask(
@@ -77,10 +75,10 @@ final class TransferSession: NetworkSession {
         }
         if let chunks {
             // Counted on the way to the sink, for ActionContext.bytesReceived.
-            let streamedBytes = streamedBytes
+            let uncountedBytes = uncountedBytes
             destination = .chunks(
                 SessionTransfer.ChunkSink { chunk, response, onRoom in
-                    streamedBytes.withLock { $0 += chunk.count }
+                    uncountedBytes.withLock { $0 += chunk.count }
                     return chunks.receive(chunk, of: response, onRoom: onRoom)
                 })
         }
@@ -89,8 +87,11 @@ final class TransferSession: NetworkSession {
             progress = { report in reporter.report(report) }
         }
         let transfer = SessionTransfer(redirectPolicy: redirectPolicy, destination: destination, progress: progress)
-        return base.transferTask(with: request, transfer: transfer) { [download] data, response, error in
-            download?.attemptEnded(response: response)
+        return base.transferTask(with: request, transfer: transfer) {
+            [download, uncountedBytes] data, response, error in
+            if let written = download?.attemptEnded(response: response) {
+                uncountedBytes.withLock { $0 += Int(clamping: written) }
+            }
             completionHandler(data, response, error)
         }
     }

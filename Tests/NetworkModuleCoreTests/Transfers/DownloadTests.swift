@@ -18,6 +18,21 @@ struct DownloadTests {
 
     private let body = Data((0..<10_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
 
+    /// A session whose first attempt writes ``body`` up to `cut` and loses the connection after a
+    /// strong `ETag`, and whose next attempts write the rest as the `206` of a resumed request.
+    private func cutThenResumed(at cut: Int) -> ScriptedTransferSession {
+        let body = body
+        return ScriptedTransferSession { attempt, request, transfer in
+            if attempt == 1 {
+                try? writeBody(body.prefix(cut), for: transfer)
+                return (nil, httpResponse(request, headers: ["ETag": "\"v1\""]), URLError(.networkConnectionLost))
+            }
+            try? writeBody(body.suffix(from: cut), for: transfer, keeping: Int64(cut))
+            let range = "bytes \(cut)-\(body.count - 1)/\(body.count)"
+            return (nil, httpResponse(request, status: 206, headers: ["Content-Range": range, "ETag": "\"v1\""]), nil)
+        }
+    }
+
     @Test("when a download succeeds, should move its body to the destination and leave nothing else")
     func success() throws {
         let folder = try makeTemporaryFolder()
@@ -162,17 +177,8 @@ struct DownloadTests {
     @Test("when an attempt is cut short after a strong ETag, should resume the retry with Range and If-Range")
     func resumesWithRange() throws {
         let folder = try makeTemporaryFolder()
-        let body = body
         let half = body.count / 2
-        let session = ScriptedTransferSession { attempt, request, transfer in
-            if attempt == 1 {
-                try? writeBody(body.prefix(half), for: transfer)
-                return (nil, httpResponse(request, headers: ["ETag": "\"v1\""]), URLError(.networkConnectionLost))
-            }
-            try? writeBody(body.suffix(from: half), for: transfer, keeping: Int64(half))
-            let range = "bytes \(half)-\(body.count - 1)/\(body.count)"
-            return (nil, httpResponse(request, status: 206, headers: ["Content-Range": range, "ETag": "\"v1\""]), nil)
-        }
+        let session = cutThenResumed(at: half)
         let scheduler = ManualDelayScheduler()
         let module = makeTransferModule(
             session: session, actions: [RetryAction(policy: RetryPolicy(jitter: 0))], scheduler: scheduler)
@@ -276,16 +282,7 @@ struct DownloadTests {
     @Test("when a resumed download finishes, should count the bytes both attempts wrote to the file as received")
     func bytesReceivedCountsFile() throws {
         let folder = try makeTemporaryFolder()
-        let body = body
-        let session = ScriptedTransferSession { attempt, request, transfer in
-            if attempt == 1 {
-                try? writeBody(body.prefix(4_000), for: transfer)
-                return (nil, httpResponse(request, headers: ["ETag": "\"v1\""]), URLError(.networkConnectionLost))
-            }
-            try? writeBody(body.suffix(from: 4_000), for: transfer, keeping: 4_000)
-            let range = "bytes 4000-\(body.count - 1)/\(body.count)"
-            return (nil, httpResponse(request, status: 206, headers: ["Content-Range": range]), nil)
-        }
+        let session = cutThenResumed(at: 4_000)
         let scheduler = ManualDelayScheduler()
         let counter = ReceivedBytesAction()
         let module = makeTransferModule(
