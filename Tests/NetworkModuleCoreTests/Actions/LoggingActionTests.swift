@@ -135,6 +135,44 @@ struct LoggingActionTests {
         #expect(timeless(log.text).hasSuffix("(N ms, 4 bytes)\n  (4 bytes of binary data)"))
     }
 
+    @Test("when the body goes to a file or a stream, should write the bytes the attempt moved as its size")
+    func transferSize() throws {
+        let session = FakeNetworkSession()
+        session.stub(
+            .any, with: .status(200, headers: ["Content-Type": "application/octet-stream"], body: Data(count: 10_000)))
+        let log = LogEntries()
+        let module = makeModule(session: session, actions: [.logging(headers: false, sink: log.sink)])
+        let folder = try makeTemporaryFolder()
+
+        module.download(
+            request: TestRequest(), to: DownloadDestination(folder.appendingPathComponent("file.bin")),
+            completion: { _ in })
+        module.stream(request: TestRequest(), onChunk: { _ in }, completion: { _ in })
+
+        #expect(log.entries.count == 2)
+        #expect(log.entries.allSatisfy { timeless($0).hasSuffix("(N ms, 10000 bytes)") })
+    }
+
+    @Test("when a request is retried, should write each attempt's own size, not the total so far")
+    func retriedAttemptSizes() {
+        let session = FakeNetworkSession()
+        session.stub(.any, sequence: [.status(503, body: Data(count: 3)), .status(200, body: Data(count: 5))])
+        let log = LogEntries()
+        let scheduler = ManualDelayScheduler()
+
+        makeModule(
+            session: session,
+            actions: [
+                .retry(RetryPolicy(maxAttempts: 2, jitter: 0)), .logging(headers: false, bodies: false, sink: log.sink),
+            ],
+            scheduler: scheduler
+        ).perform(request: TestRequest()) { _ in }
+        scheduler.runAll()
+
+        #expect(log.entries.map { timeless($0).hasSuffix("(N ms, 3 bytes)") } == [true, false])
+        #expect(log.entries.last.map { timeless($0).hasSuffix("(N ms, 5 bytes)") } == true)
+    }
+
     @Test("when an attempt fails in transport, is cancelled, or is failed before sending, should write one line for it")
     func failureLines() {
         struct Offline: NetworkModuleAction {

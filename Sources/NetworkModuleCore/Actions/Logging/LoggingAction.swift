@@ -49,8 +49,9 @@ public struct LoggingAction: NetworkModuleAction {
     public let curl: Bool
     private let sink: @Sendable (String) -> Void
     /// The last attempt written for each request in progress, so that `didFinish` can tell a
-    /// request that ended without an answer to its latest attempt.
-    private let writtenAttempts = LockedState<[UUID: Int]>([:])
+    /// request that ended without an answer to its latest attempt, with the bytes received by
+    /// then, so that an attempt's size counts only its own.
+    private let writtenAttempts = LockedState<[UUID: (attempt: Int, bytesReceived: Int)]>([:])
 
     /// How many requests the action keeps an entry for: none once every request has finished.
     var requestEntryCount: Int {
@@ -88,9 +89,14 @@ public struct LoggingAction: NetworkModuleAction {
     /// Writes the attempt: request, then response or error.
     public func didReceive(_ result: Result<NetworkResponse, NetworkError>, context: ActionContext) {
         guard let request = context.sentRequest else { return }
-        writtenAttempts.withLock { $0[context.requestID] = context.attempt }
+        let receivedBefore = writtenAttempts.withLock { attempts in
+            defer { attempts[context.requestID] = (context.attempt, context.bytesReceived) }
+            return attempts[context.requestID]?.bytesReceived ?? 0
+        }
         var lines = requestLines(request, attempt: context.attempt)
-        lines += responseLines(result, request: request, elapsed: context.elapsed)
+        lines += responseLines(
+            result, request: request, elapsed: context.elapsed,
+            attemptBytes: max(0, context.bytesReceived - receivedBefore))
         if curl { lines.append(CurlCommand.make(for: request, redaction: redaction, bodyLimit: maxBodyLength)) }
         sink(lines.joined(separator: "\n"))
     }
@@ -98,7 +104,7 @@ public struct LoggingAction: NetworkModuleAction {
     /// Writes a request whose latest attempt ended without an answer: cancelled, or failed
     /// before it was sent (by a token refresh that failed, say).
     public func didFinish(_ result: Result<NetworkResponse, NetworkError>, context: ActionContext) {
-        let lastWritten = writtenAttempts.withLock { $0.removeValue(forKey: context.requestID) }
+        let lastWritten = writtenAttempts.withLock { $0.removeValue(forKey: context.requestID)?.attempt }
         guard case .failure(let error) = result, error == .cancelled || lastWritten != context.attempt else { return }
         let method = context.sentRequest?.httpMethod ?? context.networkRequest?.method.rawValue ?? "GET"
         let target =
@@ -129,8 +135,11 @@ public struct LoggingAction: NetworkModuleAction {
         return lines
     }
 
+    /// The response's lines. Its size is the body's, or `attemptBytes` when more: the bytes the
+    /// attempt wrote to a download's file or handed to a stream, which are not in the body.
     private func responseLines(
-        _ result: Result<NetworkResponse, NetworkError>, request: URLRequest, elapsed: TimeInterval
+        _ result: Result<NetworkResponse, NetworkError>, request: URLRequest, elapsed: TimeInterval,
+        attemptBytes: Int
     ) -> [String] {
         let method = request.httpMethod ?? "GET"
         let url = redaction.loggable(request.url)
@@ -147,7 +156,7 @@ public struct LoggingAction: NetworkModuleAction {
             }
             (status, responseHeaders, body) = ("\(response.statusCode)", response.headers, response.body)
         }
-        var lines = ["← \(status) \(method) \(url) (\(time), \(body.count) bytes)"]
+        var lines = ["← \(status) \(method) \(url) (\(time), \(max(body.count, attemptBytes)) bytes)"]
         if headers { lines += redaction.loggableHeaders(responseHeaders).map { "  \($0.name): \($0.value)" } }
         if bodies,
             let text = BodyFormatter.format(
