@@ -273,18 +273,18 @@ final class RequestOperation: NetworkCancellable {
             case .build(let attempt):
                 let built = Self.buildRequest(source, attempt: attempt, configuration: configuration)
                 let stream = Self.builtBodyStream(built, source: source)
-                let (next, released) = state.withLock { state -> (Step, [InputStream]) in
+                let (next, previous, unused) = state.withLock { state -> (Step, InputStream?, InputStream?) in
                     // The previous attempt has ended: its stream is released. A request that
                     // ended meanwhile keeps no stream: the new one is released too.
-                    var released = [state.bodyStream.take()]
+                    let previous = state.bodyStream.take()
                     if state.machine.isFinished {
-                        released.append(stream)
-                    } else {
-                        state.bodyStream = stream
+                        return (state.step(after: state.machine.built(built)), previous, stream)
                     }
-                    return (state.step(after: state.machine.built(built)), released.compactMap { $0 })
+                    state.bodyStream = stream
+                    return (state.step(after: state.machine.built(built)), previous, nil)
                 }
-                released.forEach(BodyStreams.release)
+                if let previous { BodyStreams.release(previous) }
+                if let unused { BodyStreams.release(unused) }
                 step = next
             case .prepare(let attempt, let from):
                 let totals = step.totals
