@@ -10,8 +10,8 @@
 # 3. Runs the toolchain's `docc convert` on each catalog (Sources/*/*.docc) with
 #    --warnings-as-errors: an unresolved ``symbol`` link, a documented parameter that does
 #    not exist, a broken article reference, any DocC warning fails the build.
-# 4. Checks that every public symbol is curated: listed in a Topics section of the landing page,
-#    an article or a symbol's page, so that none is left in DocC's automatic groups.
+# 4. Checks that every public symbol has a doc comment of its own, and that every page of the
+#    catalogs holds prose (no page that is only a Topics list).
 #
 # The sites are written to .build/docs/NetworkModuleCore.doccarchive and
 # .build/docs/NetworkModuleTesting.doccarchive. To read one, serve it and open
@@ -71,50 +71,59 @@ for module in "${modules[@]}"; do
         -minimum-access-level public -skip-inherited-docs -emit-extension-block-symbols
 done
 
-# Every public symbol declared in this package must appear in a Topics section that a person
-# wrote. DocC marks the groups it makes up itself ("Instance Properties", "Structures", …) as
-# generated; a symbol found only there, or nowhere, is reported. Exempt: symbols DocC
-# synthesizes for protocol conformances (`!=`, default implementations of the standard
-# library), and members of extensions to Foundation's types (URLSession, URLRequest,
-# HTTPURLResponse), whose module is FoundationNetworking on Linux and Foundation on Apple
-# platforms, so a curated link to them would resolve on one platform only. Those are listed
-# in prose on the landing pages instead.
-check_curation() {
-    python3 - "$1" "$2" "$3" <<'PYTHON'
+# Every public symbol declared in this package has a doc comment of its own, members of
+# extensions to Foundation's types (URLSession, URLRequest, …) included. Exempt: symbols DocC
+# synthesizes for protocol conformances (`!=`, default implementations of the standard library).
+# Where a symbol is listed is DocC's business: a type's page groups its members by itself.
+check_documented() {
+    python3 - "$1" "$2" <<'PYTHON'
 import glob, json, os, sys
 
-module, graphs, archive = sys.argv[1:4]
+module, graphs = sys.argv[1:3]
 package_modules = {"NetworkModuleCore", "NetworkModuleTesting"}
 
-declared = {}
+checked, missing = 0, []
 for path in glob.glob(os.path.join(graphs, "*.symbols.json")):
     name = os.path.basename(path)[: -len(".symbols.json")]
     extended = name.split("@")[1] if "@" in name else None
-    if extended is not None and extended not in package_modules:
-        continue
     for symbol in json.load(open(path))["symbols"]:
         usr = symbol["identifier"]["precise"]
         if "::SYNTHESIZED::" in usr or symbol["kind"]["identifier"] == "swift.extension":
             continue
-        declared[usr] = "/".join(symbol["pathComponents"])
-
-pages, curated = {}, set()
-for path in glob.glob(os.path.join(archive, "data", "documentation", "**", "*.json"), recursive=True):
-    page = json.load(open(path))
-    usr = page.get("metadata", {}).get("externalID")
-    if usr:
-        pages[usr] = page["identifier"]["url"]
-    for section in page.get("topicSections", []):
-        if not section.get("generated", False):
-            curated.update(section.get("identifiers", []))
-
-missing = sorted(path for usr, path in declared.items() if usr in pages and pages[usr] not in curated)
+        checked += 1
+        lines = (symbol.get("docComment") or {}).get("lines", [])
+        if not any(line.get("text", "").strip() for line in lines):
+            missing.append("/".join(([extended] if extended else []) + symbol["pathComponents"]))
 if missing:
-    print(f"error: {len(missing)} public symbol(s) of {module} are not curated in any Topics section:", file=sys.stderr)
-    for path in missing:
+    print(f"error: {len(missing)} public symbol(s) of {module} have no doc comment:", file=sys.stderr)
+    for path in sorted(missing):
         print(f"  {path}", file=sys.stderr)
     sys.exit(1)
-print(f"{module}: all {sum(usr in pages for usr in declared)} public symbols are curated")
+print(f"{module}: all {checked} public symbols have a doc comment")
+PYTHON
+}
+
+# Every page of a catalog says something in prose: a line that is not a heading, a directive, a
+# blank line or an item of a list of links. A page only of Topics would hold nothing a reader
+# needs; DocC groups a type's members by itself.
+check_prose() {
+    python3 - "$1" <<'PYTHON'
+import glob, os, re, sys
+
+catalog = sys.argv[1]
+bare = []
+for path in sorted(glob.glob(os.path.join(catalog, "**", "*.md"), recursive=True)):
+    prose = [
+        line for line in open(path, encoding="utf-8")
+        if line.strip() and not re.match(r"\s*(#|@|- ``|- <doc:|```)", line)
+    ]
+    if not prose:
+        bare.append(path)
+if bare:
+    print(f"error: {len(bare)} page(s) of {catalog} hold no prose:", file=sys.stderr)
+    for path in bare:
+        print(f"  {path}", file=sys.stderr)
+    sys.exit(1)
 PYTHON
 }
 
@@ -135,7 +144,8 @@ for module in "${modules[@]}"; do
     if grep -qE '(^|[^a-z])(warning|error):' "$log"; then
         fail "docc reported problems for $module (see above, or $log)"
     fi
-    check_curation "$module" "$output/symbol-graphs/$module" "$archive"
+    check_documented "$module" "$output/symbol-graphs/$module"
+    check_prose "Sources/$module/$module.docc"
 done
 
 step "Documentation built"
