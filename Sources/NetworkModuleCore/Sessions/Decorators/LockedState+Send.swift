@@ -8,13 +8,6 @@ import Foundation
 /// session decorators store and call it.
 typealias SessionCompletionHandler = @Sendable (Data?, URLResponse?, (any Error)?) -> Void
 
-extension URLError {
-    /// What a decorator reports to a caller whose task it cancelled, as `URLSession` does.
-    static func cancelled(_ request: URLRequest) -> URLError {
-        URLError(.cancelled, userInfo: request.url.map { [NSURLErrorFailingURLErrorKey: $0] } ?? [:])
-    }
-}
-
 extension LockedState {
     /// How every decorator hands a request to the session it wraps: creates the task with
     /// no lock held, lets `adopt` (run inside the lock) keep it if the decorator's task still
