@@ -10,7 +10,8 @@
 # module adds to another module's types):
 #
 # - types: symbols of kind struct, class, enum, protocol, typealias or actor, nested ones
-#   included (`CachedSession.Configuration` is a type);
+#   included (`CachedSession.Configuration` is a type); "top-level" counts those not nested in
+#   another type;
 # - declarations: every symbol a user can name: the types, and every public initializer,
 #   method, property, subscript, operator, enum case, associated type and global.
 #
@@ -67,7 +68,7 @@ type_kinds = {"struct", "class", "enum", "protocol", "typealias", "actor"}
 
 rows, listing = [], []
 for module in modules:
-    types = declarations = blocks = synthesized = 0
+    types = top_level = declarations = blocks = synthesized = 0
     for path in sorted(glob.glob(os.path.join(output, module, "*.symbols.json"))):
         for symbol in json.load(open(path))["symbols"]:
             kind = symbol["kind"]["identifier"].removeprefix("swift.")
@@ -79,13 +80,14 @@ for module in modules:
                 continue
             declarations += 1
             types += kind in type_kinds
+            top_level += kind in type_kinds and len(symbol["pathComponents"]) == 1
             listing.append(f"{module}\t{kind}\t{'.'.join(symbol['pathComponents'])}")
-    rows.append((module, types, declarations, blocks, synthesized))
+    rows.append((module, types, top_level, declarations, blocks, synthesized))
 
-print(f"{'module':<22}{'types':>7}{'declarations':>14}   (not counted: extension blocks, synthesized)")
-for module, types, declarations, blocks, synthesized in rows:
-    print(f"{module:<22}{types:>7}{declarations:>14}   ({blocks}, {synthesized})")
-print(f"{'total':<22}{sum(r[1] for r in rows):>7}{sum(r[2] for r in rows):>14}")
+print(f"{'module':<22}{'types':>7}{'top-level':>11}{'declarations':>14}   (not counted: extension blocks, synthesized)")
+for module, types, top_level, declarations, blocks, synthesized in rows:
+    print(f"{module:<22}{types:>7}{top_level:>11}{declarations:>14}   ({blocks}, {synthesized})")
+print(f"{'total':<22}{sum(r[1] for r in rows):>7}{sum(r[2] for r in rows):>11}{sum(r[3] for r in rows):>14}")
 if mode == "--list":
     print()
     print("\n".join(sorted(listing)))
