@@ -8,20 +8,24 @@ let package = Package(
     products: [
         .library(name: "NetworkModuleCore", targets: ["NetworkModuleCore"]),
         .library(name: "NetworkModuleTesting", targets: ["NetworkModuleTesting"]),
-        .executable(name: "network-module-demo", targets: ["NetworkModuleDemo"]),
-        .executable(name: "network-module-benchmarks", targets: ["NetworkModuleBenchmarks"]),
     ],
     targets: [
         .target(name: "NetworkModuleCore"),
         .target(name: "NetworkModuleTesting", dependencies: ["NetworkModuleCore"]),
+        // The tools are targets, not products, so that a package depending on NetworkModule sees only
+        // the two libraries. SwiftPM gives every executable target of the root package a product of
+        // the target's name, so `swift run network-module-demo` and
+        // `swift build --product network-module-benchmarks` work here, and only here.
         .executableTarget(
-            name: "NetworkModuleDemo",
-            dependencies: ["NetworkModuleCore", "NetworkModuleTesting"]
+            name: "network-module-demo",
+            dependencies: ["NetworkModuleCore", "NetworkModuleTesting"],
+            path: "Sources/NetworkModuleDemo"
         ),
         // The performance harness: build with -c release; scripts/bench.sh runs it against nginx.
         .executableTarget(
-            name: "NetworkModuleBenchmarks",
-            dependencies: ["NetworkModuleCore"]
+            name: "network-module-benchmarks",
+            dependencies: ["NetworkModuleCore"],
+            path: "Sources/NetworkModuleBenchmarks"
         ),
         .testTarget(
             name: "NetworkModuleCoreTests",

@@ -36,19 +36,23 @@ public struct ActionContext: Sendable {
     /// Body bytes received so far, over all attempts, error responses included.
     public let bytesReceived: Int
 
-    /// Creates a context; the module creates these, tests of actions may too.
+    /// Creates a context for testing an action on its own; the module makes its own contexts.
+    ///
+    /// The timings and byte counts are zero, ``requestID`` is a new identifier and
+    /// ``sequenceNumber`` is 1.
+    ///
+    /// - Parameters:
+    ///   - networkRequest: The request description, or `nil` as for `perform(urlRequest:)`.
+    ///   - attempt: The attempt, counting from 1.
+    ///   - baseURL: The base URL whose origin ``isSameOrigin(as:)`` compares with.
+    ///   - sentRequest: The request as sent in this attempt; `nil` as during preparation.
     public init(
-        networkRequest: (any NetworkRequest)?, attempt: Int = 1, baseURL: URL? = nil,
-        sentRequest: URLRequest? = nil, elapsed: TimeInterval = 0, requestID: UUID = UUID(),
-        preparationTime: TimeInterval = 0, timeInFlight: TimeInterval = 0, bytesSent: Int = 0, bytesReceived: Int = 0,
-        sequenceNumber: Int = 1
+        networkRequest: (any NetworkRequest)?, attempt: Int = 1, baseURL: URL? = nil, sentRequest: URLRequest? = nil
     ) {
         self.init(
             networkRequest: networkRequest, attempt: attempt, baseURL: baseURL,
-            baseOrigin: baseURL.flatMap(Origin.init), sentRequest: sentRequest, elapsed: elapsed,
-            requestID: requestID, sequenceNumber: sequenceNumber, preparationTime: preparationTime,
-            timeInFlight: timeInFlight,
-            bytesSent: bytesSent, bytesReceived: bytesReceived)
+            baseOrigin: baseURL.flatMap(Origin.init), sentRequest: sentRequest, elapsed: 0, requestID: UUID(),
+            sequenceNumber: 1, preparationTime: 0, timeInFlight: 0, bytesSent: 0, bytesReceived: 0)
     }
 
     /// A context for the module, with the base URL's origin already worked out.

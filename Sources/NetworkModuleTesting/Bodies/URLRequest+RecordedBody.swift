@@ -5,9 +5,9 @@ import Foundation
 #endif
 
 /// Why a recorded request's body could not be read the way a test asked.
-public struct RecordedBodyError: Error, CustomStringConvertible, Equatable {
+struct RecordedBodyError: Error, CustomStringConvertible, Equatable {
     /// What was wrong, naming the request.
-    public let description: String
+    let description: String
 }
 
 /// Reading back the body of a request a fake session recorded. The body is the request's
@@ -16,7 +16,7 @@ public struct RecordedBodyError: Error, CustomStringConvertible, Equatable {
 extension URLRequest {
     /// The body as UTF-8 text.
     ///
-    /// - Throws: ``RecordedBodyError`` if there is no body or it is not UTF-8.
+    /// - Throws: an error whose description names the request, if there is no body or it is not UTF-8.
     public func bodyText() throws -> String {
         let data = try requireBody()
         guard let text = String(data: data, encoding: .utf8) else {
@@ -28,7 +28,8 @@ extension URLRequest {
     /// The JSON body decoded into `type`:
     /// `#expect(try session.recordedRequests[0].bodyJSON(as: NewNote.self) == NewNote(text: "Hi"))`.
     ///
-    /// - Throws: ``RecordedBodyError`` if there is no body or it does not decode, saying why.
+    /// - Throws: an error whose description names the request and says why, if there is no body
+    ///   or it does not decode.
     public func bodyJSON<Body: Decodable>(as type: Body.Type, decoder: JSONDecoder = JSONDecoder()) throws -> Body {
         let data = try requireBody()
         do {
@@ -43,7 +44,7 @@ extension URLRequest {
     /// `NSNumber` or `NSNull`), for bodies without a `Decodable` type:
     /// `let object = try request.bodyJSONObject() as? [String: Any]`.
     ///
-    /// - Throws: ``RecordedBodyError`` if there is no body or it is not JSON.
+    /// - Throws: an error whose description names the request, if there is no body or it is not JSON.
     public func bodyJSONObject() throws -> Any {
         let data = try requireBody()
         do {
@@ -60,8 +61,8 @@ extension URLRequest {
     /// #expect(try request.bodyFormFields() == [URLQueryItem(name: "q", value: "a b&c")])
     /// ```
     ///
-    /// - Throws: ``RecordedBodyError`` if there is no body, it is not UTF-8, or a percent
-    ///   escape is invalid.
+    /// - Throws: an error whose description names the request, if there is no body, it is not
+    ///   UTF-8, or a percent escape is invalid.
     public func bodyFormFields() throws -> [URLQueryItem] {
         try bodyText().split(separator: "&", omittingEmptySubsequences: true).map { pair in
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)

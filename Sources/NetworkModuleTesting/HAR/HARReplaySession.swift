@@ -50,7 +50,7 @@ public final class HARReplaySession: NetworkSession {
     ///     archive was recorded with.
     ///   - delivery: `.manual` holds answers until the test releases them.
     ///   - onMiss: called with a message for each request that has no recorded entry.
-    /// - Throws: ``HARReadError`` if the file cannot be read or is not a HAR archive.
+    /// - Throws: an error whose description says what was wrong, if the file cannot be read or is not a HAR archive.
     public convenience init(
         contentsOf fileURL: URL, matching: Matching = .methodAndURL, redaction: Redaction = .default,
         delivery: FakeNetworkSession.Delivery = .immediate, onMiss: (@Sendable (String) -> Void)? = nil
@@ -67,8 +67,8 @@ public final class HARReplaySession: NetworkSession {
     /// Creates a replay session from HAR JSON, with the same options as
     /// ``init(contentsOf:matching:redaction:delivery:onMiss:)``.
     ///
-    /// - Throws: ``HARReadError`` if `harData` is not a HAR archive, or an entry's body is
-    ///   invalid base64.
+    /// - Throws: an error whose description says what was wrong, if `harData` is not a HAR
+    ///   archive, or an entry's body is invalid base64.
     public init(
         harData: Data, matching: Matching = .methodAndURL, redaction: Redaction = .default,
         delivery: FakeNetworkSession.Delivery = .immediate, onMiss: (@Sendable (String) -> Void)? = nil
@@ -137,7 +137,7 @@ public final class HARReplaySession: NetworkSession {
 }
 
 /// Why a HAR archive could not be loaded.
-public struct HARReadError: Error, CustomStringConvertible, Equatable {
+struct HARReadError: Error, CustomStringConvertible, Equatable {
     /// What was wrong.
-    public let description: String
+    let description: String
 }

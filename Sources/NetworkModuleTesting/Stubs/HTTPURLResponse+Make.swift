@@ -6,16 +6,16 @@ import NetworkModuleCore
 #endif
 
 /// Thrown when Foundation refuses to create an `HTTPURLResponse` from the given values.
-public struct ResponseCreationError: Error, CustomStringConvertible {
+struct ResponseCreationError: Error, CustomStringConvertible {
     /// Which values were refused.
-    public let description: String
+    let description: String
 }
 
 extension HTTPURLResponse {
     /// An HTTP/1.1 response in one line, for stubs and tests:
     /// `try HTTPURLResponse.make(statusCode: 404, headers: ["Content-Type": "application/json"])`.
     ///
-    /// - Throws: ``ResponseCreationError`` if Foundation's initializer refuses the values.
+    /// - Throws: an error whose description names the values, if Foundation's initializer refuses the values.
     public static func make(
         url: URL? = nil, statusCode: Int = 200, headers: HTTPHeaders = [:]
     ) throws -> HTTPURLResponse {
@@ -53,7 +53,7 @@ extension NetworkResponse {
     /// A response whose body is `value` encoded as JSON:
     /// `try NetworkResponse.make(json: User(id: 1, name: "Ada"))`.
     ///
-    /// - Throws: the encoder's error, or ``ResponseCreationError``.
+    /// - Throws: the encoder's error, or an error saying which values Foundation refused.
     public static func make(
         json value: some Encodable, statusCode: Int = 200, encoder: JSONEncoder = JSONEncoder(), url: URL? = nil
     ) throws -> NetworkResponse {

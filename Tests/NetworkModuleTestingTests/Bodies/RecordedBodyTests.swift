@@ -1,7 +1,8 @@
 import Foundation
 import NetworkModuleCore
-import NetworkModuleTesting
 import Testing
+
+@testable import NetworkModuleTesting
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
