@@ -3,9 +3,11 @@ import NetworkModuleCore
 import NetworkModuleTesting
 import Testing
 
+// sample: getting-started-foundation-networking
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
+// end-sample
 
 /// The samples of docs/getting-started.md.
 @Suite("Getting started samples")

@@ -3,11 +3,9 @@ import NetworkModuleCore
 import NetworkModuleTesting
 import Testing
 
-// sample: readme-foundation-networking
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
-// end-sample
 
 /// The samples of README.md.
 @Suite("README samples")

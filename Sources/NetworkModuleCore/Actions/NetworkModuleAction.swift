@@ -21,13 +21,10 @@ import Foundation
 /// ```
 ///
 /// ## The lifecycle of one request
-/// Before every attempt, ``prepare(_:context:completion:)`` runs for each action in array order;
-/// after the attempt, ``validate(_:context:)`` and ``didReceive(_:context:)``; after a failure,
-/// ``retryDecision(for:context:completion:)``; and once, last of all, ``didFinish(_:context:)``
-/// with the outcome the caller gets. No hook runs after `didFinish` for the same request, and a
-/// request's timeout bounds the wait for a `prepare` that finishes later. The Actions guide
-/// (`docs/actions.md`, "The lifecycle of one request") tells it in full: order, cancellation,
-/// timeouts, retries and threads.
+/// ``prepare(_:context:completion:)`` runs before every attempt, ``validate(_:context:)`` and
+/// ``didReceive(_:context:)`` after it, ``retryDecision(for:context:completion:)`` after a
+/// failure, and ``didFinish(_:context:)`` once, last of all, each for every action in array
+/// order. The Actions guide (`docs/actions.md`, "The lifecycle of one request") tells it in full.
 public protocol NetworkModuleAction: Sendable {
     /// The simple, synchronous form of preparation: rewrite `urlRequest` before it is sent.
     ///
