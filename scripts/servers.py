@@ -86,6 +86,9 @@ class Server:
         return "%s\n---- last lines of %s ----\n%s" % (message, self.log, "\n".join(tail))
 
 
+SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
 def group_alive(pgid):
     """Whether process group `pgid` has a member that is not a zombie (ps would show them)."""
     if not os.path.isdir("/proc/self"):  # macOS: no /proc, ask the kernel
@@ -127,13 +130,13 @@ def stop(servers):
         server.process = None
 
 
-def start(servers, state):
-    """Starts every server and waits until each answers, or stops them all and raises."""
+def start(servers, state, received):
+    """Starts every server and waits until each answers; raises if one exits or is late, or on a signal."""
     for server in servers:
         server.start(state)
     deadline = time.monotonic() + START_TIMEOUT
     waiting = list(servers)
-    while waiting:
+    while waiting and not received:
         for server in list(waiting):
             if server.process.poll() is not None:
                 raise RuntimeError(server.failure("%s exited during start-up" % server.name))
@@ -145,26 +148,22 @@ def start(servers, state):
         time.sleep(0.1)
 
 
-class Signalled(Exception):
-    pass
-
-
 def run(servers, command, state):
     """Starts `servers`, runs `command` with their URLs, stops them; returns command's status."""
     state.mkdir(parents=True, exist_ok=True)
-    child = None
+    child, received = None, []
 
-    def on_signal(number, _frame):  # the command gets SIGTERM; before it runs, we give up
-        if child is None:
-            raise Signalled(number)
-        child.send_signal(signal.SIGTERM)
+    def on_signal(number, _frame):  # recorded, never raised: a process just started is never lost
         received.append(number)
+        if child is not None:
+            child.send_signal(signal.SIGTERM)
 
-    received = []
-    for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+    for number in SIGNALS:
         signal.signal(number, on_signal)
     try:
-        start(servers, state)
+        start(servers, state, received)
+        if received:  # before the command started: do not start it
+            return 128 + received[0]
         env = dict(os.environ)
         for server in servers:
             env.update({server.url_var: server.url, **server.exports})
@@ -173,15 +172,15 @@ def run(servers, command, state):
             for name in ("no_proxy", "NO_PROXY"):  # keep loopback traffic away from a proxy
                 env[name] = ",".join(filter(None, [env.get(name), "127.0.0.1,localhost"]))
         child = subprocess.Popen(command, env=env)
+        if received:  # arrived while it was starting
+            child.send_signal(signal.SIGTERM)
         status = child.wait()
         return 128 + received[0] if received else (128 - status if status < 0 else status)
-    except Signalled as signalled:
-        return 128 + signalled.args[0]
     except (RuntimeError, OSError) as error:
         log("error: %s" % error)
         return 1
     finally:
-        for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        for number in SIGNALS:
             signal.signal(number, signal.SIG_IGN)  # nothing interrupts the stop
         if child is not None and child.poll() is None:
             child.wait()
