@@ -239,6 +239,7 @@ def https_server(state):
 
 
 def fault_server(state):
+    """scripts/fault_server.py; what it received is in its log."""
     server = Server("fault", [sys.executable, "-u", str(SCRIPTS / "fault_server.py"), "--port", "0",
                               "--port-file", str(state / "fault.port")], "NETWORK_MODULE_FAULT_SERVER_URL",
                     probe="/health")
@@ -247,6 +248,7 @@ def fault_server(state):
 
 
 def test_servers(state):
+    """httpbin, the fault server and, with openssl, the HTTPS server."""
     ensure_venv(state)
     httpbin = Server("httpbin", [str(VENV / "bin" / "gunicorn"), "--config", str(SCRIPTS / "gunicorn_test_servers.py"),
                                  "--chdir", str(state), "httpbin:app"], "NETWORK_MODULE_HTTPBIN_URL", probe="/get",
@@ -256,15 +258,16 @@ def test_servers(state):
 
 
 def nginx_server(conf, state):
-    nginx = shutil.which("nginx") or ("/usr/sbin/nginx" if os.path.exists("/usr/sbin/nginx") else None)
-    if not nginx and apt_install("nginx-light"):
-        nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+    """nginx with CONF, its @PORT@ replaced by a free port (installed from Debian as root if missing)."""
+    def find():  # Debian puts it in /usr/sbin, which a user's PATH may lack
+        return shutil.which("nginx", path=os.environ.get("PATH", "") + os.pathsep + "/usr/sbin")
+    nginx = find() or (apt_install("nginx-light") and find())
     if not nginx:
         raise RuntimeError("nginx is missing and this is not root; install nginx first")
     port = free_port()  # free a moment ago: nginx cannot report the port it was given
     (state / "nginx.conf").write_text(Path(conf).read_text().replace("@PORT@", str(port)))
-    return Server("nginx", [nginx, "-c", str(state / "nginx.conf"), "-e", str(state / "nginx-error.log")],
-                  "NETWORK_MODULE_NGINX_URL", port=port)
+    return [Server("nginx", [nginx, "-c", str(state / "nginx.conf"), "-e", str(state / "nginx-error.log")],
+                   "NETWORK_MODULE_NGINX_URL", port=port)]
 
 
 def free_port():
@@ -303,20 +306,15 @@ def serve_https(cert, key, port_file):
 def main(argv):
     if argv[:1] == ["https"] and len(argv) == 4:
         return serve_https(*argv[1:])
-    if argv[:1] != ["run"] or "--" not in argv or argv.index("--") == len(argv) - 1:
+    split = argv.index("--") if "--" in argv else len(argv)
+    options, command = argv[1:split], argv[split + 1:]
+    if argv[:1] != ["run"] or not command or not (options == [] or options[:1] == ["--nginx"] and len(options) == 2):
         print(__doc__.split("\n\n")[1], file=sys.stderr)
         return 2
-    options, command = argv[1:argv.index("--")], argv[argv.index("--") + 1:]
     state = Path(os.environ.get("TEST_SERVERS_STATE_DIR", ROOT / ".build" / "test-servers")).resolve()
     state.mkdir(parents=True, exist_ok=True)
     try:
-        if options[:1] == ["--nginx"] and len(options) == 2:
-            servers = [nginx_server(options[1], state)]
-        elif not options:
-            servers = test_servers(state)
-        else:
-            print(__doc__.split("\n\n")[1], file=sys.stderr)
-            return 2
+        servers = nginx_server(options[1], state) if options else test_servers(state)
     except (RuntimeError, OSError, subprocess.CalledProcessError) as error:
         log("error: %s" % error)
         return 1
