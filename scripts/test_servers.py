@@ -83,6 +83,21 @@ class SupervisorTests(unittest.TestCase):
         self.assertEqual(process.returncode, 128 + signal.SIGTERM)
         self.assertEqual(self.leftovers(), [])
 
+    def test_sigterm_while_servers_start_stops_them_and_never_runs_the_command(self):
+        ran = self.state / "ran"
+        process = self.supervise(NEVER_READY, "import pathlib; pathlib.Path(%r).touch()" % str(ran), wait=False)
+        deadline = time.monotonic() + 20
+        while not (self.state / "fake.log").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.3)
+
+        process.send_signal(signal.SIGTERM)
+
+        process.communicate(timeout=15)
+        self.assertEqual(process.returncode, 128 + signal.SIGTERM)
+        self.assertFalse(ran.exists())
+        self.assertEqual(self.leftovers(), [])
+
     def test_a_server_that_never_answers_fails_clearly_within_the_timeout(self):
         began = time.monotonic()
         process = self.supervise(NEVER_READY, "print('never runs')", timeout="1")
