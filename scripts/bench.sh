@@ -6,33 +6,23 @@
 #   scripts/bench.sh --mode loopback --pairs 7 --json
 #   scripts/bench.sh --mode download --pairs 3   # 1 GB to a file: module.download vs downloadTask
 #
-# Installs nginx from Debian if it is missing, starts it on a free 127.0.0.1 port with
-# benchmarks/nginx.conf.template (keep-alive on; a ~400-byte JSON file from benchmarks/nginx,
-# and a 1 MB file, a ~24 MB JSON array and, for download mode, a 1 GB file made at start), runs
-# network-module-benchmarks in release with --base-url pointing at it,
-# and stops nginx on exit, pass or fail. Arguments go to the harness.
+# Builds network-module-benchmarks in release, then runs it with --base-url pointing at nginx,
+# started on a free 127.0.0.1 port by scripts/servers.py (which installs nginx from Debian if it
+# is missing, and stops it on exit, pass or fail) with benchmarks/nginx.conf.template (keep-alive
+# on; a ~400-byte JSON file from benchmarks/nginx, and a 1 MB file, a ~24 MB JSON array and, for
+# download mode, a 1 GB file made at start). Arguments go to the harness.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root="$(pwd)"
 state="$root/.build/bench-nginx"
 
-if ! command -v nginx >/dev/null 2>&1 && [[ ! -x /usr/sbin/nginx ]]; then
-    echo "[bench.sh] installing nginx (Debian package nginx-light)" >&2
-    if [[ "$(id -u)" != "0" ]]; then
-        echo "[bench.sh] error: nginx is missing and this is not root; install nginx first" >&2
-        exit 1
-    fi
-    DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light >/dev/null
-fi
-nginx_bin="$(command -v nginx || echo /usr/sbin/nginx)"
-
 # nginx's workers drop root privileges, and a clone under a private home directory is not
 # readable to them: the files are served from a world-readable copy in a temporary folder.
 # The 1 MB file is made there rather than committed: deterministic bytes, byte i = i % 251.
 mkdir -p "$state"
 docroot="$(mktemp -d)"
+trap 'rm -rf "$docroot"' EXIT
 cp -R "$root/benchmarks/nginx/." "$docroot/"
 python3 -c "import sys; sys.stdout.buffer.write(bytes(i % 251 for i in range(1048576)))" >"$docroot/large.bin"
 # The head-of-line mode's large JSON: about 24 MB, the small file's user repeated with new ids.
@@ -54,29 +44,10 @@ if [[ " $* " == *" --mode download "* ]]; then
 fi
 chmod -R a+rX "$docroot"
 
-port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')"
-sed -e "s|@PORT@|$port|g" -e "s|@ROOT@|$docroot|g" -e "s|@STATE@|$state|g" \
-    "$root/benchmarks/nginx.conf.template" >"$state/nginx.conf"
-
-"$nginx_bin" -c "$state/nginx.conf" -e "$state/error.log" &
-nginx_pid=$!
-stop_nginx() {
-    kill "$nginx_pid" 2>/dev/null || true
-    wait "$nginx_pid" 2>/dev/null || true
-    rm -rf "$docroot"
-}
-trap stop_nginx EXIT
-
-base_url="http://127.0.0.1:$port"
-for _ in $(seq 1 100); do
-    if python3 -c "import urllib.request, sys; urllib.request.urlopen(sys.argv[1], timeout=1)" "$base_url/users/42.json" 2>/dev/null; then
-        break
-    fi
-    sleep 0.1
-done
-python3 -c "import urllib.request, sys; urllib.request.urlopen(sys.argv[1], timeout=2)" "$base_url/users/42.json" \
-    || { echo "[bench.sh] error: nginx did not start; see $state/error.log" >&2; exit 1; }
-echo "[bench.sh] nginx at $base_url" >&2
+# scripts/servers.py fills in @PORT@.
+sed -e "s|@ROOT@|$docroot|g" -e "s|@STATE@|$state|g" "$root/benchmarks/nginx.conf.template" >"$state/nginx.conf"
 
 swift build -c release --product network-module-benchmarks >&2
-"$(swift build -c release --show-bin-path)/network-module-benchmarks" --base-url "$base_url" "$@"
+harness="$(swift build -c release --show-bin-path)/network-module-benchmarks"
+python3 scripts/servers.py run --nginx "$state/nginx.conf" -- \
+    bash -c '"$0" --base-url "$NETWORK_MODULE_NGINX_URL" "$@"' "$harness" "$@"

@@ -12,7 +12,7 @@ Usage:
 Binds 127.0.0.1 only. Once listening, the bound port is written (atomically)
 to --port-file. Every connection is served by its own daemon thread; SIGTERM
 or SIGINT shuts the server down cleanly. Normally started and stopped by
-scripts/servers.sh.
+scripts/servers.py.
 
 Routes (by path; the query string is ignored unless a route lists parameters):
     /hang                   read the request, never answer

@@ -1,8 +1,8 @@
-# Gunicorn config for the httpbin test server started by scripts/servers.sh.
+# Gunicorn config for the httpbin test server started by scripts/servers.py.
 #
 # Binds 127.0.0.1 on a free port chosen by the OS (port 0) and, once the
 # master is listening, writes that port to $TEST_SERVERS_HTTPBIN_PORT_FILE so
-# servers.sh can read it without guessing or racing for a port.
+# servers.py can read it without guessing or racing for a port.
 import os
 
 bind = ["127.0.0.1:0"]

@@ -4,11 +4,13 @@
 #   scripts/test.sh
 #
 # 1. Checks formatting (scripts/format.sh --lint), builds everything with warnings as errors (zero warnings is a project rule), and the DocC
-#    documentation, failing on any DocC warning or uncurated public symbol. Then compiles every
+#    documentation, failing on any DocC warning or undocumented public symbol. Then compiles every
 #    target for iOS and macOS with ../shared/apple-check (0 errors, 0 warnings, no runtime
 #    symbol iOS 13 lacks), where that folder exists; CI requires it.
-# 2. Starts httpbin and the fault server on loopback (scripts/servers.sh installs httpbin
-#    into a cached venv under .build on first use) and stops them on exit, pass or fail.
+# 2. Runs the test-server supervisor's own tests, then starts httpbin, the fault server and an
+#    HTTPS server on loopback (scripts/servers.py installs httpbin into a cached venv under
+#    .build on first use) and runs the rest of this script under it (this script again, with
+#    --with-servers), which stops them when the rest ends, pass or fail.
 # 3. Runs every test target with CI=true, so the integration tests must run, never skip: the
 #    unit, sample and testing-kit targets first, then the integration tests in a run of their
 #    own, so that the stress tests' load cannot distort their timing.
@@ -25,6 +27,9 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 step() { printf '\n==> %s\n' "$*"; }
+
+# Steps 1 and 2, without servers; step 2 ends by running this script again under the servers.
+if [[ "${1:-}" != --with-servers ]]; then
 
 step "Format (swift format lint, .swift-format)"
 bash scripts/format.sh --lint
@@ -57,13 +62,17 @@ else
     echo "Apple check skipped: no ../shared/apple-check beside this clone (CI runs it)."
 fi
 
+step "Test-server supervisor (python3 -m unittest scripts/test_servers.py)"
+python3 -m unittest scripts/test_servers.py
+
 step "Start the test servers"
-# shellcheck source=scripts/servers.sh
-source scripts/servers.sh
-trap stop EXIT
-start
+exec python3 scripts/servers.py run -- bash scripts/test.sh --with-servers
+fi
+
+# The rest runs under scripts/servers.py, with the servers' URLs in the environment.
 echo "httpbin: $NETWORK_MODULE_HTTPBIN_URL"
 echo "fault server: $NETWORK_MODULE_FAULT_SERVER_URL"
+echo "TLS server: ${NETWORK_MODULE_TLS_URL:-none}"
 
 step "Unit, sample and testing-kit tests"
 CI=true swift test -Xswiftc -warnings-as-errors --skip NetworkModuleIntegrationTests

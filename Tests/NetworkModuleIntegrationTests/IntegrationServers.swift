@@ -7,7 +7,7 @@ import Testing
 #endif
 
 /// The servers the integration tests talk to, started by `scripts/test.sh`
-/// (`scripts/servers.sh`): httpbin and the fault server, both on loopback.
+/// (`scripts/servers.py`): httpbin, the fault server and an HTTPS server, all on loopback.
 ///
 /// Without `NETWORK_MODULE_HTTPBIN_URL` the integration suites are skipped, with a message
 /// saying how to run them, so a plain `swift test` works anywhere. With `CI=true` a missing

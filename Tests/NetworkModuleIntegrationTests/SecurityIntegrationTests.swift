@@ -7,7 +7,7 @@ import Testing
 #endif
 
 extension IntegrationServers {
-    /// nginx serving HTTPS with a self-signed certificate (scripts/servers.sh).
+    /// An HTTPS server with a self-signed certificate (scripts/servers.py): `{"tls":true}` on every GET.
     static let tlsURL = environment["NETWORK_MODULE_TLS_URL"].flatMap(URL.init(string:))
     /// That server's certificate, PEM.
     static let tlsCertificatePath = environment["NETWORK_MODULE_TLS_CERT"]
@@ -15,7 +15,7 @@ extension IntegrationServers {
     static let faultServerLogPath = environment["NETWORK_MODULE_FAULT_SERVER_LOG"]
 
     static func tlsServer() throws -> URL {
-        try #require(tlsURL, "NETWORK_MODULE_TLS_URL is not set: scripts/servers.sh needs nginx and openssl")
+        try #require(tlsURL, "NETWORK_MODULE_TLS_URL is not set: scripts/servers.py needs openssl")
     }
 
     /// The TLS server's certificate in DER form, for pinning.
@@ -44,14 +44,14 @@ private func sessionOutcome(_ session: some NetworkSession, _ request: URLReques
     }
 }
 
-/// TLS against nginx with a self-signed certificate on loopback: refused by default with a
+/// TLS against a server with a self-signed certificate on loopback: refused by default with a
 /// clear error, on the framework's transport and on a plain URLSession; trusted only through
 /// the explicit pinning opt-in, which fails closed where it cannot be enforced (Linux).
 @Suite(
     "Integration: TLS", .integration,
     .enabled(
         if: IntegrationServers.tlsURL != nil || IntegrationServers.isCI,
-        "no TLS server: scripts/servers.sh starts one when nginx and openssl are installed"))
+        "no TLS server: scripts/servers.py starts one when openssl is installed"))
 struct TLSIntegrationTests {
     /// A transport that pins the TLS server's own certificate.
     static func pinningTransport() throws -> URLSessionTransport {
