@@ -19,6 +19,9 @@
 #
 #   python3 -m http.server --directory .build/docs/NetworkModuleCore.doccarchive 8000
 #
+# `scripts/docs.sh --symbol-graphs` stops after step 2, leaving the graphs in
+# .build/docs/symbol-graphs/<module> (scripts/public-surface.sh counts them).
+#
 # Environment: DOCC=/path/to/docc to use another docc. Needs python3 for step 4.
 set -euo pipefail
 
@@ -45,7 +48,9 @@ find_tool() {
         fail "cannot find $name next to $swift_path, on PATH or with xcrun"
     fi
 }
-docc="${DOCC:-$(find_tool docc)}"
+graphs_only=false
+[[ "${1:-}" == --symbol-graphs ]] && graphs_only=true
+$graphs_only || docc="${DOCC:-$(find_tool docc)}"
 symbolgraph_extract="$(find_tool swift-symbolgraph-extract)"
 
 step "Build ${modules[*]}"
@@ -70,6 +75,7 @@ for module in "${modules[@]}"; do
         -I "$modules_path" -output-dir "$graphs" \
         -minimum-access-level public -skip-inherited-docs -emit-extension-block-symbols
 done
+$graphs_only && exit 0
 
 # Every public symbol declared in this package has a doc comment of its own, members of
 # extensions to Foundation's types (URLSession, URLRequest, …) included. Exempt: symbols DocC

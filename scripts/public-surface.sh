@@ -4,9 +4,8 @@
 #   scripts/public-surface.sh           # a table: per module, public types and declarations
 #   scripts/public-surface.sh --list    # the same, then every counted symbol, one a line
 #
-# It builds the two modules and extracts their public symbol graphs with the toolchain's
-# swift-symbolgraph-extract, as scripts/docs.sh does (same flags, so both see the same symbols),
-# then counts, per module, over its graph and its extension graphs (`Module@Other`, members the
+# It builds the two modules and extracts their public symbol graphs with scripts/docs.sh
+# --symbol-graphs (so the documentation check and this count see the same symbols), then counts, per module, over its graph and its extension graphs (`Module@Other`, members the
 # module adds to another module's types):
 #
 # - types: symbols of kind struct, class, enum, protocol, typealias or actor, nested ones
@@ -23,42 +22,10 @@ set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-fail() { printf 'error: %s\n' "$*" >&2; exit 1; }
-
 modules=(NetworkModuleCore NetworkModuleTesting)
-output=.build/public-surface
+output=.build/docs/symbol-graphs
 
-swift_path="$(command -v swift)" || fail "swift is not on PATH"
-toolchain_bin="$(dirname "$(readlink -f "$swift_path")")"
-if [[ -x "$toolchain_bin/swift-symbolgraph-extract" ]]; then
-    symbolgraph_extract="$toolchain_bin/swift-symbolgraph-extract"
-elif command -v swift-symbolgraph-extract >/dev/null 2>&1; then
-    symbolgraph_extract="$(command -v swift-symbolgraph-extract)"
-elif command -v xcrun >/dev/null 2>&1; then
-    symbolgraph_extract="$(xcrun --find swift-symbolgraph-extract)"
-else
-    fail "cannot find swift-symbolgraph-extract next to $swift_path, on PATH or with xcrun"
-fi
-
-swift build --target NetworkModuleTesting >&2  # builds NetworkModuleCore, which it depends on
-
-bin_path="$(swift build --show-bin-path)"
-modules_path="$bin_path/Modules"
-[[ -d "$modules_path" ]] || modules_path="$bin_path"  # SwiftPM before 6 puts modules in the bin folder
-target_triple="$(swift -print-target-info | python3 -c 'import json, sys; print(json.load(sys.stdin)["target"]["triple"])')"
-sdk_arguments=()
-if command -v xcrun >/dev/null 2>&1; then
-    sdk_arguments=(-sdk "$(xcrun --show-sdk-path)")
-fi
-
-for module in "${modules[@]}"; do
-    rm -rf "${output:?}/$module"
-    mkdir -p "$output/$module"
-    "$symbolgraph_extract" \
-        -module-name "$module" -target "$target_triple" "${sdk_arguments[@]}" \
-        -I "$modules_path" -output-dir "$output/$module" \
-        -minimum-access-level public -skip-inherited-docs -emit-extension-block-symbols
-done
+bash scripts/docs.sh --symbol-graphs >&2
 
 python3 - "$output" "${1:-}" "${modules[@]}" <<'PYTHON'
 import glob, json, os, sys
