@@ -1,0 +1,426 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+#if canImport(Security) && !canImport(FoundationNetworking)
+    import Security
+#endif
+
+/// The delegate of a transport's `URLSession`: collects each task's body (or hands it to the
+/// task's ``TransportTransfer``, which writes it to a file) and reports its outcome once.
+final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    // @unchecked Sendable is safe: the only mutable state, `tasks`, is a LockedState.
+
+    private struct Record {
+        let completionHandler: @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+        let redirectPolicy: RedirectPolicy
+        /// The transfer's progress and file; `nil` for a plain data task.
+        let transfer: TransportTransfer?
+        /// Redirects met so far.
+        var hops = 0
+        /// The body, unless it goes to the transfer's file.
+        var body = Data()
+        /// The body's bytes received so far, in memory or in the file: the size limit and the
+        /// framing check count these.
+        var receivedBytes = 0
+        /// The body goes to the transfer's file, not to `body`.
+        var streamsToFile = false
+        var deadline: Deadline?
+        /// When bytes last arrived or were sent, in uptime nanoseconds: the idle timeout counts
+        /// from here (``ResponseDeadlines`` asks when the deadline comes due).
+        var lastActivity: UInt64?
+        var declinedChallenge = false
+        var exceededLimit = false
+        /// The server's certificate did not lead to a pinned one (Apple platforms).
+        var rejectedServerTrust = false
+        /// Where a 2xx body goes, chunk by chunk; `nil` to collect it.
+        var sink: SessionTransfer.ChunkSink?
+        /// Pauses the body while the sink is full; with `sink`.
+        var pause: StreamPause?
+        /// The response whose body goes to `sink`: set when a 2xx head arrives.
+        var streamedResponse: HTTPURLResponse?
+
+        /// When the task was last active: now, while its stream is paused (its consumer, not
+        /// the server, is slow).
+        var activity: UInt64? {
+            pause?.isPaused == true ? DispatchTime.now().uptimeNanoseconds : lastActivity
+        }
+    }
+
+    /// What a chunk of a body did to its task's record.
+    private enum ChunkOutcome {
+        case appended
+        /// Counted, and for the transfer to write or report: the body's bytes so far with it.
+        case transferred(TransportTransfer, receivedBytes: Int)
+        /// Counted, and for the sink to take: a 2xx body of a stream.
+        case streamed(SessionTransfer.ChunkSink, HTTPURLResponse, StreamPause?)
+        /// The body would pass the size limit: the task fails.
+        case overLimit
+        /// The first chunk: the body's room must be read from the response first.
+        case needsCapacity
+
+        var needsCapacity: Bool {
+            if case .needsCapacity = self { return true }
+            return false
+        }
+    }
+
+    private let maximumResponseSize: Int?
+    private let credentialHeaderNames: Set<String>
+    private let serverTrust: ServerTrustPolicy
+    /// The tasks in flight, by task identifier.
+    private let tasks = LockedState([Int: Record]())
+
+    /// Whether HTTPS must be refused: certificates are pinned where pinning cannot be enforced.
+    let refusesHTTPS: Bool
+
+    init(maximumResponseSize: Int?, credentialHeaderNames: Set<String>, serverTrust: ServerTrustPolicy) {
+        self.maximumResponseSize = maximumResponseSize
+        self.credentialHeaderNames = credentialHeaderNames
+        self.serverTrust = serverTrust
+        self.refusesHTTPS = serverTrust.isPinned && LinuxURLSessionQuirks.pinningUnsupported
+    }
+
+    static func isHTTPS(_ url: URL?) -> Bool {
+        guard let scheme = url?.scheme?.lowercased() else { return false }
+        return scheme == "https" || scheme == "wss"
+    }
+
+    /// Stores the record of `task`, then gives it an idle deadline at `timeout` (Linux; `nil`
+    /// for none). In that order: a deadline that expires at once must find the record.
+    func register(
+        _ task: URLSessionDataTask, url: URL?, timeout: TimeInterval?, redirectPolicy: RedirectPolicy,
+        transfer: TransportTransfer?, completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    ) {
+        let identifier = task.taskIdentifier
+        var record = Record(completionHandler: completionHandler, redirectPolicy: redirectPolicy, transfer: transfer)
+        if case .chunks(let sink)? = transfer?.destination {
+            record.sink = sink
+            record.pause = StreamPause(task: task)
+        }
+        tasks.withLock { $0[identifier] = record }
+        guard let timeout else { return }
+        let deadline = ResponseDeadlines.shared.schedule(
+            after: timeout,
+            lastActivity: { [weak self] in self?.tasks.withLock { $0[identifier]?.activity } },
+            onExpiry: { [weak self] in
+                self?.finish(identifier, data: nil, response: nil, error: URLError.timedOut(url))
+                URLSessionTransport.cancelWithoutWaiting(task)
+            })
+        let isPending = tasks.withLock { tasks -> Bool in
+            guard tasks[identifier] != nil else { return false }
+            tasks[identifier]?.deadline = deadline
+            return true
+        }
+        if !isPending { deadline.cancel() }
+    }
+
+    /// Reports the outcome of task `identifier` once; later calls for it do nothing. The
+    /// handler runs on ``CompletionHandlerQueue``, not on the session's serial delegate queue,
+    /// after the transfer's file is closed: the module may remove it or resume it from there.
+    func finish(_ identifier: Int, data: Data?, response: URLResponse?, error: (any Error)?) {
+        guard let record = tasks.withLock({ $0.removeValue(forKey: identifier) }) else { return }
+        record.deadline?.cancel()
+        record.pause?.end()
+        record.transfer?.close()
+        CompletionHandlerQueue.call(record.completionHandler, data: data, response: response, error: error)
+    }
+
+    // MARK: URLSessionDataDelegate
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        // A body declared larger than the limit fails before any of it is read. (Linux ignores
+        // the disposition: the task is cancelled as well.)
+        let identifier = dataTask.taskIdentifier
+        if let limit = maximumResponseSize, let response = response as? HTTPURLResponse,
+            let declared = ResponseFraming.declaredBodyLength(
+                of: response, method: dataTask.currentRequest?.httpMethod),
+            declared > limit
+        {
+            finish(identifier, data: nil, response: nil, error: NetworkError.responseTooLarge(limit: limit))
+            completionHandler(.cancel)
+            URLSessionTransport.cancelWithoutWaiting(dataTask)
+            return
+        }
+        if let response = response as? HTTPURLResponse,
+            let transfer = tasks.withLock({ tasks in
+                tasks.modifyValue(forKey: identifier) { record -> TransportTransfer? in
+                    // A 2xx body of a stream goes to its sink; any other is collected, to be read.
+                    if record.sink != nil, (200..<300).contains(response.statusCode) {
+                        record.streamedResponse = response
+                    }
+                    return record.transfer
+                } ?? nil
+            })
+        {
+            // The file is opened (or the open refused, once the task has finished) outside the
+            // tasks' lock; chunks come after this method returns.
+            do throws(URLError) {
+                if try transfer.responseArrived(response, method: dataTask.currentRequest?.httpMethod) {
+                    tasks.withLock { _ = $0.modifyValue(forKey: identifier) { $0.streamsToFile = true } }
+                }
+            } catch {
+                finish(identifier, data: nil, response: nil, error: error)
+                completionHandler(.cancel)
+                URLSessionTransport.cancelWithoutWaiting(dataTask)
+                return
+            }
+        }
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        // Called for every chunk of every body (about 16 KB each on Linux): one look-up, one
+        // lock, the body appended in place, and the time stored for the idle timeout.
+        let identifier = dataTask.taskIdentifier
+        let now = DispatchTime.now().uptimeNanoseconds
+        // The room for the body is read from the response on its first chunk, outside the lock
+        // (a Foundation getter); chunks of one task arrive one at a time, so the second pass
+        // still finds the body empty.
+        var capacity: Int?
+        var outcome = ChunkOutcome.appended
+        repeat {
+            outcome = tasks.withLock { tasks -> ChunkOutcome in
+                tasks.modifyValue(forKey: identifier) { record -> ChunkOutcome in
+                    guard !record.exceededLimit else { return .appended }
+                    let received = record.receivedBytes + data.count
+                    if let limit = maximumResponseSize, received > limit {
+                        record.exceededLimit = true
+                        record.body = Data()
+                        return .overLimit
+                    }
+                    if let sink = record.sink, let response = record.streamedResponse {
+                        record.lastActivity = now
+                        record.receivedBytes = received
+                        return .streamed(sink, response, record.pause)
+                    }
+                    if !record.streamsToFile {
+                        if record.body.isEmpty, !data.isEmpty {
+                            guard let capacity else { return .needsCapacity }
+                            record.body.reserveCapacity(capacity)
+                        }
+                        record.body.append(data)
+                    }
+                    record.lastActivity = now
+                    record.receivedBytes = received
+                    guard let transfer = record.transfer else { return .appended }
+                    return .transferred(transfer, receivedBytes: received)
+                } ?? .appended
+            }
+            if case .needsCapacity = outcome {
+                capacity = URLSessionTransport.initialBodyCapacity(for: dataTask.response, limit: maximumResponseSize)
+            }
+        } while outcome.needsCapacity
+        switch outcome {
+        case .appended, .needsCapacity:
+            return
+        case .transferred(let transfer, let received):
+            // Written outside the tasks' lock: a slow disk holds up this task only.
+            do throws(URLError) {
+                try transfer.bodyReceived(data, totalReceived: received)
+            } catch {
+                finish(identifier, data: nil, response: nil, error: error)
+                URLSessionTransport.cancelWithoutWaiting(dataTask)
+            }
+        case .streamed(let sink, let response, let pause):
+            // The sink is the module's: called outside the lock.
+            if !sink.receive(data, of: response, onRoom: { pause?.resume() }) { pause?.pause() }
+        case .overLimit:
+            if let limit = maximumResponseSize {
+                finish(identifier, data: nil, response: nil, error: NetworkError.responseTooLarge(limit: limit))
+                URLSessionTransport.cancelWithoutWaiting(dataTask)
+            }
+        }
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64,
+        totalBytesExpectedToSend: Int64
+    ) {
+        // Bytes sent count as activity too, as for Apple's idle timeout: a slow upload is not cut off.
+        let now = DispatchTime.now().uptimeNanoseconds
+        let transfer = tasks.withLock { tasks in
+            tasks.modifyValue(forKey: task.taskIdentifier) { record -> TransportTransfer? in
+                record.lastActivity = now
+                return record.transfer
+            }
+        }
+        transfer??.bodySent(totalBytesSent: totalBytesSent, totalBytesExpectedToSend: totalBytesExpectedToSend)
+    }
+
+    /// `URLSession` needs the body again (a 307 or 308 redirect, an authentication challenge)
+    /// and the stream it had is consumed: a fresh stream of the same body when the request
+    /// builder made it (``RequestBody/file(_:contentType:)``, ``RequestBody/stream(length:contentType:_:)``,
+    /// a large multipart form); `nil` otherwise, which fails the task with
+    /// `URLError.requestBodyStreamExhausted` rather than send an empty or partial body.
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask,
+        needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void
+    ) {
+        completionHandler(task.originalRequest?.httpBodyStream.flatMap(BodyStreams.freshStream(replacing:)))
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        let record = tasks.withLock { $0[task.taskIdentifier] }
+        guard let record else { return }
+        if record.rejectedServerTrust {
+            // Cancelling the challenge reports URLError.cancelled; say what really happened.
+            finish(task.taskIdentifier, data: nil, response: nil, error: URLError(.serverCertificateUntrusted))
+        } else if record.declinedChallenge, let response = task.response as? HTTPURLResponse {
+            // The challenge was declined so that the 401 already received is delivered as it
+            // is, as on Apple platforms, instead of a cancellation.
+            finish(task.taskIdentifier, data: record.body, response: response, error: nil)
+        } else if let error {
+            finish(
+                task.taskIdentifier, data: nil, response: task.response, error: LinuxURLSessionQuirks.normalized(error))
+        } else if let response = task.response as? HTTPURLResponse,
+            let code = ResponseFraming.failure(
+                of: response, method: task.currentRequest?.httpMethod, receivedBytes: record.receivedBytes)
+        {
+            // Invalid or conflicting framing, or a short body: never a success (RFC 9112 §6.3).
+            // The response goes with the error: a download cut short resumes from its validator.
+            finish(
+                task.taskIdentifier, data: nil, response: response, error: Self.framingError(code, response: response))
+        } else {
+            finish(
+                task.taskIdentifier, data: record.streamsToFile ? nil : record.body, response: task.response, error: nil
+            )
+        }
+    }
+
+    private static func framingError(_ code: URLError.Code, response: HTTPURLResponse) -> URLError {
+        let declared = response.value(forHTTPHeaderField: "Content-Length") ?? ""
+        let message =
+            code == .networkConnectionLost
+            ? "The server closed the connection before the whole body arrived (Content-Length: \(declared))."
+            : "The server sent an invalid Content-Length (\(declared)); the response cannot be framed."
+        var userInfo: [String: Any] = [NSLocalizedDescriptionKey: message]
+        if let url = response.url { userInfo[NSURLErrorFailingURLErrorKey] = url }
+        return URLError(code, userInfo: userInfo)
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        // The policy sees the next request without credentials if it leaves the origin, and
+        // whatever it returns loses them again: no policy can send them to another origin.
+        let original = task.originalRequest?.url
+        let proposed = CredentialHeaders.strippedForRedirect(request, from: original, extraNames: credentialHeaderNames)
+        let hop = tasks.withLock { tasks -> (policy: RedirectPolicy, number: Int)? in
+            tasks.modifyValue(forKey: task.taskIdentifier) { record in
+                record.hops += 1
+                return (record.redirectPolicy, record.hops)
+            }
+        }
+        // A task with no record was finished already (cancelled, timed out): follow nothing.
+        guard let hop else {
+            completionHandler(nil)
+            return
+        }
+        // The policy is the caller's code: it runs outside the lock.
+        guard
+            let chosen = hop.policy.nextRequest(
+                for: RedirectHop(response: response, request: proposed, number: hop.number))
+        else {
+            // Refused: URLSession completes the task with the redirect response and its body.
+            completionHandler(nil)
+            return
+        }
+        let redirected = CredentialHeaders.strippedForRedirect(
+            chosen, from: original, extraNames: credentialHeaderNames)
+        if refusesHTTPS, Self.isHTTPS(redirected.url) {
+            // Fail closed: a redirect must not reach an HTTPS server unpinned either.
+            finish(
+                task.taskIdentifier, data: nil, response: nil,
+                error: LinuxURLSessionQuirks.pinningUnsupportedError(url: redirected.url))
+            completionHandler(nil)
+            URLSessionTransport.cancelWithoutWaiting(task)
+            return
+        }
+        if LinuxURLSessionQuirks.apply, response.statusCode == 307 || response.statusCode == 308,
+            LinuxURLSessionQuirks.sendsBody(task)
+        {
+            // 307 and 308 must send the method and the body again (RFC 9110 §15.4.8, §15.4.9).
+            // Linux's URLSession keeps the method but sends no body, whatever the redirected
+            // request holds: fail, clearly, rather than let the server see an empty body and
+            // the caller a success. (Apple's URLSession sends the body again.)
+            finish(
+                task.taskIdentifier, data: nil, response: nil,
+                error: Self.bodyNotResentError(url: redirected.url, status: response.statusCode))
+            completionHandler(nil)
+            URLSessionTransport.cancelWithoutWaiting(task)
+            return
+        }
+        completionHandler(redirected)
+    }
+
+    /// The error of a request with a body redirected with 307 or 308 on Linux, where
+    /// `URLSession` would follow it without the body.
+    private static func bodyNotResentError(url: URL?, status: Int) -> URLError {
+        var userInfo: [String: Any] = [
+            NSLocalizedDescriptionKey:
+                "The server redirected the request with \(status), whose target "
+                + "must receive the body again, and URLSession on this platform (swift-corelibs-foundation) would "
+                + "send it there without its body; the redirect was not followed. Send the request to the new URL, "
+                + "or have the server answer without a redirect."
+        ]
+        if let url { userInfo[NSURLErrorFailingURLErrorKey] = url }
+        return URLError(.requestBodyStreamExhausted, userInfo: userInfo)
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        #if canImport(Security) && !canImport(FoundationNetworking)
+            if serverTrust.isPinned,
+                challenge.protectionSpace.authenticationMethod == NSURLAuthenticationMethodServerTrust
+            {
+                // No session-level challenge method: URLSession sends server trust here too.
+                if let trust = challenge.protectionSpace.serverTrust,
+                    serverTrust.accepts(trust, host: challenge.protectionSpace.host)
+                {
+                    completionHandler(.useCredential, URLCredential(trust: trust))
+                } else {
+                    tasks.withLock { $0[task.taskIdentifier]?.rejectedServerTrust = true }
+                    completionHandler(.cancelAuthenticationChallenge, nil)
+                }
+                return
+            }
+        #endif
+        #if canImport(FoundationNetworking)
+            // Linux raises challenges only for HTTP authentication (no server trust here), and
+            // its default handling with no credential never completes the task. Declining
+            // ends it, and didCompleteWithError then delivers the 401 that already arrived.
+            // The handler is called from a background queue: on Linux it cancels, suspends or
+            // resumes the task, each waiting for the session's work queue (workQueue.sync),
+            // which may be waiting for room on this delegate queue (BoundedDelegateQueue).
+            let disposition: URLSession.AuthChallengeDisposition
+            if challenge.proposedCredential == nil {
+                tasks.withLock { $0[task.taskIdentifier]?.declinedChallenge = true }
+                disposition = .cancelAuthenticationChallenge
+            } else {
+                disposition = .performDefaultHandling
+            }
+            DispatchQueue.global().async { completionHandler(disposition, nil) }
+        #else
+            completionHandler(.performDefaultHandling, nil)
+        #endif
+    }
+}
+
+extension Dictionary {
+    /// Runs `body` on the value for `key` in place, with one look-up; `nil` if there is none.
+    /// A value changed through `self[key]?` costs a look-up per access, and one copied out and
+    /// stored back copies whatever it holds on the next write.
+    fileprivate mutating func modifyValue<Result>(forKey key: Key, _ body: (inout Value) -> Result) -> Result? {
+        guard let index = index(forKey: key) else { return nil }
+        return body(&values[index])
+    }
+}
