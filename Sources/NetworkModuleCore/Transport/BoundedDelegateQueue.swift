@@ -27,6 +27,15 @@
     /// bounded, while a caller that waits for the work queue (`resume()`, `cancel()`: both
     /// `workQueue.sync`) waits at most 10 ms per chunk libcurl is handing over. An operation
     /// added from this queue itself never waits.
+    ///
+    /// The operations run on a serial queue of the queue's own, which libdispatch serves from
+    /// its overcommitting pool, not on the concurrent queue an `OperationQueue` makes by default,
+    /// which shares the pool that has no more threads than cores. The callers of `dataTask`,
+    /// `resume()` and `cancel()` wait for the session's work queue (`workQueue.sync`), which
+    /// waits here for room: when they held every thread of the shared pool, an operation that
+    /// needed one of those threads ran only as libcurl crawled on at one chunk per
+    /// ``longestWait``, and every request of the process stalled with it (the integration
+    /// suite's requests took 12 s and more on two cores).
     final class BoundedDelegateQueue: OperationQueue, @unchecked Sendable {
         // @unchecked Sendable is safe: the only mutable state, `queued`, is touched only while
         // holding `condition`; the rest is immutable or OperationQueue's own (thread-safe).
@@ -36,6 +45,10 @@
 
         /// The longest one `addOperation` call waits for room.
         let longestWait: TimeInterval
+
+        /// Where the operations run. Held here: `OperationQueue.underlyingQueue` does not keep
+        /// the queue it is given alive (`unowned(unsafe)` in swift-corelibs-foundation).
+        private let operationsQueue = DispatchQueue(label: "NetworkModule.URLSessionTransport.delegate")
 
         /// Guards `queued`, and wakes a waiting `addOperation` when half the room is free.
         private let condition = NSCondition()
@@ -48,6 +61,7 @@
             super.init()
             maxConcurrentOperationCount = 1
             name = "NetworkModule.URLSessionTransport.delegate"
+            underlyingQueue = operationsQueue
         }
 
         /// The number of operations added and not yet finished (for tests).

@@ -72,6 +72,42 @@
             #expect(await added.signalled(within: 5), "an operation waited for room it held itself")
         }
 
+        /// How many blocks the starved-pool probe queues on Dispatch's shared pool.
+        private static let starvingBlocks = 8
+
+        @Test(
+            "probe (child process only): blocks on Dispatch's shared pool wait for the delegate queue",
+            .enabled(if: ChildProcess.isProbe("starved-pool")))
+        func probeStarvedPool() async {
+            let queue = BoundedDelegateQueue()
+            let delegateRan = DispatchSemaphore(value: 0)
+            let group = DispatchGroup()
+            let released = LockedState(0)
+            // Each block holds a thread of the shared pool until the delegate queue has run an
+            // operation, as callers of `dataTask(with:)`, `resume()` and `cancel()` do on Linux:
+            // they wait for the session's work queue, which waits for room on this queue.
+            for _ in 0..<Self.starvingBlocks {
+                DispatchQueue.global().async(group: group) {
+                    if delegateRan.wait(timeout: .now() + 5) == .success { released.withLock { $0 += 1 } }
+                }
+            }
+            queue.addOperation {
+                for _ in 0..<Self.starvingBlocks { delegateRan.signal() }
+            }
+            await waitOffThePool { group.wait() }
+
+            #expect(released.withLock { $0 } == Self.starvingBlocks, "blocks gave up before the delegate queue ran")
+        }
+
+        @Test(
+            "when every thread of Dispatch's shared pool waits for the delegate queue, its operations should still run"
+        )
+        func runsWhileThePoolIsStarved() async throws {
+            let outcome = try await ChildProcess.run(probe: "starved-pool", filter: "probeStarvedPool", timeout: 120)
+
+            #expect(outcome.succeeded, "\(outcome.output)")
+        }
+
         @Test("when every operation has run, no room should stay taken")
         func countsFinishedOperations() async {
             let queue = BoundedDelegateQueue(capacity: 4, longestWait: 60)
