@@ -10,9 +10,6 @@ import Testing
 /// under a slow consumer, cancellation, and the size limit.
 @Suite("Streams on the wire", .integration)
 struct StreamIntegrationTests {
-    /// Byte `i` of the fault server's bodies.
-    static func patternByte(_ index: Int) -> UInt8 { UInt8(index % 251) }
-
     /// Polls `condition` every 10 ms for at most `seconds`; whether it became true.
     static func eventually(within seconds: TimeInterval, _ condition: () -> Bool) async -> Bool {
         let deadline = Date(timeIntervalSinceNow: seconds)
@@ -27,6 +24,7 @@ struct StreamIntegrationTests {
     func multiMegabyteInOrder() async throws {
         let size = 8 * 1024 * 1024
         let module = IntegrationServers.module(baseURL: try IntegrationServers.faultServer())
+        let expected = TransferTestSupport.pattern(length: size)
         var received = 0
         var chunks = 0
         var mismatch: Int?
@@ -35,17 +33,15 @@ struct StreamIntegrationTests {
             request: Endpoint(path: "/large", queryItems: [URLQueryItem(name: "bytes", value: "\(size)")]),
             bufferSize: 256 * 1024)
         {
-            for (offset, byte) in chunk.enumerated()
-            where mismatch == nil && byte != Self.patternByte(received + offset) {
-                mismatch = received + offset
-            }
+            let end = received + chunk.count
+            if mismatch == nil, end > size || chunk != expected[received..<end] { mismatch = received }
             received += chunk.count
             chunks += 1
             if chunks % 64 == 0 { await Task.yield() }
         }
 
         #expect(received == size)
-        #expect(mismatch == nil, "first wrong byte at \(mismatch ?? -1)")
+        #expect(mismatch == nil, "a wrong byte in the chunk at \(mismatch ?? -1)")
         #expect(chunks > 1, "streamed, not handed over whole")
     }
 

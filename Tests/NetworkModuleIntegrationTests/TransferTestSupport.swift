@@ -38,17 +38,20 @@ enum TransferTestSupport {
         return true
     }
 
+    /// The fault server's pattern (byte i is i % 251), `length` bytes long.
+    ///
+    /// Made by doubling one period, so that megabytes cost a few copies: a loop or a `map` over
+    /// each byte takes seconds in a debug build, on the cooperative threads every other test of
+    /// the process needs, and their timeouts then fire late.
+    static func pattern(length: Int) -> Data {
+        var data = Data((0..<251).map { UInt8($0) })
+        while data.count < length { data.append(data) }
+        return Data(data.prefix(max(0, length)))
+    }
+
     /// Whether `data` is the fault server's pattern (byte i is i % 251) of exactly `length` bytes.
     static func isPattern(_ data: Data, length: Int) -> Bool {
-        guard data.count == length else { return false }
-        return data.withUnsafeBytes { buffer in
-            var index = 0
-            for byte in buffer {
-                if byte != UInt8(index % 251) { return false }
-                index += 1
-            }
-            return true
-        }
+        data.count == length && data == pattern(length: length)
     }
 }
 

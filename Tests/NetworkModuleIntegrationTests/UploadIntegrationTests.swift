@@ -12,7 +12,7 @@ import Testing
 struct UploadIntegrationTests {
     /// `count` bytes of a pattern that repeats only every 251 bytes, in a temporary file.
     static func patternFile(bytes count: Int) throws -> (url: URL, data: Data) {
-        let data = Data((0..<count).map { UInt8(truncatingIfNeeded: $0 % 251) })
+        let data = TransferTestSupport.pattern(length: count)
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("upload-\(UUID().uuidString).bin")
         try data.write(to: url)
         return (url, data)
@@ -38,7 +38,7 @@ struct UploadIntegrationTests {
         arguments: [true, false])
     func streamUpload(lengthKnown: Bool) async throws {
         let module = IntegrationServers.module(baseURL: try IntegrationServers.faultServer())
-        let data = Data((0..<(3 << 20)).map { UInt8(truncatingIfNeeded: ($0 * 7) % 253) })
+        let data = TransferTestSupport.pattern(length: 3 << 20)
 
         let echo = try await module.performAndDecode(
             request: Endpoint(
