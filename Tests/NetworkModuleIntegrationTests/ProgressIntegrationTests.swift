@@ -10,12 +10,14 @@ import Testing
 /// item 1): reports as the bytes move, bounded in rate, the last one complete.
 @Suite("Integration: transfer progress", .integration)
 struct ProgressIntegrationTests {
-    /// 40 chunks of 100,000 bytes, 25 ms apart: 4 MB over about a second.
+    /// 80 chunks of 50,000 bytes, 25 ms apart: 4 MB over about two seconds, long enough that a
+    /// loaded machine holding the server or the client back for a few hundred milliseconds (one
+    /// run of the suite got its body in three bursts over one second) still leaves several reports.
     static let trickle = Endpoint(
         path: "/trickle",
         queryItems: [
-            URLQueryItem(name: "chunks", value: "40"), URLQueryItem(name: "interval_ms", value: "25"),
-            URLQueryItem(name: "chunk_bytes", value: "100000"),
+            URLQueryItem(name: "chunks", value: "80"), URLQueryItem(name: "interval_ms", value: "25"),
+            URLQueryItem(name: "chunk_bytes", value: "50000"),
         ])
 
     @Test("when a download streams in, should report as it arrives, at most about 60 a second, the last complete")
