@@ -41,6 +41,7 @@ struct TransfersSamples {
         let module = makeSampleModule(session: session)
         let bar = ProgressBar()
         let videos = try makeFolder()
+        defer { try? FileManager.default.removeItem(at: videos) }
 
         let lines = Transcript.recording {
             // sample: transfers-download
@@ -71,6 +72,7 @@ struct TransfersSamples {
         let module = makeSampleModule(session: session)
         let bar = ProgressBar()
         let videos = try makeFolder()
+        defer { try? FileManager.default.removeItem(at: videos) }
 
         // sample: transfers-download-async
         let transfer = module.downloadTask(
@@ -91,6 +93,7 @@ struct TransfersSamples {
         let session = FakeNetworkSession()
         session.stub(.path("/v2/videos/7/file"), sequence: [.error(.networkConnectionLost), .status(200, body: Data(count: 10))])
         let videos = try makeFolder()
+        defer { try? FileManager.default.removeItem(at: videos) }
 
         // sample: transfers-retry
         let module = DefaultNetworkModule(

@@ -36,6 +36,7 @@ struct DownloadTests {
     @Test("when a download succeeds, should move its body to the destination and leave nothing else")
     func success() throws {
         let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
         let session = FakeNetworkSession()
         session.stub(.path("/v2/files/report.pdf"), with: .status(200, body: body))
         let results = ResultCollector<DownloadResponse>()
@@ -53,6 +54,7 @@ struct DownloadTests {
     @Test("when the destination's folders are missing, should create them")
     func createsFolders() throws {
         let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
         let session = FakeNetworkSession()
         session.stub(.any, with: .status(200, body: body))
         let results = ResultCollector<DownloadResponse>()
@@ -67,6 +69,7 @@ struct DownloadTests {
     @Test("when the destination's folder is missing and may not be created, should fail before sending")
     func missingFolderFails() throws {
         let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
         let session = ScriptedTransferSession { _, request, _ in (Data(), httpResponse(request), nil) }
         let results = ResultCollector<DownloadResponse>()
         let destination = folder.appendingPathComponent("missing/report.pdf")
@@ -88,6 +91,7 @@ struct DownloadTests {
     @Test("when a file is at the destination and may not be replaced, should fail before sending and keep it")
     func existingFileKept() throws {
         let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
         let destination = folder.appendingPathComponent("report.pdf")
         try Data("mine".utf8).write(to: destination)
         let session = ScriptedTransferSession { _, request, _ in (Data(), httpResponse(request), nil) }
@@ -106,6 +110,7 @@ struct DownloadTests {
     @Test("when a file is at the destination, should replace it by default, once the download succeeded")
     func existingFileReplaced() throws {
         let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
         let destination = folder.appendingPathComponent("report.pdf")
         try Data("old".utf8).write(to: destination)
         let session = FakeNetworkSession()
@@ -135,6 +140,7 @@ struct DownloadTests {
     @Test("when the server answers 404, should fail with its body and leave no file")
     func errorStatus() throws {
         let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
         let session = FakeNetworkSession()
         session.stub(.any, with: .text("no such report", status: 404))
         let results = ResultCollector<DownloadResponse>()
@@ -156,6 +162,7 @@ struct DownloadTests {
     )
     func cancelLeavesNothing() throws {
         let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
         let body = body
         let session = ScriptedTransferSession(holds: true) { _, request, transfer in
             try? writeBody(body, for: transfer)
@@ -177,6 +184,7 @@ struct DownloadTests {
     @Test("when an attempt is cut short after a strong ETag, should resume the retry with Range and If-Range")
     func resumesWithRange() throws {
         let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
         let half = body.count / 2
         let session = cutThenResumed(at: half)
         let scheduler = ManualDelayScheduler()
@@ -209,6 +217,7 @@ struct DownloadTests {
         arguments: [[:], ["ETag": "W/\"weak\""]])
     func restartsWithoutValidator(headers: [String: String]) throws {
         let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
         let body = body
         let session = ScriptedTransferSession { attempt, request, transfer in
             if attempt == 1 {
@@ -241,6 +250,7 @@ struct DownloadTests {
     @Test("when every attempt fails, should remove what they wrote")
     func failureLeavesNothing() throws {
         let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
         let body = body
         let session = ScriptedTransferSession { _, request, transfer in
             try? writeBody(body.prefix(100), for: transfer)
@@ -259,6 +269,7 @@ struct DownloadTests {
     @Test("when a 206 does not continue the bytes on disk, should fail with cannotParseResponse")
     func mismatchedRangeFails() throws {
         let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
         let session = FakeNetworkSession()
         session.stub(.any, with: .status(206, headers: ["Content-Range": "bytes 50-59/60"], body: Data(count: 10)))
         let results = ResultCollector<DownloadResponse>()
@@ -282,6 +293,7 @@ struct DownloadTests {
     @Test("when a resumed download finishes, should count the bytes both attempts wrote to the file as received")
     func bytesReceivedCountsFile() throws {
         let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
         let session = cutThenResumed(at: 4_000)
         let scheduler = ManualDelayScheduler()
         let counter = ReceivedBytesAction()
@@ -299,6 +311,7 @@ struct DownloadTests {
     @Test("when the actions look at a download, should see it succeed with an empty body, before the caller")
     func actionsSeeDownload() throws {
         let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
         let session = FakeNetworkSession()
         session.stub(.any, with: .status(200, body: body))
         let probe = ProbeAction(name: "probe")

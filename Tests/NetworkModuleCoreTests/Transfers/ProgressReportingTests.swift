@@ -135,6 +135,7 @@ struct ProgressReportingTests {
     @Test("when a download succeeds on an in-memory session, should report it complete, before the result")
     func downloadProgress() throws {
         let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
         let log = Log()
         let session = FakeNetworkSession()
         session.stub(.any, with: .status(200, body: Data(count: 300)))

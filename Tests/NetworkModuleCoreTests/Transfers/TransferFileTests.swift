@@ -4,16 +4,21 @@ import Testing
 @testable import NetworkModuleCore
 
 @Suite("Transfer file")
-struct TransferFileTests {
-    private func temporaryFolder() throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("TransferFileTests-\(UUID())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        return folder
+final class TransferFileTests {
+    /// A folder of this test's own, removed when the test ends.
+    private let folder: URL
+
+    init() throws {
+        folder = try makeTemporaryFolder()
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: folder)
     }
 
     @Test("when the file is missing, should create it and write the chunks in order")
     func createsAndAppends() throws {
-        let url = try temporaryFolder().appendingPathComponent("body")
+        let url = folder.appendingPathComponent("body")
         let file = try TransferFile(url: url, keeping: 0)
         try file.write(Data("hello ".utf8))
         try file.write(Data("world".utf8))
@@ -23,7 +28,7 @@ struct TransferFileTests {
 
     @Test("when replacing, should cut off what the file held")
     func replaces() throws {
-        let url = try temporaryFolder().appendingPathComponent("body")
+        let url = folder.appendingPathComponent("body")
         try Data("old contents".utf8).write(to: url)
         let file = try TransferFile(url: url, keeping: 0)
         try file.write(Data("new".utf8))
@@ -32,7 +37,7 @@ struct TransferFileTests {
 
     @Test("when resuming, should keep the first bytes, cut the rest, and append")
     func resumes() throws {
-        let url = try temporaryFolder().appendingPathComponent("body")
+        let url = folder.appendingPathComponent("body")
         try Data("0123456789".utf8).write(to: url)
         let file = try TransferFile(url: url, keeping: 4)
         try file.write(Data("abc".utf8))
@@ -42,7 +47,7 @@ struct TransferFileTests {
 
     @Test("when the file holds fewer bytes than a resumed body continues, should fail with cannotWriteToFile")
     func resumeBeyondEnd() throws {
-        let url = try temporaryFolder().appendingPathComponent("body")
+        let url = folder.appendingPathComponent("body")
         try Data("01".utf8).write(to: url)
         #expect(throws: URLError.self) { try TransferFile(url: url, keeping: 5) }
         do {
@@ -55,7 +60,7 @@ struct TransferFileTests {
 
     @Test("when the folder does not exist, should fail with cannotCreateFile naming the path and the reason")
     func missingFolder() throws {
-        let url = try temporaryFolder().appendingPathComponent("missing/body")
+        let url = folder.appendingPathComponent("missing/body")
         do {
             _ = try TransferFile(url: url, keeping: 0)
             Issue.record("expected an error")

@@ -12,6 +12,7 @@ struct TransferTaskTests {
     @Test("when a download task ends, should end its progress on the total and return the file")
     func downloadTask() async throws {
         let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
         let session = FakeNetworkSession()
         session.stub(.any, with: .status(200, body: Data(count: 1_234)))
         let destination = folder.appendingPathComponent("file.bin")

@@ -6,8 +6,9 @@ import NetworkModuleTesting
     import FoundationNetworking
 #endif
 
-/// A folder of its own under the temporary directory, for one test's files.
-func makeTemporaryFolder(_ name: String = #function) throws -> URL {
+/// A folder of its own under the temporary directory, for one test's files; the test removes it
+/// when it ends (`defer`), so that runs leave nothing behind.
+func makeTemporaryFolder() throws -> URL {
     let folder = FileManager.default.temporaryDirectory
         .appendingPathComponent("NetworkModuleTransfers-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

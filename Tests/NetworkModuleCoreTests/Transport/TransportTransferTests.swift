@@ -17,12 +17,6 @@ struct TransportTransferTests {
         var handler: @Sendable (TransferProgress) -> Void { { report in self.storage.withLock { $0.append(report) } } }
     }
 
-    static func folder() throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("transport-transfer-\(UUID())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        return folder
-    }
-
     static func response(_ status: Int, _ fields: [String: String] = [:]) throws -> HTTPURLResponse {
         let url = try #require(URL(string: "http://127.0.0.1/file"))
         return try #require(
@@ -51,7 +45,8 @@ struct TransportTransferTests {
 
     @Test("when a 200 arrives for a file, should create the file at the head and write each chunk to it")
     func streamsToFile() throws {
-        let folder = try Self.folder()
+        let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
         defer { try? FileManager.default.removeItem(at: folder) }
         let url = folder.appendingPathComponent("file.bin")
         try Data("old contents".utf8).write(to: url)
@@ -74,7 +69,8 @@ struct TransportTransferTests {
 
     @Test("when a 206 continues the kept bytes, should append after them and count them in the progress")
     func resumesAfterKeptBytes() throws {
-        let folder = try Self.folder()
+        let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
         defer { try? FileManager.default.removeItem(at: folder) }
         let url = folder.appendingPathComponent("file.bin")
         try Data("abcXY".utf8).write(to: url)
@@ -97,7 +93,8 @@ struct TransportTransferTests {
 
     @Test("when a 206 starts anywhere but the kept bytes, should fail with .cannotParseResponse and leave the file")
     func mismatchedRangeFails() throws {
-        let folder = try Self.folder()
+        let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
         defer { try? FileManager.default.removeItem(at: folder) }
         let url = folder.appendingPathComponent("file.bin")
         try Data("abc".utf8).write(to: url)
@@ -113,7 +110,8 @@ struct TransportTransferTests {
 
     @Test("when the status is not 2xx, should leave the file alone: the body goes to memory")
     func errorStatusKeepsBodyInMemory() throws {
-        let folder = try Self.folder()
+        let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
         defer { try? FileManager.default.removeItem(at: folder) }
         let url = folder.appendingPathComponent("file.bin")
         let transfer = try Self.transfer(to: url)
@@ -127,7 +125,8 @@ struct TransportTransferTests {
 
     @Test("when the file cannot be created, should fail with .cannotCreateFile saying where")
     func unopenableFileFails() throws {
-        let folder = try Self.folder()
+        let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
         defer { try? FileManager.default.removeItem(at: folder) }
         let url = folder.appendingPathComponent("missing/file.bin")
         let transfer = try Self.transfer(to: url)
@@ -146,7 +145,8 @@ struct TransportTransferTests {
         "when the task finished before the head or a chunk arrives, should neither create the file nor write nor report"
     )
     func closedTransferTouchesNothing() throws {
-        let folder = try Self.folder()
+        let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
         defer { try? FileManager.default.removeItem(at: folder) }
         let url = folder.appendingPathComponent("file.bin")
         let reports = Reports()

@@ -32,6 +32,7 @@ struct FakeNetworkModuleTests {
     @Test("when a download is stubbed, should write the stub's body to the destination and leave nothing else")
     func stubbedDownloadWritesFile() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("FakeDownload-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: folder) }
         let module = FakeNetworkModule()
         module.stub(GetUser.self, with: .text("file contents"))
         let results = Results<DownloadResponse>()
@@ -48,6 +49,7 @@ struct FakeNetworkModuleTests {
     @Test("when a stubbed download fails, should leave no file")
     func stubbedDownloadFailure() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("FakeDownload-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: folder) }
         let module = FakeNetworkModule()
         module.stub(GetUser.self, with: .status(500))
         let results = Results<DownloadResponse>()

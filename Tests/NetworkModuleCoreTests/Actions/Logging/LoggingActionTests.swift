@@ -143,6 +143,7 @@ struct LoggingActionTests {
         let log = LogEntries()
         let module = makeModule(session: session, actions: [.logging(headers: false, sink: log.sink)])
         let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
 
         module.download(
             request: TestRequest(), to: DownloadDestination(folder.appendingPathComponent("file.bin")),
