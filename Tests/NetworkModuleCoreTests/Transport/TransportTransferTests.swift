@@ -47,7 +47,6 @@ struct TransportTransferTests {
     func streamsToFile() throws {
         let folder = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        defer { try? FileManager.default.removeItem(at: folder) }
         let url = folder.appendingPathComponent("file.bin")
         try Data("old contents".utf8).write(to: url)
         let reports = Reports()
@@ -70,7 +69,6 @@ struct TransportTransferTests {
     @Test("when a 206 continues the kept bytes, should append after them and count them in the progress")
     func resumesAfterKeptBytes() throws {
         let folder = try makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
         defer { try? FileManager.default.removeItem(at: folder) }
         let url = folder.appendingPathComponent("file.bin")
         try Data("abcXY".utf8).write(to: url)
@@ -95,7 +93,6 @@ struct TransportTransferTests {
     func mismatchedRangeFails() throws {
         let folder = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        defer { try? FileManager.default.removeItem(at: folder) }
         let url = folder.appendingPathComponent("file.bin")
         try Data("abc".utf8).write(to: url)
         let transfer = try Self.transfer(to: url, resumingAt: 3)
@@ -112,7 +109,6 @@ struct TransportTransferTests {
     func errorStatusKeepsBodyInMemory() throws {
         let folder = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        defer { try? FileManager.default.removeItem(at: folder) }
         let url = folder.appendingPathComponent("file.bin")
         let transfer = try Self.transfer(to: url)
 
@@ -126,7 +122,6 @@ struct TransportTransferTests {
     @Test("when the file cannot be created, should fail with .cannotCreateFile saying where")
     func unopenableFileFails() throws {
         let folder = try makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
         defer { try? FileManager.default.removeItem(at: folder) }
         let url = folder.appendingPathComponent("missing/file.bin")
         let transfer = try Self.transfer(to: url)
@@ -146,7 +141,6 @@ struct TransportTransferTests {
     )
     func closedTransferTouchesNothing() throws {
         let folder = try makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
         defer { try? FileManager.default.removeItem(at: folder) }
         let url = folder.appendingPathComponent("file.bin")
         let reports = Reports()
