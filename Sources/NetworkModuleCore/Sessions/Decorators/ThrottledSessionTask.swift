@@ -7,8 +7,9 @@ import Foundation
 /// One task of a ``ThrottledSession``: waits for a place, then runs a task of the wrapped
 /// session, and reports exactly once.
 final class ThrottledSessionTask: NetworkSessionTask, @unchecked Sendable {
-    // @unchecked Sendable is safe: `phase` and `completionHandler` are only read and written
-    // inside `session.state.withLock`, so the session's one lock guards them.
+    // @unchecked Sendable is safe: `phase`, `isSending`, `handoff` and `completionHandler` are
+    // only read and written inside `session.state.withLock`, so the session's one lock guards
+    // them.
 
     enum Phase {
         /// Not resumed yet.
@@ -32,6 +33,12 @@ final class ThrottledSessionTask: NetworkSessionTask, @unchecked Sendable {
     var phase = Phase.created
     /// Guarded by `session.state`; taken out to report, once.
     private var completionHandler: SessionCompletionHandler?
+    /// Guarded by `session.state`: `true` while ``start()`` is handing this task to the wrapped
+    /// session, which may answer (and so give up the place) before it returns.
+    private var isSending = false
+    /// Guarded by `session.state`: the waiter this task gave its place to while it was being
+    /// sent, which ``start()`` starts once the send has returned.
+    private var handoff: ThrottledSessionTask?
 
     init(
         session: ThrottledSession, request: URLRequest, redirectPolicy: RedirectPolicy,
@@ -77,10 +84,10 @@ final class ThrottledSessionTask: NetworkSessionTask, @unchecked Sendable {
                 return (handler, nil, nil)
             case .starting:
                 phase = .finished
-                return (handler, nil, session.releasePlace(&state))
+                return (handler, nil, releasePlace(&state))
             case .running(let inner):
                 phase = .finished
-                return (handler, inner, session.releasePlace(&state))
+                return (handler, inner, releasePlace(&state))
             }
         }
         inner?.cancel()
@@ -89,7 +96,23 @@ final class ThrottledSessionTask: NetworkSessionTask, @unchecked Sendable {
     }
 
     /// Sends the request on the wrapped session; called once the task holds a place.
+    ///
+    /// A wrapped session may answer inside `resume()` (a cache hit, a fake), and the answer
+    /// hands the place to the next waiter. Starting that waiter there would nest one start in
+    /// the other, one stack frame deeper per waiter, until thousands of waiters overflow the
+    /// stack. So a place given up while its task is being sent is handed back here, and this
+    /// loop starts the waiters one after the other at the same depth.
     func start() {
+        var next: ThrottledSessionTask? = self
+        while let task = next {
+            next = task.send()
+        }
+    }
+
+    /// Sends this task on the wrapped session; returns the waiter it gave its place to while
+    /// being sent, if any, for ``start()`` to start.
+    private func send() -> ThrottledSessionTask? {
+        session.state.withLock { _ in isSending = true }
         session.state.send(request, on: session.wrapped, redirectPolicy: redirectPolicy, transfer: transfer) {
             _, inner in
             guard case .starting = phase else { return false }  // cancelled: the place is given up
@@ -98,6 +121,21 @@ final class ThrottledSessionTask: NetworkSessionTask, @unchecked Sendable {
         } completionHandler: { [self] data, response, error in
             finish(data, response, error)
         }
+        return session.state.withLock { _ in
+            isSending = false
+            defer { handoff = nil }
+            return handoff
+        }
+    }
+
+    /// Called with the lock held when this task gives up its place: frees it for the oldest
+    /// waiter, which the caller must start once the lock is released, unless this task is
+    /// still being sent, in which case ``start()`` starts it when the send returns.
+    private func releasePlace(_ state: inout ThrottledSession.State) -> ThrottledSessionTask? {
+        let next = session.releasePlace(&state)
+        guard isSending else { return next }
+        handoff = next
+        return nil
     }
 
     /// Reports the wrapped session's answer and hands the place to the next waiter; a late
@@ -109,7 +147,7 @@ final class ThrottledSessionTask: NetworkSessionTask, @unchecked Sendable {
                 phase = .finished
                 let handler = completionHandler
                 completionHandler = nil
-                return (handler, session.releasePlace(&state))
+                return (handler, releasePlace(&state))
             case .created, .waiting, .finished:
                 return nil
             }

@@ -172,4 +172,35 @@ struct ThrottledSessionTests {
         #expect(peak.value.highest <= 3)
         #expect(session.statistics == .init(inFlight: 0, waiting: 0))
     }
+
+    @Test("when hundreds wait behind a session that answers inside resume, should start each at the same stack depth")
+    func waitersStartWithoutDeepeningTheStack() {
+        // A cache hit answers inside `resume()`; each answer frees the place for the next waiter.
+        let fake = FakeNetworkSession(delivery: .manual)
+        fake.stub(.any) { _ in .text("hit", headers: ["Cache-Control": "max-age=60"]) }
+        let session = fake.cached().throttled(maxConcurrent: 1)
+        let stackAddresses = LockedState([UInt]())
+        for _ in 0..<200 {
+            session.dataTask(with: sessionRequest("/same")) { _, _, _ in
+                stackAddresses.withLock { $0.append(currentStackAddress()) }
+            }.resume()
+        }
+
+        fake.releaseNext()
+
+        let waiters = stackAddresses.value.dropFirst()
+        #expect(waiters.count == 199)
+        #expect(fake.recordedRequests.count == 1, "the waiters were answered from the cache")
+        // Nested starts grew the stack by about 2.4 KB per waiter, and thousands of waiters
+        // overflowed it; started one after the other, every waiter answers at the same depth.
+        let spread = (waiters.max() ?? 0) - (waiters.min() ?? 0)
+        #expect(spread < 4096, "the stack grew by \(spread) bytes over 199 waiters")
+    }
+}
+
+/// The address of a local variable of this call: where the stack is, at the caller's depth.
+@inline(never)
+private func currentStackAddress() -> UInt {
+    var marker = 0
+    return withUnsafeMutablePointer(to: &marker) { UInt(bitPattern: $0) }
 }
