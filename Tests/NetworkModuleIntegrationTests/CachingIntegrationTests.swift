@@ -116,6 +116,19 @@ struct CachingIntegrationTests {
         #expect(setup.wire.sentRequests.map(\.httpMethod) == ["GET", "POST", "GET"])
     }
 
+    @Test("when a 302 to a fresh /cache/60 is asked again, should ask the server again, not serve the target")
+    func followedRedirectIsNotStoredUnderItsFirstURL() async throws {
+        let setup = try Setup()
+        let query = ["url": "/cache/60", "status_code": "302"]
+        let first = try await setup.get("/redirect-to", query).get()
+
+        _ = try await setup.get("/redirect-to", query).get()
+
+        #expect(first.headers["Cache-Control"] == "public, max-age=60", "the redirect was followed to /cache/60")
+        #expect(setup.wire.calls == 2, "the 302 itself has no freshness: it is asked again")
+        #expect(setup.session.statistics.hits == 0)
+    }
+
     @Test("when a request asks for memory only and nothing is stored, should get 504 without calling the server")
     func onlyIfCached() async throws {
         let setup = try Setup()

@@ -37,7 +37,9 @@ struct CachedResponse {
         "keep-alive",
     ]
 
-    /// The response to keep, or `nil` if it must not or need not be kept: not a `200`,
+    /// The response to keep, or `nil` if it must not or need not be kept: not a `200`, not an
+    /// answer for the request's own URL (the end of followed redirects: each `3xx` on the way
+    /// decided for itself whether it could be stored, and the cache never saw them),
     /// `no-store`, `Vary: *`, a request with `Authorization` the response does not allow to
     /// store (section 3.5), or neither fresh for any time nor revalidatable.
     ///
@@ -45,7 +47,7 @@ struct CachedResponse {
     ///   - request: the request it answers, whose `Authorization` and `Vary`-named headers count.
     ///   - sentAt: when the request was sent; `receivedAt`, when the response came.
     init?(data: Data?, response: HTTPURLResponse, request: URLRequest, sentAt: Date, receivedAt: Date) {
-        guard response.statusCode == 200, let data else { return nil }
+        guard response.statusCode == 200, let data, Self.answers(request, response) else { return nil }
         let directives = CacheControl(cacheControl: response.value(forHTTPHeaderField: "Cache-Control"))
         guard !directives.noStore, let variance = Self.variance(of: response, request: request) else { return nil }
         if request.value(forHTTPHeaderField: "Authorization") != nil,
@@ -69,6 +71,13 @@ struct CachedResponse {
         self.initialAge = max(apparentAge, correctedAgeValue)
         self.lifetime = Self.lifetime(of: response, directives: directives, dateValue: dateValue, now: receivedAt)
         guard (lifetime > initialAge && !noCache) || entityTag != nil || lastModified != nil else { return nil }
+    }
+
+    /// Whether `response` answers `request`'s own URL (RFC 9111, section 2: a response is stored
+    /// under the URI of the request it answers), rather than the target of a redirect.
+    private static func answers(_ request: URLRequest, _ response: HTTPURLResponse) -> Bool {
+        guard let requested = request.url?.absoluteURL, let answered = response.url?.absoluteURL else { return false }
+        return requested.absoluteString == answered.absoluteString
     }
 
     /// Whether the server can be asked if it changed.

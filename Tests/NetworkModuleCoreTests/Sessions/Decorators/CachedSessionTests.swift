@@ -93,6 +93,20 @@ struct CachedSessionTests {
         #expect(session.statistics.entries == 0)
     }
 
+    @Test("when the wrapped session followed a redirect, should not keep the end of it under the first URL")
+    func followedRedirectNotStoredUnderTheFirstURL() {
+        let target = apiBaseURL.appendingPathComponent("/target")
+        let wire = RedirectFollowingSession(target: target)
+        let session = wire.cached(.init(now: { [clock] in Date(timeIntervalSinceReferenceDate: clock.now) }))
+
+        session.start(sessionRequest("/moved"))
+        let second = session.start(sessionRequest("/moved")).outcomes
+
+        #expect(second.single?.body == "target#2", "the 3xx on the way was never shown to the cache")
+        #expect(wire.calls.value == 2)
+        #expect(session.statistics.entries == 0)
+    }
+
     // MARK: Revalidation
 
     @Test(
@@ -399,5 +413,34 @@ struct CachedSessionLoadTests {
         #expect(statistics.hits + statistics.misses == 400)
         #expect(statistics.entries <= 8)
         #expect(fake.recordedRequests.count == statistics.misses)
+    }
+}
+
+/// A wrapped session that has followed a redirect to `target` for every request: it answers
+/// inside `resume()` with the target's fresh `200` (`max-age=60`), the body naming the call.
+private final class RedirectFollowingSession: NetworkSession, Sendable {
+    let target: URL
+    let calls = LockedState(0)
+
+    init(target: URL) { self.target = target }
+
+    func dataTask(
+        with request: URLRequest, completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    ) -> any NetworkSessionTask {
+        AnsweringTask { [target, calls] in
+            let call = calls.withLock { count -> Int in
+                count += 1
+                return count
+            }
+            let response = HTTPURLResponse(
+                url: target, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: ["Cache-Control": "max-age=60"])
+            completionHandler(Data("target#\(call)".utf8), response, nil)
+        }
+    }
+
+    private struct AnsweringTask: NetworkSessionTask {
+        let answer: @Sendable () -> Void
+        func resume() { answer() }
+        func cancel() {}
     }
 }
