@@ -263,9 +263,10 @@ public final class DefaultNetworkModule: NetworkModule {
     ) -> any NetworkCancellable {
         let delivery = ChunkDelivery(
             limit: bufferSize, executor: completionExecutor, onChunk: onChunk, completion: completion)
-        return startStream(
+        let operation = startStream(
             request, into: delivery.sink, retryAllowed: { !delivery.hasReceived },
             end: { result in delivery.finish(result) })
+        return delivery.handle(cancelling: operation)
     }
 
     /// The body of `request` as it arrives, for `for try await`, with at most about `bufferSize`

@@ -94,7 +94,9 @@ public protocol NetworkModule: Sendable {
     ///   ``perform(request:completion:)`` (an error status is its status's ``NetworkError`` case,
     ///   with the body in ``NetworkError/httpErrorResponse``).
     /// - Cancelling the returned handle cancels the request: `completion` gets
-    ///   ``NetworkError/cancelled`` and `onChunk` nothing more, even chunks that had arrived.
+    ///   ``NetworkError/cancelled`` and, from the moment `cancel()` returns, `onChunk` nothing
+    ///   more, even chunks that had arrived or were queued on the executor. (A cancel from
+    ///   another thread cannot stop a chunk that `onChunk` is being handed at that moment.)
     /// - A failure after the first chunk has arrived is delivered as it is, never retried (the
     ///   consumer would get bytes twice); before it, the actions may retry as for any request.
     ///

@@ -14,6 +14,11 @@ import Foundation
 /// before it, except on a cancel, which drops the chunks not yet taken: after `.cancelled` the
 /// consumer hears of nothing more.
 ///
+/// The consumer's own cancel (``cancel()``) takes effect at once, under the same lock as every
+/// take, not when the request's end has made its way through the completion executor: a chunk
+/// still waiting, or arriving later, is dropped, and the end is ``NetworkError/cancelled``
+/// whatever the request's outcome, so no chunk is handed over after the cancel returned.
+///
 /// ## The bound
 /// The session is told the buffer is full (``receive(_:of:onRoom:)`` returns `hasRoom: false`)
 /// once ``limit`` bytes wait, and its `onRoom` is kept; the consumer's take that brings the
@@ -32,6 +37,10 @@ import Foundation
 /// | ending | take, none buffered | the end; over |
 /// | ending, over | receive, finish | ignored |
 /// | over | take | over: nothing more |
+/// | open, ending | cancel | cancelled: the chunks dropped, the end (pending or to come) `.cancelled`, `onRoom` handed back |
+/// | cancelled | receive | ignored |
+/// | cancelled | finish | ending, with `.cancelled` |
+/// | cancelled, over | cancel | ignored |
 struct ChunkBuffer<Waiter, HeadWaiter> {
     /// What a consumer gets.
     enum Pull {
@@ -93,6 +102,8 @@ struct ChunkBuffer<Waiter, HeadWaiter> {
     private(set) var isOver = false
     /// The head, or the failure, that the end brought.
     private var headAtEnd: Result<HTTPURLResponse, NetworkError>?
+    /// Whether the consumer cancelled: no chunk is handed over from then on.
+    private(set) var isCancelled = false
 
     /// A buffer that asks the session to pause at `limit` bytes (at least 1); `waiter`, when
     /// given, is parked from the start (a callback consumer with no delivery running).
@@ -106,7 +117,7 @@ struct ChunkBuffer<Waiter, HeadWaiter> {
         -> Receipt
     {
         var receipt = Receipt()
-        guard end == nil, !isOver else { return receipt }
+        guard end == nil, !isOver, !isCancelled else { return receipt }
         if self.response == nil {
             self.response = response
             receipt.heads = headWaiters
@@ -166,7 +177,7 @@ struct ChunkBuffer<Waiter, HeadWaiter> {
         var ending = Ending()
         guard end == nil, !isOver else { return ending }
         ending.resumeSession = onRoom.take()
-        var result = result
+        var result = isCancelled ? .failure(.cancelled) : result
         switch result {
         case .success(let response):
             if !response.data.isEmpty {
@@ -180,11 +191,7 @@ struct ChunkBuffer<Waiter, HeadWaiter> {
             }
             ending.head = .success(self.response ?? response.httpResponse)
         case .failure(let error):
-            if error == .cancelled {
-                chunks.removeAll()
-                head = 0
-                bufferedBytes = 0
-            }
+            if error == .cancelled { dropChunks() }
             ending.head = self.response.map { .success($0) } ?? .failure(error)
         }
         headAtEnd = ending.head
@@ -197,6 +204,23 @@ struct ChunkBuffer<Waiter, HeadWaiter> {
             ending.wake = (waiter, pull)
         }
         return ending
+    }
+
+    /// The consumer cancelled: the chunks not taken are dropped, chunks still to come are
+    /// ignored, and the end, pending or to come, is ``NetworkError/cancelled``. Returns the paused
+    /// session's call to read on, to call so that the session goes on to its end.
+    mutating func cancel() -> (@Sendable () -> Void)? {
+        guard !isOver, !isCancelled else { return nil }
+        isCancelled = true
+        dropChunks()
+        if end != nil { end = .failure(.cancelled) }
+        return onRoom.take()
+    }
+
+    private mutating func dropChunks() {
+        chunks.removeAll()
+        head = 0
+        bufferedBytes = 0
     }
 }
 
@@ -211,6 +235,12 @@ extension LockedState {
             handle(receipt, response)
             return receipt.hasRoom
         }
+    }
+
+    /// Cancels the buffer behind this lock (see ``ChunkBuffer/cancel()``) and resumes a session it
+    /// had paused, so that it goes on to its end.
+    func cancelChunks<Waiter, HeadWaiter>() where State == ChunkBuffer<Waiter, HeadWaiter> {
+        withLock { $0.cancel() }?()
     }
 
     /// Ends the buffer behind this lock with `result` and resumes a session it had paused, so

@@ -44,6 +44,23 @@ final class ChunkDelivery: Sendable {
         buffer.withLock { $0.hasReceived }
     }
 
+    /// The handle to give the caller: cancelling it stops the chunks at once (see
+    /// ``ChunkBuffer/cancel()``), then cancels `operation`, whose end arrives as
+    /// ``NetworkError/cancelled``.
+    func handle(cancelling operation: any NetworkCancellable) -> any NetworkCancellable {
+        Handle(delivery: self, operation: operation)
+    }
+
+    private struct Handle: NetworkCancellable {
+        let delivery: ChunkDelivery
+        let operation: any NetworkCancellable
+
+        func cancel() {
+            delivery.buffer.cancelChunks()
+            operation.cancel()
+        }
+    }
+
     /// The request ended with `result`; called on the completion executor. The end is delivered
     /// here when no delivery job runs, and otherwise by the job, after its last chunk.
     func finish(_ result: Result<NetworkResponse, NetworkError>) {
@@ -52,8 +69,14 @@ final class ChunkDelivery: Sendable {
 
     /// The delivery job: hands over `first`, then whatever the buffer holds, until it is empty
     /// (the job ends, and the next chunk starts another) or the end is delivered.
+    ///
+    /// `first`, a chunk handed to the job when it was queued, is dropped if the caller cancelled
+    /// since: a cancel made on the executor's queue, where this job runs, is seen by every job
+    /// queued behind it. (A cancel from another thread while a job hands a chunk over cannot
+    /// stop that one chunk; it stops every chunk after it.)
     private func deliver(from first: ChunkBuffer<Idle, Never>.Pull) {
-        var pull = first
+        var pull: ChunkBuffer<Idle, Never>.Pull? = first
+        if case .chunk = first, buffer.withLock({ $0.isCancelled }) { pull = nil }
         while true {
             switch pull {
             case .chunk(let chunk):
@@ -61,6 +84,8 @@ final class ChunkDelivery: Sendable {
             case .end(let result):
                 completion(result)
                 return
+            case nil:
+                break
             }
             switch buffer.withLock({ $0.take(Idle()) }) {
             case .now(let next, let resumeSession):

@@ -151,12 +151,15 @@ public struct ResponseStream: AsyncSequence, Sendable {
             if cancelNow { handle.cancel() }
         }
 
+        /// Cancels the request: the channel hands over no chunk from now on (see
+        /// ``ChunkBuffer/cancel()``), and the request's end arrives as ``NetworkError/cancelled``.
         func cancel() {
             enum Step {
                 case none
                 case cancel(any NetworkCancellable)
                 case endUnstarted
             }
+            channel.cancel()
             let step = request.withLock { request -> Step in
                 switch request {
                 case .notStarted:
@@ -202,6 +205,11 @@ public struct ResponseStream: AsyncSequence, Sendable {
         /// Whether any chunk arrived: a retry would then show the consumer bytes twice.
         var hasReceived: Bool {
             buffer.withLock { $0.hasReceived }
+        }
+
+        /// The consumer cancelled: no chunk is handed over from now on.
+        func cancel() {
+            buffer.cancelChunks()
         }
 
         /// The request ended with `result`.

@@ -117,6 +117,58 @@ struct ChunkBufferTests {
         #expect(buffer.take(1).isOver)
     }
 
+    @Test("when the consumer cancels while open, should drop the chunks, resume the session, and ignore later chunks")
+    func consumerCancelWhileOpen() {
+        var buffer = Buffer(limit: 2)
+        _ = buffer.receive(bytes(3), of: head, onRoom: {})
+
+        let resumeSession = buffer.cancel()
+        let late = buffer.receive(bytes(3), of: head, onRoom: {})
+
+        #expect(resumeSession != nil, "a session waiting for room goes on to its end")
+        #expect(buffer.bufferedBytes == 0)
+        #expect(late.hasRoom && late.handOff == nil, "a chunk after the cancel is dropped")
+        #expect(buffer.take(1).isLater, "nothing but the end comes now")
+    }
+
+    @Test("when the consumer has cancelled, should end with .cancelled whatever the request's outcome")
+    func endAfterConsumerCancelIsCancelled() {
+        var buffer = Buffer(limit: 10)
+        _ = buffer.take(1)
+        _ = buffer.cancel()
+
+        let ending = buffer.finish(.success(response(body: Data([9]))))
+
+        if case .end(.failure(.cancelled))? = ending.wake?.pull {} else { Issue.record("the end was not .cancelled") }
+        #expect(buffer.take(1).isOver)
+    }
+
+    @Test("when the consumer cancels with chunks and the end waiting, should drop them and end with .cancelled")
+    func consumerCancelWhileEnding() {
+        var buffer = Buffer(limit: 10)
+        _ = buffer.receive(bytes(3), of: head, onRoom: {})
+        _ = buffer.finish(.success(response()))
+
+        _ = buffer.cancel()
+
+        #expect(buffer.take(1).failure == .cancelled)
+        #expect(buffer.take(1).isOver)
+    }
+
+    @Test("when the consumer cancels after the end was taken, or twice, should change nothing")
+    func consumerCancelWhenOver() {
+        var buffer = Buffer(limit: 10)
+        _ = buffer.finish(.success(response()))
+        _ = buffer.take(1)
+
+        #expect(buffer.cancel() == nil)
+        #expect(!buffer.isCancelled)
+        var twice = Buffer(limit: 1)
+        _ = twice.receive(bytes(2), of: head, onRoom: {})
+        #expect(twice.cancel() != nil)
+        #expect(twice.cancel() == nil, "the session was resumed once")
+    }
+
     @Test("when the request ends twice, should keep the first end only")
     func firstEndWins() {
         var buffer = Buffer(limit: 10)

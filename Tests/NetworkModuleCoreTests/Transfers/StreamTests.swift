@@ -106,6 +106,30 @@ struct StreamTests {
         #expect(recorder.events.value == [.chunk(Data(body[0..<3])), .end(.failure(.cancelled))])
     }
 
+    @Test(
+        "when cancelled on the executor while later chunks wait on it, should hand over none of them and end .cancelled"
+    )
+    func cancelOnTheExecutorDropsQueuedChunks() {
+        let session = FakeNetworkSession()
+        session.stub(.any, with: .status(200, body: body).inChunks(of: 1))
+        let executor = HeldExecutor()
+        let recorder = Recorder()
+        let handle = LockedState<(any NetworkCancellable)?>(nil)
+        let module = makeModule(session: session, executor: executor)
+        handle.withLock {
+            $0 = module.stream(
+                request: TestRequest(), bufferSize: 1,
+                onChunk: { chunk in
+                    recorder.onChunk(chunk)
+                    handle.withLock { $0 }?.cancel()
+                }, completion: recorder.completion)
+        }
+
+        executor.runAll()
+
+        #expect(recorder.events.value == [.chunk(Data(body[0..<1])), .end(.failure(.cancelled))])
+    }
+
     @Test("when the status is an error, should stream nothing and fail with the status and its body")
     func errorStatusIsNotStreamed() {
         let session = FakeNetworkSession()
@@ -207,6 +231,32 @@ struct StreamTests {
         #expect(outcome.0 == 1)
         #expect(outcome.1 == .cancelled)
         #expect(outcome.2, "nothing after the end")
+    }
+
+    @Test("when the iterating task is cancelled while chunks and the end wait, should throw .cancelled next")
+    func asyncCancelDropsWaitingChunks() async {
+        let session = FakeNetworkSession()
+        session.stub(.any, with: .status(200, body: body).inChunks(of: 3))
+        let executor = HeldExecutor()
+        let stream = makeModule(session: session, executor: executor).stream(request: TestRequest(), bufferSize: 100)
+
+        let outcome = await Task {
+            var iterator = stream.makeAsyncIterator()
+            var chunks = 0
+            do {
+                while try await iterator.next() != nil {
+                    chunks += 1
+                    withUnsafeCurrentTask { $0?.cancel() }
+                    executor.runAll()  // the request's end arrives, behind three waiting chunks
+                }
+                return (chunks, NetworkError?.none)
+            } catch {
+                return (chunks, error as? NetworkError)
+            }
+        }.value
+
+        #expect(outcome.0 == 1, "no chunk after the cancel")
+        #expect(outcome.1 == .cancelled)
     }
 
     @Test("when the iterator is released, should cancel the request")
