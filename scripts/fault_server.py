@@ -375,6 +375,8 @@ def route_stall(conn, req):
     before = req.q_int("before_bytes", 10)
     after = req.q_int("after_bytes", 10)
     stall = req.q_int("stall_ms", 5000) / 1000.0
+    if STOPPING.wait(req.q_int("head_delay_ms", 0) / 1000.0):
+        return
     conn.send(head_bytes(200, [("Content-Type", "application/octet-stream"),
                                ("Content-Length", str(before + after)), ("Connection", "close")]))
     if req.method == "HEAD":

@@ -67,6 +67,25 @@ struct TransportLifecycleIntegrationTests {
         #expect(seconds > 2.5, "the body takes 3 s to arrive, longer than the timeout")
     }
 
+    @Test("when the head and then the body each come within the timeout, should succeed: the head is activity too")
+    func headCountsAsActivity() async throws {
+        let module = IntegrationServers.module(baseURL: try IntegrationServers.faultServer())
+        // The head after 2 s, the body 2 s after it: the server is never silent for the 3 s
+        // timeout, though the body ends 4 s after the request. A 1 s margin each way.
+        let late = Endpoint(
+            path: "/stall",
+            queryItems: [
+                URLQueryItem(name: "head_delay_ms", value: "2000"), URLQueryItem(name: "before_bytes", value: "0"),
+                URLQueryItem(name: "stall_ms", value: "2000"), URLQueryItem(name: "after_bytes", value: "10"),
+            ],
+            timeout: 3)
+
+        let (result, seconds) = await module.timedOutcome(of: late)
+
+        #expect((try? result.get())?.data.count == 10, "\(result)")
+        #expect(seconds > 3.5, "the body ends 4 s after the request")
+    }
+
     @Test("when the body stalls for longer than the timeout, should fail with .timedOut soon after the stall begins")
     func stalledBodyTimesOut() async throws {
         let module = IntegrationServers.module(baseURL: try IntegrationServers.faultServer())

@@ -147,9 +147,12 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
             URLSessionTransport.cancelWithoutWaiting(dataTask)
             return
         }
+        // The head is activity for the idle timeout, as bytes of the body are.
+        let now = DispatchTime.now().uptimeNanoseconds
         if let response = response as? HTTPURLResponse,
             let transfer = tasks.withLock({ tasks in
                 tasks.modifyValue(forKey: identifier) { record -> TransportTransfer? in
+                    record.lastActivity = now
                     // A 2xx body of a stream goes to its sink; any other is collected, to be read.
                     if record.sink != nil, (200..<300).contains(response.statusCode) {
                         record.streamedResponse = response
@@ -312,8 +315,10 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
         // whatever it returns loses them again: no policy can send them to another origin.
         let original = task.originalRequest?.url
         let proposed = CredentialHeaders.strippedForRedirect(request, from: original, extraNames: credentialHeaderNames)
+        let now = DispatchTime.now().uptimeNanoseconds
         let hop = tasks.withLock { tasks -> (policy: RedirectPolicy, number: Int)? in
             tasks.modifyValue(forKey: task.taskIdentifier) { record in
+                record.lastActivity = now  // a redirect's head is activity, as any head
                 record.hops += 1
                 return (record.redirectPolicy, record.hops)
             }
