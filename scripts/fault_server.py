@@ -540,6 +540,7 @@ RAW_RESPONSES = {
     "latin1-header": b"HTTP/1.1 200 OK\r\nX-Name: Jos\xe9\r\nContent-Length: 2\r\n"
                      b"Connection: close\r\n\r\nok",
     "status-2000": b"HTTP/1.1 2000 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok",
+    "status-abc": b"HTTP/1.1 abc OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok",
     # A status line and a header, then a close before the blank line that ends the head.
     "header-then-close": b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n",
     "gzip-ok": b"HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: " +

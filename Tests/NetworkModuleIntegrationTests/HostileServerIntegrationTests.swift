@@ -255,6 +255,7 @@ struct HostileServerIntegrationTests {
         "when the server sends a broken response, should fail with the code Apple reports and blame the server",
         arguments: [
             ("bad-chunk-size", URLError.Code.badServerResponse), ("status-2000", .badServerResponse),
+            ("status-abc", .badServerResponse),
             ("negative-length", .badServerResponse), ("bad-gzip", .cannotDecodeContentData),
             ("bad-deflate", .cannotDecodeContentData), ("huge-header", .cannotParseResponse),
         ])
@@ -265,6 +266,10 @@ struct HostileServerIntegrationTests {
 
         #expect(result.error == .transportError(code), "\(name): \(result)")
         #expect(result.error?.localizedDescription.contains("The server is at fault") == true)
+        let plain = IntegrationServers.module(
+            baseURL: try IntegrationServers.faultServer(),
+            session: URLSessionAdapter(URLSession(configuration: .ephemeral)))
+        #expect(await plain.outcome(of: Self.raw(name)).error == .transportError(code), "\(name), plain URLSession")
     }
 
     @Test("when a header value is Latin-1 (obs-text), should succeed or fail as a server response, never as unknown")

@@ -55,10 +55,10 @@
             var outgoing = request
             outgoing.timeoutInterval = LinuxURLSessionQuirks.outgoingTimeout(
                 for: request.timeoutInterval, idleTimeoutEnforced: false)
-            let task = LinuxURLSessionQuirks.task(in: session, for: outgoing) { data, response, error in
-                Self.report(to: state, data, response, error.map(LinuxURLSessionQuirks.normalized))
-            }
             let url = request.url
+            let task = LinuxURLSessionQuirks.task(in: session, for: outgoing) { data, response, error in
+                Self.report(to: state, data, response, error.map { LinuxURLSessionQuirks.normalized($0, sentTo: url) })
+            }
             let deadline = ResponseDeadlines.shared.schedule(after: request.timeoutInterval) {
                 Self.report(to: state, nil, nil, URLError.timedOut(url))
                 if LinuxURLSessionQuirks.cancelIsSafe(on: session) { task.cancel() }

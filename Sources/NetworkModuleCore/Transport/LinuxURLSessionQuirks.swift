@@ -15,29 +15,38 @@ enum LinuxURLSessionQuirks {
         static let apply = false
     #endif
 
-    /// Maps libcurl-specific errors to the codes Apple's `URLSession` reports: a connection
-    /// closed before the whole body arrived is `.networkConnectionLost` (Linux: `.unknown`,
-    /// "transfer closed with N bytes remaining"), a response that is not HTTP/1.x is
-    /// `.badServerResponse` (Linux: `.unsupportedURL`, "Received HTTP/0.9", or "Unsupported
-    /// response code" for a status such as `2000`), broken framing, bodies and heads get the
-    /// code Apple reports (see ``serverFaultCode(for:)``), and TLS failures (Linux: `.unknown`
-    /// with libcurl's message) get a TLS code: see ``tlsErrorCode(for:)``.
-    /// The `userInfo`, with libcurl's message as the localized description, is kept.
-    static func normalized(_ error: any Error) -> any Error {
+    /// Maps libcurl-specific errors of a request sent to `url` to the codes Apple's `URLSession`
+    /// reports: a connection closed before the whole body arrived is `.networkConnectionLost`
+    /// (Linux: `.unknown`, "transfer closed with N bytes remaining"); a response libcurl cannot
+    /// read as HTTP/1.x is `.badServerResponse` (see ``isAboutTheResponse(_:sentTo:)``); broken
+    /// framing, bodies and heads get the code Apple reports (see ``serverFaultCode(for:)``), and
+    /// TLS failures (Linux: `.unknown` with libcurl's message) get a TLS code: see
+    /// ``tlsErrorCode(for:)``. The `userInfo`, with libcurl's message as the localized
+    /// description, is kept.
+    static func normalized(_ error: any Error, sentTo url: URL?) -> any Error {
         guard apply, let urlError = error as? URLError else { return error }
         let message = (urlError as NSError).localizedDescription
         if urlError.code == .unknown && message.contains("transfer closed with") {
             return URLError(.networkConnectionLost, userInfo: urlError.userInfo)
         }
-        if urlError.code == .unsupportedURL
-            && (message.contains("HTTP/0.9") || message.contains("Unsupported response code"))
-        {
+        if isAboutTheResponse(urlError, sentTo: url) {
             return URLError(.badServerResponse, userInfo: urlError.userInfo)
         }
         if urlError.code == .unknown, let code = serverFaultCode(for: message) ?? tlsErrorCode(for: message) {
             return URLError(code, userInfo: urlError.userInfo)
         }
         return error
+    }
+
+    /// Whether `error`, an `.unsupportedURL`, is about the response rather than the URL: Linux
+    /// reports a status line libcurl cannot read ("Received HTTP/0.9", "Unsupported HTTP version
+    /// in response" for `HTTP/1.1 abc OK`, "Unsupported response code" for `2000`) with the code
+    /// of a URL it refuses. A URL it supports (http or https, with a host) was sent, so the fault
+    /// is the server's, whatever libcurl's message says.
+    static func isAboutTheResponse(_ error: URLError, sentTo url: URL?) -> Bool {
+        guard error.code == .unsupportedURL, let url, let host = url.host, !host.isEmpty else { return false }
+        let scheme = url.scheme?.lowercased()
+        return scheme == "http" || scheme == "https"
     }
 
     /// The code Apple's `URLSession` reports for the broken response libcurl describes as

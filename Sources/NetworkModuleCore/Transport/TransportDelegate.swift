@@ -280,7 +280,8 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
             finish(task.taskIdentifier, data: record.body, response: response, error: nil)
         } else if let error {
             finish(
-                task.taskIdentifier, data: nil, response: task.response, error: LinuxURLSessionQuirks.normalized(error))
+                task.taskIdentifier, data: nil, response: task.response,
+                error: LinuxURLSessionQuirks.normalized(error, sentTo: task.currentRequest?.url))
         } else if let response = task.response as? HTTPURLResponse,
             let code = ResponseFraming.failure(
                 of: response, method: task.currentRequest?.httpMethod, receivedBytes: record.receivedBytes)

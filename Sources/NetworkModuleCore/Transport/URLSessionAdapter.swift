@@ -32,8 +32,9 @@ import Foundation
 ///   second after the request's timeout, and its answer is dropped. Give the session a
 ///   configuration whose `urlCache` is `nil` to have running tasks cancelled.
 /// - a connection closed before the whole body arrived is reported as
-///   `URLError.networkConnectionLost` (Linux reports `URLError.unknown`), and a response that
-///   is not HTTP/1.x as `URLError.badServerResponse` (Linux: `.unsupportedURL`).
+///   `URLError.networkConnectionLost` (Linux reports `URLError.unknown`), and a status line
+///   that cannot be read (not HTTP/1.x, a code that is not a number) as
+///   `URLError.badServerResponse` (Linux: `.unsupportedURL`).
 package struct URLSessionAdapter: NetworkSession {
     /// The session requests are sent on.
     package let urlSession: URLSession

@@ -36,7 +36,7 @@ struct TLSErrorMappingTests {
     func mapsTLSMessages(message: String, expected: URLError.Code) {
         let error = Self.linuxError(message)
 
-        let normalized = LinuxURLSessionQuirks.normalized(error)
+        let normalized = LinuxURLSessionQuirks.normalized(error, sentTo: nil)
 
         let urlError = normalized as? URLError
         if LinuxURLSessionQuirks.apply {
@@ -52,7 +52,7 @@ struct TLSErrorMappingTests {
     func leavesOtherErrors() {
         let error = Self.linuxError("Failure when receiving data from the peer")
 
-        let normalized = LinuxURLSessionQuirks.normalized(error)
+        let normalized = LinuxURLSessionQuirks.normalized(error, sentTo: nil)
 
         #expect((normalized as? URLError)?.code == .unknown)
         #expect(NetworkError(normalized) == .transportError(.unknown))
@@ -62,7 +62,7 @@ struct TLSErrorMappingTests {
     func keepsSpecificCodes() {
         let error = URLError(.timedOut, userInfo: [NSLocalizedDescriptionKey: "SSL connection timeout"])
 
-        let normalized = LinuxURLSessionQuirks.normalized(error)
+        let normalized = LinuxURLSessionQuirks.normalized(error, sentTo: nil)
 
         #expect((normalized as? URLError)?.code == .timedOut)
     }
