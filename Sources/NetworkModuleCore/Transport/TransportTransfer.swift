@@ -62,7 +62,9 @@ final class TransportTransfer: Sendable {
         }
         var expected: Int64?
         if progress != nil, let declared = ResponseFraming.declaredBodyLength(of: response, method: method) {
-            expected = kept + Int64(declared)
+            // The server's length: past Int64.max with the kept bytes, it is not a length to show.
+            let (sum, overflowed) = kept.addingReportingOverflow(Int64(declared))
+            expected = overflowed ? nil : sum
         }
         // Whether the body goes to the file; `nil` once closed.
         let opened = state.withLock { state -> Result<Bool?, URLError> in
@@ -101,7 +103,8 @@ final class TransportTransfer: Sendable {
             guard progress != nil else { return .success(nil) }
             return .success(
                 TransferProgress(
-                    direction: .download, completedBytes: state.keptBytes + Int64(totalReceived),
+                    direction: .download,
+                    completedBytes: Self.clampedSum(state.keptBytes, Int64(clamping: totalReceived)),
                     expectedBytes: state.expectedBytes))
         }
         if let report = try outcome.get(), let progress {
@@ -116,6 +119,12 @@ final class TransportTransfer: Sendable {
         guard let progress, !state.withLock({ $0.isClosed }) else { return }
         let expected = totalBytesExpectedToSend > 0 ? totalBytesExpectedToSend : uploadLength
         progress(TransferProgress(direction: .upload, completedBytes: totalBytesSent, expectedBytes: expected))
+    }
+
+    /// `a + b`, or the largest `Int64` when the sum is larger: a count never traps.
+    private static func clampedSum(_ a: Int64, _ b: Int64) -> Int64 {
+        let (sum, overflowed) = a.addingReportingOverflow(b)
+        return overflowed ? .max : sum
     }
 
     /// Ends the transfer: closes the file (whatever was written stays) and ignores every later

@@ -89,6 +89,40 @@ struct TransportTransferTests {
             ])
     }
 
+    @Test(
+        "probe (child process only): a resumed transfer's progress with a server's length near Int64.max",
+        .enabled(if: ChildProcess.isProbe("transfer-huge-length")))
+    func probeHugeLengths() throws {
+        let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = folder.appendingPathComponent("file.bin")
+        try Data("abc".utf8).write(to: url)
+        let reports = Reports()
+        let transfer = try Self.transfer(to: url, resumingAt: 3, reports: reports)
+        let partial = try Self.response(
+            206, ["Content-Range": "bytes 3-9223372036854775806/*", "Content-Length": "9223372036854775807"])
+
+        _ = try transfer.responseArrived(partial, method: "GET")
+        try transfer.bodyReceived(Data("d".utf8), totalReceived: Int.max)
+        transfer.close()
+
+        #expect(
+            reports.all == [
+                TransferProgress(direction: .download, completedBytes: 3, expectedBytes: nil),
+                TransferProgress(direction: .download, completedBytes: .max, expectedBytes: nil),
+            ], "a length past Int64.max is unknown, and a count past it stops at the largest")
+    }
+
+    @Test("when a server's length after the kept bytes passes Int64.max, should report progress without trapping")
+    func hugeLengthsDoNotTrap() async throws {
+        #if os(Linux)
+            let outcome = try await ChildProcess.run(
+                probe: "transfer-huge-length", filter: "probeHugeLengths", timeout: 120)
+
+            #expect(outcome.succeeded, "the child process failed or trapped:\n\(outcome.output)")
+        #endif
+    }
+
     @Test("when a 206 starts anywhere but the kept bytes, should fail with .cannotParseResponse and leave the file")
     func mismatchedRangeFails() throws {
         let folder = try makeTemporaryFolder()
