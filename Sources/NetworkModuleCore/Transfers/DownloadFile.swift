@@ -156,7 +156,19 @@ final class DownloadFile: Sendable {
                     url: folder, errno: nil)
             }
         }
-        return folder.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).download")
+        return folder.appendingPathComponent(Self.partialName(for: url.lastPathComponent))
+    }
+
+    /// The name of the partial file of a destination named `name`: hidden, unique (`unique`, a
+    /// UUID by default), and never longer than `NAME_MAX` (255 bytes on every file system the
+    /// platforms use) whatever the destination's length: the destination's name is cut, at a
+    /// character boundary, to leave room for the rest.
+    static func partialName(for name: String, unique: String = UUID().uuidString) -> String {
+        let suffix = ".\(unique).download"
+        let room = max(0, 255 - 1 - suffix.utf8.count)
+        var kept = Substring(name)
+        while kept.utf8.count > room { kept = kept.dropLast() }
+        return "." + kept + suffix
     }
 
     /// Renames the partial file to the destination, in one step on one volume.

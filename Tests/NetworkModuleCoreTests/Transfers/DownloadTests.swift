@@ -51,6 +51,25 @@ struct DownloadTests {
         #expect(fileNames(in: folder) == ["report.pdf"])
     }
 
+    @Test(
+        "when the destination's name is as long as the file system allows, should still download to it",
+        arguments: [String(repeating: "a", count: 255), String(repeating: "é", count: 127) + "z"])
+    func longestDestinationName(name: String) throws {
+        let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let session = FakeNetworkSession()
+        session.stub(.path("/v2/files/report.pdf"), with: .status(200, body: body))
+        let results = ResultCollector<DownloadResponse>()
+        let destination = folder.appendingPathComponent(name)
+
+        makeTransferModule(session: session).download(
+            request: GetFile(), to: DownloadDestination(destination), completion: results.completion)
+
+        #expect(results.singleValue?.fileURL == destination, "\(results.results)")
+        #expect(try Data(contentsOf: destination) == body)
+        #expect(fileNames(in: folder) == [name])
+    }
+
     @Test("when the destination's folders are missing, should create them")
     func createsFolders() throws {
         let folder = try makeTemporaryFolder()
