@@ -540,6 +540,9 @@ RAW_RESPONSES = {
     "latin1-header": b"HTTP/1.1 200 OK\r\nX-Name: Jos\xe9\r\nContent-Length: 2\r\n"
                      b"Connection: close\r\n\r\nok",
     "status-2000": b"HTTP/1.1 2000 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok",
+    # A 206 to a request that asked for no range: ten bytes of a hundred.
+    "partial-without-range": b"HTTP/1.1 206 Partial Content\r\nContent-Range: bytes 0-9/100\r\n"
+                             b"Content-Length: 10\r\nConnection: close\r\n\r\n0123456789",
     "status-abc": b"HTTP/1.1 abc OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok",
     # A status line and a header, then a close before the blank line that ends the head.
     "header-then-close": b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n",

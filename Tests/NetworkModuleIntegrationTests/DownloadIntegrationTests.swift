@@ -81,6 +81,20 @@ struct DownloadIntegrationTests {
         #expect(TransferTestSupport.contents(of: folder) == ["file.bin"])
     }
 
+    @Test("when a download that asked for no range gets a 206 of part of the file, should fail and leave no file")
+    func partialContentWithoutRangeFails() async throws {
+        let folder = try TransferTestSupport.makeFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let module = IntegrationServers.module(baseURL: try IntegrationServers.faultServer())
+        let raw = Endpoint(path: "/raw", queryItems: [URLQueryItem(name: "case", value: "partial-without-range")])
+
+        let result = await module.downloadOutcome(
+            of: raw, to: DownloadDestination(folder.appendingPathComponent("file.bin")), progress: nil)
+
+        #expect(result.error == .transportError(.cannotParseResponse), "\(result)")
+        #expect(TransferTestSupport.contents(of: folder).isEmpty)
+    }
+
     @Test("when the body is empty, should still create the file")
     func emptyBodyCreatesFile() async throws {
         let folder = try TransferTestSupport.makeFolder()

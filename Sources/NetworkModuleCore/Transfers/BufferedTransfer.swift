@@ -48,7 +48,7 @@ package enum BufferedTransfer {
             return (data, nil)
         }
         do throws(URLError) {
-            let kept = try keptBytes(of: response, resumingAt: resumingAt)
+            let kept = try ContentRange.keptBytes(of: response, to: request, resumingAt: resumingAt)
             let file = try TransferFile(url: url, keeping: kept)
             try file.write(body)
             reportDownload(transfer, received: Int64(body.count), before: kept)
@@ -56,23 +56,6 @@ package enum BufferedTransfer {
         } catch {
             return (nil, error)
         }
-    }
-
-    /// The bytes of the file a `2xx` response continues: for a `206`, its start, which must be
-    /// `resumingAt`; for any other status, none.
-    static func keptBytes(of response: HTTPURLResponse, resumingAt: Int64) throws(URLError) -> Int64 {
-        guard response.statusCode == 206 else { return 0 }
-        guard let range = ContentRange(of: response), range.start == resumingAt else {
-            let declared = response.value(forHTTPHeaderField: "Content-Range") ?? "none"
-            var userInfo: [String: Any] = [
-                NSLocalizedDescriptionKey:
-                    "The server sent 206 Partial Content with Content-Range \(declared), which does not continue "
-                    + "the \(resumingAt) bytes already downloaded."
-            ]
-            if let url = response.url { userInfo[NSURLErrorFailingURLErrorKey] = url }
-            throw URLError(.cannotParseResponse, userInfo: userInfo)
-        }
-        return resumingAt
     }
 
     private static func reportDownload(_ transfer: SessionTransfer, received: Int64, before: Int64) {

@@ -40,11 +40,13 @@ final class DownloadFile: Sendable {
     }
 
     /// Checks the destination on the first attempt, and says what this attempt sends and writes.
-    func beginAttempt() throws(URLError) -> Attempt {
+    /// An attempt that may not resume (its request asks for a range of its own, which a resume
+    /// would replace) starts the file over.
+    func beginAttempt(resumable: Bool = true) throws(URLError) -> Attempt {
         let known = state.withLock { ($0.partialURL, $0.validator) }
         let attempt: Attempt
         if let partialURL = known.0 {
-            let kept = known.1 == nil ? 0 : Self.size(of: partialURL)
+            let kept = known.1 == nil || !resumable ? 0 : Self.size(of: partialURL)
             attempt = Attempt(partialURL: partialURL, resumingAt: kept, validator: kept > 0 ? known.1 : nil)
         } else {
             attempt = Attempt(partialURL: try preparedPartialURL(), resumingAt: 0, validator: nil)
@@ -93,6 +95,7 @@ final class DownloadFile: Sendable {
                 // that ignored the destination): the body in memory is the download.
                 try TransferFile(url: partialURL, keeping: 0).write(response.data)
             }
+            try checkWhole(partialURL, for: response.httpResponse)
             try move(partialURL, to: destination.url)
         } catch {
             Self.remove(partialURL)
@@ -101,6 +104,19 @@ final class DownloadFile: Sendable {
         let emptied = NetworkResponse(
             data: Data(), httpResponse: response.httpResponse, request: response.request, duration: response.duration)
         return .success(DownloadResponse(fileURL: destination.url, response: emptied))
+    }
+
+    /// Checks that the file of a `206` holds what its `Content-Range` says: the bytes it kept and
+    /// the range's, no fewer (a body cut short) and no more.
+    private func checkWhole(_ partialURL: URL, for response: HTTPURLResponse) throws(URLError) {
+        guard response.statusCode == 206, let range = ContentRange(of: response) else { return }
+        let kept = state.withLock { $0.resumingAt }
+        let (expected, overflowed) = kept.addingReportingOverflow(range.length)
+        let size = Self.size(of: partialURL)
+        guard overflowed || size != expected else { return }
+        throw ContentRange.partialContentError(
+            "The file holds \(size) bytes, but the server's Content-Range bytes \(range.start)-\(range.end) after "
+                + "the \(kept) bytes kept makes \(expected).", response)
     }
 
     /// Ends the download without a file: removes whatever the attempts wrote.

@@ -63,7 +63,8 @@ final class TransferSession: NetworkSession {
         if let download {
             let attempt: DownloadFile.Attempt
             do throws(URLError) {
-                attempt = try download.beginAttempt()
+                // A range the caller asked for is honoured: never replaced by a resume.
+                attempt = try download.beginAttempt(resumable: request.value(forHTTPHeaderField: "Range") == nil)
             } catch {
                 return UnsentTask(error: error, completionHandler: completionHandler)
             }

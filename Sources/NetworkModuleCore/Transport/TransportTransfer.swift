@@ -32,6 +32,8 @@ final class TransportTransfer: Sendable {
     /// The request body's length, when the request says it; the upload's expected total when
     /// `URLSession` does not know it.
     let uploadLength: Int64?
+    /// The request as sent, whose `Range` a `206` must answer.
+    private let request: URLRequest
     private let state = LockedState(State())
 
     /// The transfer of a task sending `request`; `nil` when `transfer` asks for nothing beyond a
@@ -40,6 +42,7 @@ final class TransportTransfer: Sendable {
         guard transfer.destination != .memory || transfer.progress != nil else { return nil }
         self.destination = transfer.destination
         self.progress = transfer.progress
+        self.request = request
         if let body = request.httpBody {
             uploadLength = Int64(body.count)
         } else {
@@ -52,12 +55,12 @@ final class TransportTransfer: Sendable {
     /// download starts. Returns whether the body goes to the file; `false` as well once closed.
     ///
     /// Throws what opening the file throws, and `URLError.cannotParseResponse` for a `206` that
-    /// does not continue the kept bytes (see ``SessionTransfer/Destination/file(_:resumingAt:)``).
+    /// does not answer the request's range, whole (see ``ContentRange/keptBytes(of:to:resumingAt:)``).
     func responseArrived(_ response: HTTPURLResponse, method: String?) throws(URLError) -> Bool {
         var kept: Int64 = 0
         var opensFile = false
         if case .file(_, let resumingAt) = destination, (200..<300).contains(response.statusCode) {
-            kept = try BufferedTransfer.keptBytes(of: response, resumingAt: resumingAt)
+            kept = try ContentRange.keptBytes(of: response, to: request, resumingAt: resumingAt)
             opensFile = true
         }
         var expected: Int64?

@@ -16,6 +16,12 @@ struct DownloadTests {
         var retryPolicy: RetryPolicy?
     }
 
+    struct GetRange: NetworkRequest {
+        var path = "/files/report.pdf"
+        var headers: HTTPHeaders { ["Range": "bytes=100-199"] }
+        var retryPolicy: RetryPolicy?
+    }
+
     private let body = Data((0..<10_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
 
     /// A session whose first attempt writes ``body`` up to `cut` and loses the connection after a
@@ -68,6 +74,72 @@ struct DownloadTests {
         #expect(results.singleValue?.fileURL == destination, "\(results.results)")
         #expect(try Data(contentsOf: destination) == body)
         #expect(fileNames(in: folder) == [name])
+    }
+
+    @Test("when a request with no Range gets a 206, should fail blaming the server and leave no file")
+    func partialContentWithoutRangeFails() throws {
+        let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let session = FakeNetworkSession()
+        session.stub(
+            .path("/v2/files/report.pdf"),
+            with: .status(206, headers: ["Content-Range": "bytes 0-9/10000"], body: body.prefix(10)))
+        let results = ResultCollector<DownloadResponse>()
+
+        makeTransferModule(session: session).download(
+            request: GetFile(), to: DownloadDestination(folder.appendingPathComponent("report.pdf")),
+            completion: results.completion)
+
+        #expect(results.singleError == .transportError(.cannotParseResponse))
+        #expect(fileNames(in: folder).isEmpty)
+    }
+
+    @Test("when the caller asks for a range and the server answers it exactly, should download that range")
+    func callersRangeAnswered() throws {
+        let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let session = FakeNetworkSession()
+        session.stub(
+            .path("/v2/files/report.pdf"),
+            with: .status(206, headers: ["Content-Range": "bytes 100-199/10000"], body: body[100..<200]))
+        let results = ResultCollector<DownloadResponse>()
+        let destination = folder.appendingPathComponent("report.pdf")
+
+        makeTransferModule(session: session).download(
+            request: GetRange(), to: DownloadDestination(destination), completion: results.completion)
+
+        #expect(results.singleValue?.statusCode == 206, "\(results.results)")
+        #expect(try Data(contentsOf: destination) == body[100..<200])
+    }
+
+    @Test("when a download with the caller's range is retried, should send the caller's range again, not a resume")
+    func callersRangeKeptOnRetry() throws {
+        let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let body = body
+        let session = ScriptedTransferSession { attempt, request, transfer in
+            if attempt == 1 {
+                try? writeBody(body[100..<150], for: transfer)
+                let headers = ["ETag": "\"v1\"", "Content-Range": "bytes 100-199/10000"]
+                return (nil, httpResponse(request, status: 206, headers: headers), URLError(.networkConnectionLost))
+            }
+            try? writeBody(body[100..<200], for: transfer)
+            return (nil, httpResponse(request, status: 206, headers: ["Content-Range": "bytes 100-199/10000"]), nil)
+        }
+        let scheduler = ManualDelayScheduler()
+        let module = makeTransferModule(
+            session: session, actions: [RetryAction(policy: RetryPolicy(jitter: 0))], scheduler: scheduler)
+        let results = ResultCollector<DownloadResponse>()
+        let destination = folder.appendingPathComponent("report.pdf")
+
+        module.download(request: GetRange(), to: DownloadDestination(destination), completion: results.completion)
+        scheduler.runAll()
+
+        let calls = session.calls
+        try #require(calls.count == 2)
+        #expect(calls.map { $0.request.value(forHTTPHeaderField: "Range") } == ["bytes=100-199", "bytes=100-199"])
+        #expect(calls[1].request.value(forHTTPHeaderField: "If-Range") == nil)
+        #expect(try Data(contentsOf: destination) == body[100..<200])
     }
 
     @Test("when the destination's folders are missing, should create them")

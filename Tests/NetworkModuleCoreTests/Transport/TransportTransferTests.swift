@@ -28,6 +28,8 @@ struct TransportTransferTests {
     ) throws -> TransportTransfer {
         var request = URLRequest(url: try #require(URL(string: "http://127.0.0.1/file")))
         request.httpBody = body
+        // What a resume sends.
+        if resumingAt > 0 { request.setValue("bytes=\(resumingAt)-", forHTTPHeaderField: "Range") }
         let destination: SessionTransfer.Destination = url.map { .file($0, resumingAt: resumingAt) } ?? .memory
         let transfer = TransportTransfer(
             SessionTransfer(destination: destination, progress: reports?.handler), request: request)
