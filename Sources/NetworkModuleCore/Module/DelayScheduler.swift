@@ -8,6 +8,23 @@ import Foundation
 /// and preparation timeouts are tested without sleeping. The module hands it delays from 0 to
 /// 10⁹ seconds: a negative or NaN retry delay counts as 0.
 public protocol DelayScheduler: Sendable {
-    /// Runs `work` once after `delay` seconds, unless the returned handle is cancelled first.
+    /// Runs `work` once after `delay` seconds, unless the returned handle is cancelled first:
+    /// how the module waits before a retry.
     func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) -> any NetworkCancellable
+
+    /// Runs `work` once after `limit` seconds, unless the returned handle is cancelled first: a
+    /// time limit, not a wait (the request's timeout, bounding an action that prepares the
+    /// request later). By default the same as ``schedule(after:_:)``; a scheduler for tests can
+    /// tell limits from waits (`ManualDelayScheduler` records only waits).
+    func scheduleTimeLimit(after limit: TimeInterval, _ work: @escaping @Sendable () -> Void)
+        -> any NetworkCancellable
+}
+
+extension DelayScheduler {
+    /// ``schedule(after:_:)``: a scheduler that does not tell limits from waits runs both alike.
+    public func scheduleTimeLimit(after limit: TimeInterval, _ work: @escaping @Sendable () -> Void)
+        -> any NetworkCancellable
+    {
+        schedule(after: limit, work)
+    }
 }

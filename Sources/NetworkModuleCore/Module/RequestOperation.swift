@@ -448,7 +448,7 @@ final class RequestOperation: NetworkCancellable {
     ) -> any NetworkCancellable {
         // A timeout that is not a positive number of seconds sets no bound of its own.
         guard timeout > 0, timeout.isFinite else { return NoDeadline() }
-        return configuration.delayScheduler.schedule(after: Self.boundedDelay(timeout), onExpiry)
+        return configuration.delayScheduler.scheduleTimeLimit(after: Self.boundedDelay(timeout), onExpiry)
     }
 
     /// `delay` as a scheduler can take it: NaN and negatives as 0, no more than about 30 years.

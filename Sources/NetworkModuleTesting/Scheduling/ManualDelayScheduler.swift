@@ -35,7 +35,10 @@ public final class ManualDelayScheduler: DelayScheduler {
         state.withLock { $0.now }
     }
 
-    /// Every delay asked for, in order: what a test checks to pin a retry policy's backoff.
+    /// Every wait asked for, in order: what a test checks to pin a retry policy's backoff (and
+    /// the delays of delayed stubs). Time limits (``scheduleTimeLimit(after:_:)``, such as a
+    /// request's timeout bounding an action that prepares it later) are not waits: they run
+    /// when time reaches them, and are not listed here.
     public var requestedDelays: [TimeInterval] {
         state.withLock { $0.requestedDelays }
     }
@@ -45,11 +48,26 @@ public final class ManualDelayScheduler: DelayScheduler {
         state.withLock { $0.scheduled.count }
     }
 
-    /// Schedules `work` to run when the time has advanced by `delay`.
+    /// Schedules `work` to run when the time has advanced by `delay`, and records the wait in
+    /// ``requestedDelays``.
     public func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) -> any NetworkCancellable {
+        schedule(after: delay, isWait: true, work)
+    }
+
+    /// Schedules `work` to run when the time has advanced by `limit`; not recorded in
+    /// ``requestedDelays``, which lists waits only.
+    public func scheduleTimeLimit(after limit: TimeInterval, _ work: @escaping @Sendable () -> Void)
+        -> any NetworkCancellable
+    {
+        schedule(after: limit, isWait: false, work)
+    }
+
+    private func schedule(after delay: TimeInterval, isWait: Bool, _ work: @escaping @Sendable () -> Void)
+        -> any NetworkCancellable
+    {
         let id = state.withLock { state -> Int in
             state.nextID += 1
-            state.requestedDelays.append(delay)
+            if isWait { state.requestedDelays.append(delay) }
             state.scheduled.append(Scheduled(id: state.nextID, dueTime: state.now + max(0, delay), work: work))
             return state.nextID
         }
