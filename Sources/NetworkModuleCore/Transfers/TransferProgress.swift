@@ -4,7 +4,7 @@ import Foundation
 /// the request or the server said.
 ///
 /// ```swift
-/// module.download(GetVideo(id: 7), to: DownloadDestination(videoURL), progress: { progress in
+/// module.download(request: GetVideo(id: 7), to: DownloadDestination(videoURL), progress: { progress in
 ///     guard progress.direction == .download else { return }
 ///     bar.progress = Float(progress.fractionCompleted ?? 0)
 /// }) { result in … }
