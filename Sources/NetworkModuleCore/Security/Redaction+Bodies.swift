@@ -3,29 +3,63 @@ import Foundation
 /// Masking secrets inside bodies: JSON objects (keys at any depth) and form bodies
 /// (`application/x-www-form-urlencoded`), by the fields and headers of a ``Redaction``.
 extension Redaction {
-    /// Bodies larger than this are not parsed: masking a huge body would cost every request
-    /// that is written down.
+    /// JSON bodies larger than this are not parsed: masking a huge body would cost every
+    /// request that is written down. They are left out of what is written, never written in
+    /// clear (see ``writableBody(_:contentType:)``).
     package static let largestParsedBody = 1 << 20
 
-    /// `body` with every secret value masked, or `nil` when it holds none (or is neither JSON
-    /// nor a form, or is larger than ``largestParsedBody``). JSON is re-encoded compactly with
-    /// sorted keys; a form keeps its bytes except the masked values.
-    package func redactedBody(_ body: Data, contentType: String?) -> Data? {
-        guard !body.isEmpty, body.count <= Self.largestParsedBody else { return nil }
+    /// What masking did to a body.
+    package enum MaskedBody: Equatable {
+        /// Nothing to mask: neither JSON nor a form, or one with no secret; write it as it is.
+        case unchanged
+        /// The body with every secret value masked.
+        case masked(Data)
+        /// A body that may hold secrets and could not be masked (JSON too large to parse, JSON
+        /// or a form that cannot be read): never written; the text says why, to write instead.
+        case withheld(String)
+    }
+
+    /// What to write of `body` in a log, a command or a recording: the body, the body with its
+    /// secrets masked, or a note that says why it was left out. Never the body in clear when
+    /// it could hold a secret that was not masked.
+    package func writableBody(_ body: Data, contentType: String?) -> Data {
+        switch maskedBody(body, contentType: contentType) {
+        case .unchanged: body
+        case .masked(let masked): masked
+        case .withheld(let note): Data(note.utf8)
+        }
+    }
+
+    /// `body` with every secret value masked (see ``MaskedBody``). JSON is re-encoded compactly
+    /// with sorted keys; a form, of any size, keeps its bytes except the masked values.
+    package func maskedBody(_ body: Data, contentType: String?) -> MaskedBody {
+        guard !body.isEmpty else { return .unchanged }
         if Self.looksLikeJSON(body) {
+            guard body.count <= Self.largestParsedBody else {
+                return .withheld("(\(body.count) bytes of JSON left out: too large to mask)")
+            }
             guard let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) else {
-                return nil
+                // Not JSON after all (text that starts with a bracket), unless it says it is.
+                guard Self.isJSON(contentType) else { return .unchanged }
+                return .withheld("(\(body.count) bytes of invalid JSON left out: its secrets cannot be masked)")
             }
             var changed = false
             let masked = maskedJSON(object, changed: &changed)
-            guard changed else { return nil }
-            return try? JSONSerialization.data(withJSONObject: masked, options: [.sortedKeys, .withoutEscapingSlashes])
+            guard changed else { return .unchanged }
+            guard
+                let data = try? JSONSerialization.data(
+                    withJSONObject: masked, options: [.sortedKeys, .withoutEscapingSlashes])
+            else { return .withheld("(\(body.count) bytes of JSON left out: its secrets could not be masked)") }
+            return .masked(data)
         }
-        guard let text = String(data: body, encoding: .utf8),
-            Self.isForm(contentType) || (contentType == nil && Self.looksLikeForm(text)),
-            let masked = redactedForm(text)
-        else { return nil }
-        return Data(masked.utf8)
+        let isForm = Self.isForm(contentType)
+        guard let text = String(data: body, encoding: .utf8) else {
+            return isForm ? .withheld("(\(body.count) bytes of a form that is not UTF-8 left out)") : .unchanged
+        }
+        guard isForm || (contentType == nil && Self.looksLikeForm(text)), let masked = redactedForm(text) else {
+            return .unchanged
+        }
+        return .masked(Data(masked.utf8))
     }
 
     /// `object` (from `JSONSerialization`) with the value of every key that names a secret
@@ -78,6 +112,11 @@ extension Redaction {
             return "\(pair.rawName)=\(Self.mask)"
         }
         return changed ? masked.joined(separator: "&") : nil
+    }
+
+    private static func isJSON(_ contentType: String?) -> Bool {
+        guard let type = contentType?.lowercased() else { return false }
+        return type.hasPrefix("application/json") || type.contains("+json")
     }
 
     private static func isForm(_ contentType: String?) -> Bool {

@@ -91,9 +91,46 @@ public struct Redaction: Sendable, Equatable {
         names.contains { normalized($0) == grantType }
     }
 
-    /// `value`, or the mask if header `name` holds a secret.
+    /// `value`, or the mask if header `name` holds a secret. A header that carries URLs
+    /// (`Location`, `Content-Location`, `Link`, `Refresh`) keeps them, with their passwords and
+    /// secret query values masked as in ``redacted(_:)-(URL)``.
     public func value(_ value: String, forHeader name: String) -> String {
-        isSecret(header: name) ? Self.mask : value
+        if isSecret(header: name) { return Self.mask }
+        switch name.lowercased() {
+        case "location", "content-location": return redactedURLText(value[...])
+        case "link": return redactedLinks(value)
+        case "refresh": return redactedRefresh(value)
+        default: return value
+        }
+    }
+
+    /// `text`, a URL (absolute or relative), with its secrets masked; as it was when it is not a
+    /// URL or holds no secret.
+    private func redactedURLText(_ text: Substring) -> String {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard trimmed.contains("?") || trimmed.contains("@"), let url = URL(string: trimmed) else {
+            return String(text)
+        }
+        let masked = redacted(url).absoluteString
+        return masked == trimmed ? String(text) : masked
+    }
+
+    /// A `Link` value (`<url>; rel="next", <url>; rel="last"`) with the URL in each `<…>` masked.
+    private func redactedLinks(_ value: String) -> String {
+        var result = ""
+        var rest = value[...]
+        while let open = rest.firstIndex(of: "<"), let close = rest[open...].firstIndex(of: ">") {
+            result += rest[...open]
+            result += redactedURLText(rest[rest.index(after: open)..<close])
+            rest = rest[close...]
+        }
+        return result + rest
+    }
+
+    /// A `Refresh` value (`5; url=https://…`) with its URL masked.
+    private func redactedRefresh(_ value: String) -> String {
+        guard let range = value.range(of: "url=", options: .caseInsensitive) else { return value }
+        return value[..<range.upperBound] + redactedURLText(value[range.upperBound...])
     }
 
     /// `headers` with secret values masked, in the same order.

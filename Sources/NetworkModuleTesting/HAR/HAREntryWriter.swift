@@ -67,7 +67,7 @@ struct HAREntryWriter {
     }
 
     private func postData(_ body: Data, contentType: String?) -> HARArchive.PostData {
-        let (text, encoding) = HARBody.text(of: redaction.redactedBody(body, contentType: contentType) ?? body)
+        let (text, encoding) = HARBody.text(of: redaction.writableBody(body, contentType: contentType))
         return HARArchive.PostData(mimeType: contentType ?? "application/octet-stream", text: text, encoding: encoding)
     }
 
@@ -75,8 +75,7 @@ struct HAREntryWriter {
         let body = data ?? Data()
         let headers = HTTPHeaders(response?.allHeaderFields ?? [:])
         // Masked like the request's body: a token endpoint's answer holds the tokens.
-        let (text, encoding) = HARBody.text(
-            of: redaction.redactedBody(body, contentType: headers["Content-Type"]) ?? body)
+        let (text, encoding) = HARBody.text(of: redaction.writableBody(body, contentType: headers["Content-Type"]))
         return HARArchive.Response(
             status: response?.statusCode ?? 0,
             statusText: response.map { HTTPURLResponse.localizedString(forStatusCode: $0.statusCode) } ?? "",
@@ -84,7 +83,7 @@ struct HAREntryWriter {
             headers: nameValues(headers),
             content: HARArchive.Content(
                 size: body.count, mimeType: headers["Content-Type"] ?? "", text: text, encoding: encoding),
-            redirectURL: headers["Location"] ?? "",
+            redirectURL: headers["Location"].map { redaction.value($0, forHeader: "Location") } ?? "",
             headersSize: -1,
             bodySize: response == nil ? -1 : body.count,
             cookies: [])

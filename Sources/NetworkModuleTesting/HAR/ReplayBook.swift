@@ -53,7 +53,7 @@ final class ReplayBook: Sendable {
         let url = request.url.map(redaction.redacted)?.absoluteString ?? ""
         // Compared as it was recorded: with its secret fields masked.
         let sent = request.httpBody ?? Data()
-        let body = redaction.redactedBody(sent, contentType: request.value(forHTTPHeaderField: "Content-Type")) ?? sent
+        let body = redaction.writableBody(sent, contentType: request.value(forHTTPHeaderField: "Content-Type"))
         let group = entries.indices.filter { index in
             entries[index].method == method && entries[index].url == url
                 && (matching == .methodAndURL || Self.sameBody(entries[index].body, body))

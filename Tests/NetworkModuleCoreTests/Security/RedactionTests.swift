@@ -111,6 +111,74 @@ struct RedactionTests {
 
         #expect(redaction.value("t0ken", forHeader: "x-redaction-test-credential") == "REDACTED")
     }
+    // MARK: URLs in header values, bodies that cannot be masked (issue 28, items 5 and 6)
+
+    @Test("when a header carries a URL with a secret, should mask it as in the request's URL")
+    func urlsInHeaderValues() {
+        let cases: [(name: String, value: String, expected: String)] = [
+            (
+                "Location", "https://app.example.com/cb?access_token=abc&state=1",
+                "https://app.example.com/cb?access_token=REDACTED&state=1"
+            ),
+            ("location", "/cb?access_token=abc", "/cb?access_token=REDACTED"),
+            ("Content-Location", "https://u:pw@api.example.com/x", "https://u:REDACTED@api.example.com/x"),
+            (
+                "Link", "<https://api.example.com/p?page=2&token=abc>; rel=\"next\", </p?page=9>; rel=\"last\"",
+                "<https://api.example.com/p?page=2&token=REDACTED>; rel=\"next\", </p?page=9>; rel=\"last\""
+            ),
+            (
+                "Refresh", "5; url=https://app.example.com/?access_token=abc",
+                "5; url=https://app.example.com/?access_token=REDACTED"
+            ),
+        ]
+        for (name, value, expected) in cases {
+            #expect(Redaction.default.value(value, forHeader: name) == expected, "\(name)")
+        }
+    }
+
+    @Test("when a URL-carrying header holds no secret, or another header holds a URL, should leave it as it is")
+    func urlHeadersWithoutSecrets() {
+        #expect(
+            Redaction.default.value("https://api.example.com/next?page=2", forHeader: "Location")
+                == "https://api.example.com/next?page=2")
+        #expect(Redaction.default.value("not a url", forHeader: "Refresh") == "not a url")
+        #expect(Redaction.default.value("<x>", forHeader: "Link") == "<x>")
+    }
+
+    @Test("when a JSON body is larger than can be parsed, should withhold it, never leave it in clear")
+    func largeJSONWithheld() {
+        let body = Data(
+            ("{\"password\":\"hunter2\",\"pad\":\"" + String(repeating: "a", count: 1_100_000) + "\"}").utf8)
+
+        let written = Redaction.default.writableBody(body, contentType: "application/json")
+
+        #expect(String(decoding: written, as: UTF8.self) == "(\(body.count) bytes of JSON left out: too large to mask)")
+    }
+
+    @Test("when a form body is larger than 1 MiB, should still mask its secret fields")
+    func largeFormMasked() {
+        let body = Data(("password=hunter2&pad=" + String(repeating: "a", count: 1_100_000)).utf8)
+
+        let written = String(decoding: Redaction.default.writableBody(body, contentType: nil), as: UTF8.self)
+
+        #expect(written.hasPrefix("password=REDACTED&pad=aaa"))
+        #expect(!written.contains("hunter2"))
+    }
+
+    @Test("when a body says it is JSON or a form and cannot be read as one, should withhold it")
+    func unreadableDeclaredBodiesWithheld() {
+        let notJSON = Data("{\"password\": \"hunter2\"".utf8)
+        let notUTF8Form = Data([0x70, 0x3D, 0xFF, 0xFE])
+
+        #expect(
+            Redaction.default.maskedBody(notJSON, contentType: "application/json")
+                == .withheld("(\(notJSON.count) bytes of invalid JSON left out: its secrets cannot be masked)"))
+        #expect(
+            Redaction.default.maskedBody(notUTF8Form, contentType: "application/x-www-form-urlencoded")
+                == .withheld("(4 bytes of a form that is not UTF-8 left out)"))
+        #expect(Redaction.default.maskedBody(Data("[INFO] started".utf8), contentType: "text/plain") == .unchanged)
+    }
+
 }
 
 /// A provider that always has the same token.

@@ -104,6 +104,33 @@ struct HARRecordingSessionTests {
         #expect(answer?.header("Set-Cookie") == "session=abc", "the caller still gets the real answer")
     }
 
+    @Test("when bodies are too large to mask, or a Location holds a token, should write neither in clear")
+    func largeBodiesAndLocationsMasked() throws {
+        let backend = FakeNetworkSession()
+        let bigJSON = "{\"access_token\":\"t0k3n\",\"pad\":\"" + String(repeating: "a", count: 1_100_000) + "\"}"
+        backend.stub(
+            .any,
+            with: .status(
+                302,
+                headers: [
+                    "Location": "https://app.example.com/cb?access_token=t0k3n", "Content-Type": "application/json",
+                ],
+                body: Data(bigJSON.utf8)))
+        let recorder = HARRecordingSession(wrapping: backend)
+        let form = "password=hunter2&pad=" + String(repeating: "b", count: 1_100_000)
+
+        _ = recorder.send(
+            makeURLRequest(
+                "/login", method: "POST", headers: ["Content-Type": "application/x-www-form-urlencoded"],
+                body: Data(form.utf8)))
+
+        let har = String(decoding: try recorder.harData(), as: UTF8.self)
+        #expect(!har.contains("t0k3n"), "the response body, Location and redirectURL")
+        #expect(!har.contains("hunter2"), "the request's form body")
+        #expect(har.contains("password=REDACTED&pad=bbb"))
+        #expect(har.contains("bytes of JSON left out: too large to mask"))
+    }
+
     @Test("when bodies are not UTF-8, should write them in base64 and say so")
     func binaryBodies() throws {
         let bytes = Data([0x00, 0xFF, 0x10, 0x80])

@@ -12,16 +12,16 @@ enum BodyFormatter {
     /// for an empty body.
     static func format(_ data: Data, contentType: String? = nil, limit: Int, redaction: Redaction) -> String? {
         guard !data.isEmpty else { return nil }
-        // Not shown even cut: its secret keys could not be masked without parsing it.
-        if Redaction.looksLikeJSON(data), data.count > Redaction.largestParsedBody {
-            return "(\(data.count) bytes of JSON, too large to show)"
+        let body: Data
+        switch redaction.maskedBody(data, contentType: contentType) {
+        case .withheld(let note): return note  // never shown, even cut: its secrets are not masked
+        case .masked(let masked): body = masked
+        case .unchanged: body = data
         }
         let text: String
-        if let pretty = prettyJSON(data, redaction: redaction) {
+        if let pretty = prettyJSON(body) {
             text = pretty
-        } else if let utf8 = String(
-            data: redaction.redactedBody(data, contentType: contentType) ?? data, encoding: .utf8)
-        {
+        } else if let utf8 = String(data: body, encoding: .utf8) {
             text = utf8
         } else {
             return "(\(data.count) bytes of binary data)"
@@ -31,13 +31,12 @@ enum BodyFormatter {
         return "\(text.prefix(limit))… (\(text.count - limit) more characters)"
     }
 
-    private static func prettyJSON(_ data: Data, redaction: Redaction) -> String? {
-        guard data.count <= Redaction.largestParsedBody, Redaction.looksLikeJSON(data) else { return nil }
-        var changed = false
-        guard let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]),
+    /// `data`, JSON already masked, pretty-printed; `nil` when it is not JSON.
+    private static func prettyJSON(_ data: Data) -> String? {
+        guard data.count <= Redaction.largestParsedBody, Redaction.looksLikeJSON(data),
+            let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]),
             let pretty = try? JSONSerialization.data(
-                withJSONObject: redaction.maskedJSON(object, changed: &changed),
-                options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+                withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
         else { return nil }
         return String(data: pretty, encoding: .utf8)
     }
@@ -50,8 +49,9 @@ enum BodyFormatter {
     }
 
     /// `data` for a command to send again: the bytes as they are, unless it is JSON or a form
-    /// holding a secret field, whose value is then masked.
+    /// holding a secret field, whose value is then masked, or a body that could not be masked,
+    /// which is replaced by a note saying so.
     static func redactedForCommand(_ data: Data, contentType: String?, redaction: Redaction) -> Data {
-        redaction.redactedBody(data, contentType: contentType) ?? data
+        redaction.writableBody(data, contentType: contentType)
     }
 }

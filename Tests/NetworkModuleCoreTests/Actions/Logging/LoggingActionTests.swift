@@ -107,7 +107,26 @@ struct LoggingActionTests {
             request: TestRequest()
         ) { _ in }
 
-        #expect(log.text.hasSuffix("\n  (1200003 bytes of JSON, too large to show)"))
+        #expect(log.text.hasSuffix("\n  (1200003 bytes of JSON left out: too large to mask)"))
+    }
+
+    @Test("when a form body larger than 1 MiB holds a secret field, should mask it, not print it cut")
+    func largeFormMasked() {
+        let session = FakeNetworkSession()
+        session.stub(.any, with: .status(200))
+        let log = LogEntries()
+        let form = "password=hunter2&filler=" + String(repeating: "a", count: 1_100_000)
+        var request = URLRequest(url: URL(string: "https://api.example.com/v2/login")!)
+        request.httpMethod = "POST"
+        request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data(form.utf8)
+
+        makeModule(session: session, actions: [.logging(headers: false, sink: log.sink)]).perform(urlRequest: request) {
+            _ in
+        }
+
+        #expect(!log.text.contains("hunter2"), "\(log.text.prefix(200))")
+        #expect(log.text.contains("password=REDACTED&filler=aaa"))
     }
 
     @Test("when a body is longer than the limit, should cut it and say how much was left out")
