@@ -153,9 +153,10 @@ private func checkDecodingFailure(_ error: NetworkError) {
 
 private func interpretTransportError(code: Int, message: String) {
     let error = NSError(domain: NSURLErrorDomain, code: code, userInfo: [NSLocalizedDescriptionKey: message])
-    let normalized = LinuxURLSessionQuirks.normalized(error)
+    let request = URLRequest(url: URL(string: "https://example.com")!)
+    let normalized = LinuxURLSessionQuirks.normalized(error, sentTo: request.url)
     let result = ResponseInterpreter.interpret(
-        data: nil, response: nil, error: normalized, request: URLRequest(url: URL(string: "https://example.com")!),
+        data: nil, response: nil, error: normalized, request: request,
         acceptableStatusCodes: .successful, duration: 0)
     guard case .failure(let networkError) = result else {
         fuzzCheck(false, "a transport error \(code) succeeded")
