@@ -14,8 +14,16 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
     // @unchecked Sendable is safe: the only mutable state, `tasks`, is a LockedState.
 
     private struct Record {
+        /// The request as the caller made it, body and all: Linux sends it again to the target
+        /// of a 307 or 308 (see ``resend(_:replacing:in:)``).
+        let request: URLRequest
         let completionHandler: @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+        /// Makes the caller's task cancel `task`, which sends the request again; `false` if the
+        /// caller's task was cancelled first.
+        let follow: @Sendable (_ task: URLSessionDataTask) -> Bool
         let redirectPolicy: RedirectPolicy
+        /// The idle timeout (Linux; `nil` for none).
+        let timeout: TimeInterval?
         /// The transfer's progress and file; `nil` for a plain data task.
         let transfer: TransportTransfer?
         /// Redirects met so far.
@@ -91,17 +99,26 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
     /// Stores the record of `task`, then gives it an idle deadline at `timeout` (Linux; `nil`
     /// for none). In that order: a deadline that expires at once must find the record.
     func register(
-        _ task: URLSessionDataTask, url: URL?, timeout: TimeInterval?, redirectPolicy: RedirectPolicy,
-        transfer: TransportTransfer?, completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+        _ task: URLSessionDataTask, request: URLRequest, timeout: TimeInterval?, redirectPolicy: RedirectPolicy,
+        transfer: TransportTransfer?, follow: @escaping @Sendable (URLSessionDataTask) -> Bool,
+        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) {
-        let identifier = task.taskIdentifier
-        var record = Record(completionHandler: completionHandler, redirectPolicy: redirectPolicy, transfer: transfer)
+        var record = Record(
+            request: request, completionHandler: completionHandler, follow: follow, redirectPolicy: redirectPolicy,
+            timeout: timeout, transfer: transfer)
         if case .chunks(let sink)? = transfer?.destination {
             record.sink = sink
             record.pause = StreamPause(task: task)
         }
-        tasks.withLock { $0[identifier] = record }
+        tasks.withLock { $0[task.taskIdentifier] = record }
+        scheduleDeadline(of: task, after: timeout, url: request.url)
+    }
+
+    /// Gives the record of `task` an idle deadline at `timeout`, if any; the record must be
+    /// stored first.
+    private func scheduleDeadline(of task: URLSessionDataTask, after timeout: TimeInterval?, url: URL?) {
         guard let timeout else { return }
+        let identifier = task.taskIdentifier
         let deadline = ResponseDeadlines.shared.schedule(
             after: timeout,
             lastActivity: { [weak self] in self?.tasks.withLock { $0[identifier]?.activity } },
@@ -354,11 +371,11 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
         {
             // 307 and 308 must send the method and the body again (RFC 9110 §15.4.8, §15.4.9).
             // Linux's URLSession keeps the method but sends no body, whatever the redirected
-            // request holds: fail, clearly, rather than let the server see an empty body and
-            // the caller a success. (Apple's URLSession sends the body again.)
-            finish(
-                task.taskIdentifier, data: nil, response: nil,
-                error: Self.bodyNotResentError(url: redirected.url, status: response.statusCode))
+            // request holds; so the transport sends it again itself, as Apple's URLSession does,
+            // and this task stops at the redirect.
+            if let error = resend(redirected, replacing: task, in: session) {
+                finish(task.taskIdentifier, data: nil, response: nil, error: error)
+            }
             completionHandler(nil)
             URLSessionTransport.cancelWithoutWaiting(task)
             return
@@ -366,15 +383,62 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
         completionHandler(redirected)
     }
 
-    /// The error of a request with a body redirected with 307 or 308 on Linux, where
-    /// `URLSession` would follow it without the body.
-    private static func bodyNotResentError(url: URL?, status: Int) -> URLError {
+    /// Linux: sends `redirected` (the next request of a 307 or 308, after the credential rules
+    /// and the redirect policy) with the method and the body of the caller's request, in a task
+    /// that takes over the record of `task`: its handler, hop count, transfer and timeout. The
+    /// caller's task cancels the new one from then on.
+    ///
+    /// - Returns: the error to finish `task` with: its body is a stream that cannot be read
+    ///   again. `nil` once the new task runs, or if `task` has finished already.
+    private func resend(_ redirected: URLRequest, replacing task: URLSessionTask, in session: URLSession) -> URLError? {
+        guard let original = tasks.withLock({ $0[task.taskIdentifier]?.request }) else { return nil }
+        var next = redirected
+        next.httpMethod = original.httpMethod
+        // One assignment: setting either body clears the other.
+        if let stream = original.httpBodyStream {
+            // A file's stream is sent as an upload of the file, unread (LinuxURLSessionQuirks.task).
+            let again = BodyStreams.file(of: stream) != nil ? stream : BodyStreams.freshStream(replacing: stream)
+            guard let again else { return Self.oneShotBodyError(url: redirected.url) }
+            next.httpBodyStream = again
+        } else {
+            next.httpBody = original.httpBody
+        }
+        let replacement = LinuxURLSessionQuirks.task(in: session, for: next)
+        let moved = tasks.withLock { tasks -> (deadline: Deadline?, record: Record)? in
+            guard var record = tasks.removeValue(forKey: task.taskIdentifier) else { return nil }
+            let deadline = record.deadline
+            record.deadline = nil
+            if record.pause != nil {
+                record.pause = StreamPause(task: replacement)  // no body has arrived yet: not paused
+            }
+            tasks[replacement.taskIdentifier] = record
+            return (deadline, record)
+        }
+        guard let moved else {
+            URLSessionTransport.cancelWithoutWaiting(replacement)  // `task` finished meanwhile
+            return nil
+        }
+        moved.deadline?.cancel()
+        scheduleDeadline(of: replacement, after: moved.record.timeout, url: original.url)
+        guard moved.record.follow(replacement) else {
+            // The caller cancelled between the move and now, and found no record to finish.
+            finish(replacement.taskIdentifier, data: nil, response: nil, error: URLError.cancelled(original))
+            URLSessionTransport.cancelWithoutWaiting(replacement)
+            return nil
+        }
+        replacement.resume()
+        return nil
+    }
+
+    /// The error of a request whose body is a stream read once (not one the request builder
+    /// made), redirected with 307 or 308 on Linux: it cannot be sent to the new location.
+    private static func oneShotBodyError(url: URL?) -> URLError {
         var userInfo: [String: Any] = [
             NSLocalizedDescriptionKey:
-                "The server redirected the request with \(status), whose target "
-                + "must receive the body again, and URLSession on this platform (swift-corelibs-foundation) would "
-                + "send it there without its body; the redirect was not followed. Send the request to the new URL, "
-                + "or have the server answer without a redirect."
+                "The server redirected the request with 307 or 308, whose target must receive the body again, "
+                + "and the body is a stream that can be read only once (not one the request builder made), so "
+                + "the redirect was not followed. Give the body as Data, a file or RequestBody.stream, or send "
+                + "the request to the new URL."
         ]
         if let url { userInfo[NSURLErrorFailingURLErrorKey] = url }
         return URLError(.requestBodyStreamExhausted, userInfo: userInfo)

@@ -68,9 +68,9 @@ final class TransportTask: NetworkSessionTask {
         // Registered before the deadline is set and before the task runs, so that neither a
         // deadline that expires at once nor an early answer finds no record.
         delegate.register(
-            task, url: request.url, timeout: LinuxURLSessionQuirks.apply ? request.timeoutInterval : nil,
+            task, request: request, timeout: LinuxURLSessionQuirks.apply ? request.timeoutInterval : nil,
             redirectPolicy: transfer.redirectPolicy, transfer: TransportTransfer(transfer, request: request),
-            completionHandler: handler)
+            follow: { [self] next in follow(next) }, completionHandler: handler)
         let isRunning = phase.withLock { phase -> Bool in
             guard case .starting = phase else { return false }
             phase = .running(task)
@@ -83,6 +83,17 @@ final class TransportTask: NetworkSessionTask {
             // which is safe and takes it out of the session.
             delegate.finish(task.taskIdentifier, data: nil, response: nil, error: URLError.cancelled(request))
             URLSessionTransport.cancelWithoutWaiting(task)
+        }
+    }
+
+    /// Linux: `task` sends the request again, to the target of a 307 or 308 (the delegate's
+    /// record has moved to it), so cancelling cancels `task` from now on. `false` if this task
+    /// was cancelled first.
+    private func follow(_ task: URLSessionDataTask) -> Bool {
+        phase.withLock { phase in
+            guard case .running = phase else { return false }
+            phase = .running(task)
+            return true
         }
     }
 
