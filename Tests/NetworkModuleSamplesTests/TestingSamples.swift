@@ -19,6 +19,7 @@ struct TestingSamples {
     struct GetUser: NetworkRequest {
         let id: Int
         var path: String { "/users/\(id)" }
+        var requiresAuthentication: Bool { true }  // sent with the user's token, when the module has one
     }
 
     @MainActor
@@ -42,8 +43,9 @@ struct TestingSamples {
             request?.cancel()
             state = .loading
             request = module.performAndDecode(request: GetUser(id: userID), responseType: User.self) { result in
-                // The module's executor runs this on the main actor: `.main` in the app,
-                // `.immediate` in tests (where the caller is already on the main actor).
+                // The module's executor runs this on the main actor: `.main` in the app; in tests,
+                // `.immediate` when the request completes inside this call (made on the main
+                // actor), or a manual `RecordingExecutor` that the test delivers on the main actor.
                 MainActor.assumeIsolated { self.show(result) }
             }
         }
@@ -112,6 +114,36 @@ struct TestingSamples {
     }
     // end-sample
 
+    /// A token store written with async/await, as in docs/actions.md.
+    actor TokenStore {
+        func accessToken() async throws -> String { "t0ken" }
+    }
+
+    @MainActor
+    @Test("when the token comes from an async store, the view model should show the name once the test delivers")
+    func viewModelWithAsynchronousAction() async {
+        let store = TokenStore()
+        // sample: testing-async-actions
+        let session = FakeNetworkSession()
+        session.stub(.path("/users/1"), with: .json(#"{"id": 1, "name": "Ada"}"#))
+        let executor = RecordingExecutor(delivery: .manual)
+        let viewModel = ProfileViewModel(
+            module: DefaultNetworkModule(
+                requestBuilder: DefaultRequestBuilder(baseURL: URL(string: "https://api.example.com")!),
+                session: session,
+                actions: [.authentication(AsyncTokenProvider(current: { try await store.accessToken() }))],
+                completionExecutor: executor
+            ))
+
+        viewModel.load(userID: 1)
+        #expect(viewModel.state == .loading)  // the token comes later, on another thread
+
+        #expect(await executor.deliver())  // waits for the completion and runs it here, on the main actor
+        #expect(viewModel.state == .loaded(name: "Ada"))
+        #expect(session.recordedRequests.first?.value(forHTTPHeaderField: "Authorization") == "Bearer t0ken")
+        // end-sample
+    }
+
     @MainActor
     @Test("when the view model's cancellation sample runs, should go back to idle and ignore the late answer")
     func viewModelCancellation() {
@@ -141,7 +173,9 @@ struct TestingSamples {
         let lines = Transcript.recording {
             // sample: testing-ordering
             let session = FakeNetworkSession(delivery: .manual)
-            session.stub(.pathPrefix("/users")) { request in .json(#"{"id": 0, "name": "\#(request.url?.lastPathComponent ?? "")"}"#) }
+            session.stub(.pathPrefix("/users")) { request in
+                .json(#"{"id": 0, "name": "\#(request.url?.lastPathComponent ?? "")"}"#)
+            }
             let module = DefaultNetworkModule(
                 requestBuilder: DefaultRequestBuilder(baseURL: URL(string: "https://api.example.com")!),
                 session: session,
@@ -154,8 +188,8 @@ struct TestingSamples {
             }
 
             session.release(.path("/users/2"))  // a chosen request first
-            session.releaseLast()               // then the newest
-            session.releaseNext()               // then the oldest
+            session.releaseLast()  // then the newest
+            session.releaseNext()  // then the oldest
             // end-sample
         }
 
@@ -170,8 +204,11 @@ struct TestingSamples {
         // sample: testing-stubs
         let session = FakeNetworkSession()
         session.stub(.method(.get) && .path("/users/1"), with: .json(#"{"id": 1, "name": "Ada"}"#))
-        session.stub(.pathPattern("/users/[0-9]+/avatar"), with: .status(200, headers: ["Content-Type": "image/png"], body: png))
-        session.stub(.method(.post) && .jsonBody(#"{"name": "Grace"}"#), with: .json(#"{"id": 2, "name": "Grace"}"#, status: 201))
+        session.stub(
+            .pathPattern("/users/[0-9]+/avatar"), with: .status(200, headers: ["Content-Type": "image/png"], body: png))
+        session.stub(
+            .method(.post) && .jsonBody(#"{"name": "Grace"}"#), with: .json(#"{"id": 2, "name": "Grace"}"#, status: 201)
+        )
         session.stub(.path("/feed"), with: .status(503), .status(503), .json("[]"))  // down twice, then up
         session.stub(.query("page", "9"), with: .error(.timedOut))
         session.stub(.header("X-Debug", "echo")) { request in .text(request.url?.path ?? "") }
@@ -196,7 +233,9 @@ struct TestingSamples {
         }
         for endpoint in [
             Endpoint(path: "/users/1"), Endpoint(path: "/users/1/avatar"),
-            Endpoint(path: "/users", method: .post, body: .data(Data(#"{"name":"Grace"}"#.utf8), contentType: "application/json")),
+            Endpoint(
+                path: "/users", method: .post,
+                body: .data(Data(#"{"name":"Grace"}"#.utf8), contentType: "application/json")),
             Endpoint(path: "/feed"), Endpoint(path: "/feed"), Endpoint(path: "/feed"),
             Endpoint(path: "/search", queryItems: [URLQueryItem(name: "page", value: "9")]),
             Endpoint(path: "/anything", headers: ["X-Debug": "echo"]),
@@ -263,10 +302,11 @@ struct TestingSamples {
         #expect(try create.bodyJSONObject() as? [String: String] == ["name": "Grace"])
 
         let login = session.recordedRequests[1]
-        #expect(try login.bodyFormFields() == [
-            URLQueryItem(name: "user", value: "grace"),
-            URLQueryItem(name: "password", value: "a&b c"),
-        ])
+        #expect(
+            try login.bodyFormFields() == [
+                URLQueryItem(name: "user", value: "grace"),
+                URLQueryItem(name: "password", value: "a&b c"),
+            ])
         #expect(try login.bodyText().hasPrefix("user=grace&password="))
         // end-sample
     }
@@ -360,15 +400,18 @@ struct TestingSamples {
         let backend = FakeNetworkSession()
         backend.stub(.path("/users/1"), with: .json(#"{"id": 1, "name": "Ada"}"#))
         backend.stub(.path("/users/2"), with: .status(404))
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("testing-sample-\(UUID().uuidString).har")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "testing-sample-\(UUID().uuidString).har")
         defer { try? FileManager.default.removeItem(at: file) }
         try await recordProfile(backend: backend, to: file)
         #expect(!String(decoding: try Data(contentsOf: file), as: UTF8.self).contains("development-key"))
 
         // sample: testing-replay
-        let replay = try HARReplaySession(contentsOf: file, onMiss: { message in
-            Issue.record(Comment(rawValue: message))
-        })
+        let replay = try HARReplaySession(
+            contentsOf: file,
+            onMiss: { message in
+                Issue.record(Comment(rawValue: message))
+            })
         let viewModel = ProfileViewModel(
             module: DefaultNetworkModule(
                 requestBuilder: DefaultRequestBuilder(baseURL: URL(string: "https://api.example.com")!),

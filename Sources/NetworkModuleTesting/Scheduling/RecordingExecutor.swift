@@ -1,8 +1,9 @@
 import Foundation
 import NetworkModuleCore
 
-/// A completion executor that runs work immediately, like `.immediate`, and counts every
-/// delivery, so a test can assert that each request completed exactly once.
+/// A completion executor for tests: counts every delivery, so a test can assert that each
+/// request completed exactly once, and either runs it at once, like `.immediate`, or holds it
+/// until the test runs it on its own thread or actor.
 ///
 /// ```swift
 /// let executor = RecordingExecutor()
@@ -11,22 +12,122 @@ import NetworkModuleCore
 /// #expect(executor.deliveryCount == 1)   // XCTAssertEqual(executor.deliveryCount, 1)
 /// ```
 ///
-/// For tests that need no count, use the core's `.immediate` (`ImmediateExecutor`): with a
-/// ``FakeNetworkSession`` a request then completes inside `perform`, on the test's thread.
+/// A request completes inside `perform` only when the session answers inside it and every
+/// action answers at once; an action that answers later (an `AsyncTokenProvider`, a token
+/// refresh, a retry's wait) completes the request later, on another thread. With
+/// `delivery: .manual` the test waits for the completion and runs it where it awaits:
+///
+/// ```swift
+/// let executor = RecordingExecutor(delivery: .manual)
+/// let module = DefaultNetworkModule(
+///     requestBuilder: builder, session: session, actions: [.authentication(tokens)], completionExecutor: executor)
+/// module.perform(request: GetUser(id: 1)) { result in show(result) }  // the token comes later
+/// #expect(await executor.deliver())  // the completion ran here, on the test's actor
+/// ```
+///
+/// For tests that need neither, use the core's `.immediate` (`ImmediateExecutor`).
+///
+/// Thread-safe.
 public final class RecordingExecutor: CompletionExecutor {
-    private let count = LockedState(0)
-
-    /// Creates a recording executor.
-    public init() {}
-
-    /// How many pieces of work were executed.
-    public var deliveryCount: Int {
-        count.withLock { $0 }
+    /// When work handed to the executor runs.
+    public enum Delivery: Sendable {
+        /// At once, on the thread that hands it over, as `.immediate` does.
+        case immediate
+        /// When the test calls ``deliver(_:timeout:isolation:)``, on the test's thread or actor.
+        case manual
     }
 
-    /// Counts and runs `work` now, on the calling thread.
+    private typealias Work = @Sendable () -> Void
+
+    private struct State {
+        var count = 0
+        /// Work handed over and not run yet (manual delivery), oldest first.
+        var held: [Work] = []
+        /// Callers of ``deliver(_:timeout:isolation:)`` waiting for work, oldest first.
+        var waiters: [(id: UInt64, continuation: CheckedContinuation<Work?, Never>)] = []
+        var nextWaiterID: UInt64 = 0
+    }
+
+    /// When work runs.
+    public let delivery: Delivery
+    private let state = LockedState(State())
+
+    /// Creates a recording executor that runs work at once (`.immediate`) or when the test
+    /// calls ``deliver(_:timeout:isolation:)`` (`.manual`).
+    public init(delivery: Delivery = .immediate) {
+        self.delivery = delivery
+    }
+
+    /// How many pieces of work were handed to this executor, run or held.
+    public var deliveryCount: Int {
+        state.withLock { $0.count }
+    }
+
+    /// How many pieces of work are held, waiting for ``deliver(_:timeout:isolation:)``.
+    public var heldCount: Int {
+        state.withLock { $0.held.count }
+    }
+
+    /// Counts `work`, then runs it now on the calling thread (immediate delivery), or holds it
+    /// for ``deliver(_:timeout:isolation:)`` (manual delivery).
     public func execute(_ work: @escaping @Sendable () -> Void) {
-        count.withLock { $0 += 1 }
-        work()
+        let waiter = state.withLock { state -> CheckedContinuation<Work?, Never>? in
+            state.count += 1
+            guard delivery == .manual else { return nil }
+            guard !state.waiters.isEmpty else {
+                state.held.append(work)
+                return nil
+            }
+            return state.waiters.removeFirst().continuation
+        }
+        switch (delivery, waiter) {
+        case (.immediate, _): work()
+        case (.manual, let waiter?): waiter.resume(returning: work)
+        case (.manual, nil): return
+        }
+    }
+
+    /// Runs the next `count` pieces of work, oldest first, on the caller's actor (or thread),
+    /// waiting for each that has not been handed over yet; manual delivery only.
+    ///
+    /// - Parameters:
+    ///   - count: how many to run.
+    ///   - timeout: how long to wait, in seconds, for each piece not handed over yet.
+    ///   - isolation: where the work runs: the caller's actor, which the compiler passes.
+    /// - Returns: `true` once `count` pieces ran; `false` if one did not come within `timeout`
+    ///   (or the executor delivers immediately, and holds nothing to run).
+    public func deliver(
+        _ count: Int = 1, timeout: TimeInterval = 10, isolation: isolated (any Actor)? = #isolation
+    ) async -> Bool {
+        guard delivery == .manual else { return false }
+        for _ in 0..<max(0, count) {
+            guard let work = await next(timeout: timeout) else { return false }
+            work()
+        }
+        return true
+    }
+
+    /// The oldest held work, or the next handed over within `timeout`; `nil` if none comes.
+    private func next(timeout: TimeInterval, isolation: isolated (any Actor)? = #isolation) async -> Work? {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Work?, Never>) in
+            let (held, id) = state.withLock { state -> (Work?, UInt64) in
+                guard state.held.isEmpty else { return (state.held.removeFirst(), 0) }
+                state.nextWaiterID += 1
+                state.waiters.append((state.nextWaiterID, continuation))
+                return (nil, state.nextWaiterID)
+            }
+            if let held {
+                continuation.resume(returning: held)
+                return
+            }
+            let delay = timeout.isFinite ? max(0, min(timeout, 86_400)) : 86_400
+            DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [state] in
+                let expired = state.withLock { state -> CheckedContinuation<Work?, Never>? in
+                    guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                    return state.waiters.remove(at: index).continuation
+                }
+                expired?.resume(returning: nil)
+            }
+        }
     }
 }

@@ -53,4 +53,96 @@ struct RecordingExecutorTests {
 
         #expect(results.value?.statusCode == 204)
     }
+
+    // MARK: Manual delivery
+
+    @Test("when delivery is manual, should hold work until deliver runs it, oldest first, counting each once")
+    func manualHoldsUntilDelivered() async {
+        let executor = RecordingExecutor(delivery: .manual)
+        let ran = Messages()
+
+        executor.execute { ran.hook("first") }
+        executor.execute { ran.hook("second") }
+        #expect(ran.all.isEmpty)
+        #expect(executor.heldCount == 2)
+        #expect(executor.deliveryCount == 2)
+
+        #expect(await executor.deliver())
+        #expect(ran.all == ["first"])
+        #expect(await executor.deliver())
+        #expect(ran.all == ["first", "second"])
+        #expect(executor.heldCount == 0)
+        #expect(executor.deliveryCount == 2)
+    }
+
+    @TaskLocal static var caller: String?
+
+    @Test(
+        "when work is handed over later from another thread, deliver should wait for it and run it in the caller's task"
+    )
+    func manualWaitsAndRunsInTheCallersTask() async {
+        let executor = RecordingExecutor(delivery: .manual)
+        let seenCaller = LockedState<String??>(nil)
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) {
+            executor.execute { seenCaller.withLock { $0 = Self.caller } }
+        }
+
+        let delivered = await Self.$caller.withValue("the test") { await executor.deliver() }
+
+        #expect(delivered)
+        #expect(seenCaller.withLock { $0 } == "the test", "the work ran outside the test's task")
+    }
+
+    @Test("when nothing is handed over within the timeout, deliver should return false, and not run later work")
+    func manualTimesOut() async {
+        let executor = RecordingExecutor(delivery: .manual)
+        let ran = Messages()
+
+        let delivered = await executor.deliver(timeout: 0.05)
+        executor.execute { ran.hook("late") }
+
+        #expect(!delivered)
+        #expect(ran.all.isEmpty, "work after a timed-out wait is held for the next deliver")
+        #expect(executor.heldCount == 1)
+    }
+
+    @Test("when the executor delivers immediately, deliver should have nothing to run")
+    func deliverOnImmediate() async {
+        let executor = RecordingExecutor()
+
+        #expect(await executor.deliver(timeout: 0) == false)
+    }
+
+    @MainActor
+    @Test("when an action answers later, on another thread, the completion should run once, where the test delivers it")
+    func asynchronousActionThroughTheModule() async {
+        let session = FakeNetworkSession()
+        session.stub(.path("/users/1"), with: .json(#"{"id": 1, "name": "Ada"}"#))
+        let executor = RecordingExecutor(delivery: .manual)
+        let tokens = AsyncTokenProvider(current: {
+            try await Task.sleep(nanoseconds: 1_000_000)
+            return "t0ken"
+        })
+        let module = DefaultNetworkModule(
+            requestBuilder: DefaultRequestBuilder(baseURL: kitBaseURL), session: session,
+            actions: [.authentication(tokens)], completionExecutor: executor)
+        let names = LockedState([String]())
+
+        module.performAndDecode(request: GetSecretUser(id: 1), responseType: User.self) { result in
+            // What a view model does with `.main` in the app: only safe on the main actor.
+            MainActor.assumeIsolated { names.withLock { $0.append((try? result.get().name) ?? "failed") } }
+        }
+        #expect(names.withLock { $0 }.isEmpty, "the token comes later: nothing is delivered inside the call")
+
+        #expect(await executor.deliver())
+        #expect(names.withLock { $0 } == ["Ada"])
+        #expect(session.recordedRequests.first?.value(forHTTPHeaderField: "Authorization") == "Bearer t0ken")
+        #expect(executor.deliveryCount == 1)
+    }
+}
+
+private struct GetSecretUser: NetworkRequest {
+    let id: Int
+    var path: String { "/users/\(id)" }
+    var requiresAuthentication: Bool { true }
 }
