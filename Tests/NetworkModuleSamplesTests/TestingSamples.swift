@@ -173,9 +173,7 @@ struct TestingSamples {
         let lines = Transcript.recording {
             // sample: testing-ordering
             let session = FakeNetworkSession(delivery: .manual)
-            session.stub(.pathPrefix("/users")) { request in
-                .json(#"{"id": 0, "name": "\#(request.url?.lastPathComponent ?? "")"}"#)
-            }
+            session.stub(.pathPrefix("/users")) { request in .json(#"{"id": 0, "name": "\#(request.url?.lastPathComponent ?? "")"}"#) }
             let module = DefaultNetworkModule(
                 requestBuilder: DefaultRequestBuilder(baseURL: URL(string: "https://api.example.com")!),
                 session: session,
@@ -188,8 +186,8 @@ struct TestingSamples {
             }
 
             session.release(.path("/users/2"))  // a chosen request first
-            session.releaseLast()  // then the newest
-            session.releaseNext()  // then the oldest
+            session.releaseLast()               // then the newest
+            session.releaseNext()               // then the oldest
             // end-sample
         }
 
@@ -204,11 +202,8 @@ struct TestingSamples {
         // sample: testing-stubs
         let session = FakeNetworkSession()
         session.stub(.method(.get) && .path("/users/1"), with: .json(#"{"id": 1, "name": "Ada"}"#))
-        session.stub(
-            .pathPattern("/users/[0-9]+/avatar"), with: .status(200, headers: ["Content-Type": "image/png"], body: png))
-        session.stub(
-            .method(.post) && .jsonBody(#"{"name": "Grace"}"#), with: .json(#"{"id": 2, "name": "Grace"}"#, status: 201)
-        )
+        session.stub(.pathPattern("/users/[0-9]+/avatar"), with: .status(200, headers: ["Content-Type": "image/png"], body: png))
+        session.stub(.method(.post) && .jsonBody(#"{"name": "Grace"}"#), with: .json(#"{"id": 2, "name": "Grace"}"#, status: 201))
         session.stub(.path("/feed"), with: .status(503), .status(503), .json("[]"))  // down twice, then up
         session.stub(.query("page", "9"), with: .error(.timedOut))
         session.stub(.header("X-Debug", "echo")) { request in .text(request.url?.path ?? "") }
@@ -233,9 +228,7 @@ struct TestingSamples {
         }
         for endpoint in [
             Endpoint(path: "/users/1"), Endpoint(path: "/users/1/avatar"),
-            Endpoint(
-                path: "/users", method: .post,
-                body: .data(Data(#"{"name":"Grace"}"#.utf8), contentType: "application/json")),
+            Endpoint(path: "/users", method: .post, body: .data(Data(#"{"name":"Grace"}"#.utf8), contentType: "application/json")),
             Endpoint(path: "/feed"), Endpoint(path: "/feed"), Endpoint(path: "/feed"),
             Endpoint(path: "/search", queryItems: [URLQueryItem(name: "page", value: "9")]),
             Endpoint(path: "/anything", headers: ["X-Debug": "echo"]),
@@ -302,11 +295,10 @@ struct TestingSamples {
         #expect(try create.bodyJSONObject() as? [String: String] == ["name": "Grace"])
 
         let login = session.recordedRequests[1]
-        #expect(
-            try login.bodyFormFields() == [
-                URLQueryItem(name: "user", value: "grace"),
-                URLQueryItem(name: "password", value: "a&b c"),
-            ])
+        #expect(try login.bodyFormFields() == [
+            URLQueryItem(name: "user", value: "grace"),
+            URLQueryItem(name: "password", value: "a&b c"),
+        ])
         #expect(try login.bodyText().hasPrefix("user=grace&password="))
         // end-sample
     }
@@ -400,18 +392,15 @@ struct TestingSamples {
         let backend = FakeNetworkSession()
         backend.stub(.path("/users/1"), with: .json(#"{"id": 1, "name": "Ada"}"#))
         backend.stub(.path("/users/2"), with: .status(404))
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "testing-sample-\(UUID().uuidString).har")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("testing-sample-\(UUID().uuidString).har")
         defer { try? FileManager.default.removeItem(at: file) }
         try await recordProfile(backend: backend, to: file)
         #expect(!String(decoding: try Data(contentsOf: file), as: UTF8.self).contains("development-key"))
 
         // sample: testing-replay
-        let replay = try HARReplaySession(
-            contentsOf: file,
-            onMiss: { message in
-                Issue.record(Comment(rawValue: message))
-            })
+        let replay = try HARReplaySession(contentsOf: file, onMiss: { message in
+            Issue.record(Comment(rawValue: message))
+        })
         let viewModel = ProfileViewModel(
             module: DefaultNetworkModule(
                 requestBuilder: DefaultRequestBuilder(baseURL: URL(string: "https://api.example.com")!),
