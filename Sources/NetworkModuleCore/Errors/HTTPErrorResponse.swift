@@ -25,6 +25,7 @@ public struct HTTPErrorResponse: Equatable, Sendable {
     /// ```swift
     /// if case .failure(.clientError(let response)) = result {
     ///     let apiError = try response.decodeBody(as: APIError.self)
+    ///     show(apiError.message)
     /// }
     /// ```
     /// - Throws: ``NetworkError/noResponseData`` for an empty body,

@@ -13,7 +13,7 @@ import Foundation
 ///
 /// ```swift
 /// if case .secureConnectionFailed(let failure) = error {
-///     print(failure.code, failure.failingURL, failure.message)
+///     print(failure.code, failure.failingURL?.absoluteString ?? "-", failure.message ?? "-")
 /// }
 /// ```
 public struct TransportFailure: Equatable, Sendable, CustomStringConvertible {

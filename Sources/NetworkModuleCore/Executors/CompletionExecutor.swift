@@ -8,10 +8,10 @@ import Foundation
 /// immediately on the thread that finished the request (for tests).
 ///
 /// ```swift
-/// DefaultNetworkModule(requestBuilder: builder, completionExecutor: .main)
-/// DefaultNetworkModule(requestBuilder: builder, completionExecutor: .queue(myQueue))
-/// DefaultNetworkModule(requestBuilder: builder, completionExecutor: .background)
-/// DefaultNetworkModule(requestBuilder: builder, session: fake, completionExecutor: .immediate)
+/// let app = DefaultNetworkModule(requestBuilder: builder, completionExecutor: .main)
+/// let images = DefaultNetworkModule(requestBuilder: builder, completionExecutor: .queue(imageQueue))
+/// let worker = DefaultNetworkModule(requestBuilder: builder, completionExecutor: .background)
+/// let tests = DefaultNetworkModule(requestBuilder: builder, session: fake, completionExecutor: .immediate)
 /// ```
 public protocol CompletionExecutor: Sendable {
     /// Runs `work` once, on this executor's thread or queue.

@@ -8,12 +8,11 @@ import Foundation
 ///
 /// ```swift
 /// // Every request that does not name its own codes accepts 200 to 399, as the ancestor module did.
-/// DefaultNetworkModule(requestBuilder: builder, acceptableStatusCodes: AcceptableStatusCodes(200..<400))
+/// let module = DefaultNetworkModule(requestBuilder: builder, acceptableStatusCodes: AcceptableStatusCodes(200..<400))
 /// ```
 ///
 /// ```swift
-/// var acceptableStatusCodes: AcceptableStatusCodes { [200, 304] }
-/// var acceptableStatusCodes: AcceptableStatusCodes { AcceptableStatusCodes(200..<400) }
+/// var acceptableStatusCodes: AcceptableStatusCodes { [200, 304] }  // or AcceptableStatusCodes(200..<400)
 /// ```
 ///
 /// Any `Int` values make a set, with no trap: negative codes and codes up to `Int.max` are

@@ -2,7 +2,7 @@
 /// header name is a `String`: in ``HTTPHeaders`` literals and subscripts, and in `URLRequest`.
 ///
 /// ```swift
-/// var headers: HTTPHeaders { [HTTPHeaderName.accept: "application/json"] }
+/// let headers: HTTPHeaders = [HTTPHeaderName.accept: "application/json"]
 /// let next = response.headers[HTTPHeaderName.link]
 /// ```
 ///

@@ -3,12 +3,12 @@ import Foundation
 /// The body of a ``NetworkRequest``, and the `Content-Type` that goes with it.
 ///
 /// ```swift
-/// var body: RequestBody? { .json(NewUser(name: "Ada")) }
-/// var body: RequestBody? { .formURLEncoded(["grant_type": "password", "username": "ada"]) }
-/// var body: RequestBody? { .data(pngData, contentType: "image/png") }
-/// var body: RequestBody? { .multipart(form) }
-/// var body: RequestBody? { .file(videoURL, contentType: "video/mp4") }
-/// var body: RequestBody? { .stream(length: size, contentType: "application/octet-stream") { try openArchive() } }
+/// let json: RequestBody = .json(NewUser(name: "Ada"))
+/// let fields: RequestBody = .formURLEncoded(["grant_type": "password", "username": "ada"])
+/// let png: RequestBody = .data(pngData, contentType: "image/png")
+/// let upload: RequestBody = .multipart(form)
+/// let video: RequestBody = .file(videoURL, contentType: "video/mp4")
+/// let archive: RequestBody = .stream(length: size, contentType: "application/octet-stream") { try openArchive() }
 /// ```
 ///
 /// The body is encoded when the request is built. An encoding failure fails the request

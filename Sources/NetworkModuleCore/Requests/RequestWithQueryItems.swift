@@ -67,7 +67,7 @@ extension NetworkRequest {
     /// for a page number or a filter that the request type does not know.
     ///
     /// ```swift
-    /// module.perform(request: ListNotes().addingQueryItems([URLQueryItem(name: "page", value: "2")])) { … }
+    /// module.perform(request: ListNotes().addingQueryItems([URLQueryItem(name: "page", value: "2")])) { result in show(result) }
     /// ```
     public func addingQueryItems(_ items: [URLQueryItem]) -> RequestWithQueryItems<Self> {
         RequestWithQueryItems(self, adding: items)

@@ -9,7 +9,7 @@ import Foundation
 ///     var path: String { "/users/\(id)" }
 /// }
 ///
-/// module.perform(GetUser(id: 1)) { result in ... }        // Result<User, NetworkError>
+/// module.perform(GetUser(id: 1)) { result in show(result) }        // Result<User, NetworkError>
 /// let user = try await module.send(GetUser(id: 1))       // User
 /// ```
 ///

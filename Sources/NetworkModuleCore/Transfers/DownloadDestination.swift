@@ -5,7 +5,7 @@ import Foundation
 ///
 /// ```swift
 /// let destination = DownloadDestination(documents.appendingPathComponent("videos/intro.mp4"))
-/// module.download(request: GetVideo(id: 7), to: destination) { result in … }
+/// module.download(request: GetVideo(id: 7), to: destination) { result in show(result) }
 /// ```
 ///
 /// The body is streamed to a hidden file beside the destination (so that the last step is a

@@ -7,7 +7,7 @@ import Foundation
 /// module.download(request: GetVideo(id: 7), to: DownloadDestination(videoURL), progress: { progress in
 ///     guard progress.direction == .download else { return }
 ///     bar.progress = Float(progress.fractionCompleted ?? 0)
-/// }) { result in … }
+/// }) { result in show(result) }
 /// ```
 ///
 /// Reports reach the caller through the module's completion executor, at most about 60 a second

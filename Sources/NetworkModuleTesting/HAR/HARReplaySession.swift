@@ -9,7 +9,7 @@ import NetworkModuleCore
 /// ``HARRecordingSession`` wrote, or what a browser's developer tools saved.
 ///
 /// ```swift
-/// let replay = try HARReplaySession(contentsOf: Bundle.module.url(forResource: "checkout", withExtension: "har")!)
+/// let replay = try HARReplaySession(contentsOf: URL(fileURLWithPath: "Fixtures/checkout.har"))
 /// let module = DefaultNetworkModule(requestBuilder: builder, session: replay, completionExecutor: .immediate)
 /// ```
 ///

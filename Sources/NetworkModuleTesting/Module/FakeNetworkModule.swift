@@ -10,7 +10,7 @@ import NetworkModuleCore
 ///
 /// ```swift
 /// let module = FakeNetworkModule()
-/// module.stub(GetUser.self, with: .json(User(id: 1, name: "Ada")))
+/// module.stub(GetUser.self, with: .json(#"{"id": 1, "name": "Ada"}"#))
 /// module.stub(GetUser.self, where: { $0.id == 2 }, with: .status(404))
 /// let viewModel = ProfileViewModel(module: module)   // depends on `any NetworkModule`
 /// viewModel.load(userID: 1)

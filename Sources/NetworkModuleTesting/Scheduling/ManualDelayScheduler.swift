@@ -8,7 +8,7 @@ import NetworkModuleCore
 /// let scheduler = ManualDelayScheduler()
 /// let module = DefaultNetworkModule(requestBuilder: builder, session: session,
 ///                                   completionExecutor: .immediate, delayScheduler: scheduler)
-/// module.perform(request: request) { result = $0 }   // first attempt fails, retry in 2 s
+/// module.perform(request: request) { result in show(result) }  // first attempt fails, retry in 2 s
 /// scheduler.advance(by: 2)                            // the retry runs now, on this thread
 /// ```
 public final class ManualDelayScheduler: DelayScheduler {

@@ -9,13 +9,15 @@ import NetworkModuleCore
 /// transport error, or any raw combination a real session could produce.
 ///
 /// ```swift
-/// .json(User(id: 1, name: "Ada"))
-/// .status(204)
-/// .text("Service Unavailable", status: 503, headers: ["Retry-After": "2"])
-/// .error(.timedOut)
-/// .failure(.invalidResponse)
-/// .json(page, status: 200).delayed(by: 0.5)
-/// .status(200, body: export).inChunks(of: 1_024)
+/// let responses: [StubbedResponse] = [
+///     .json(User(id: 1, name: "Ada")),
+///     .status(204),
+///     .text("Service Unavailable", status: 503, headers: ["Retry-After": "2"]),
+///     .error(.timedOut),
+///     .failure(.invalidResponse),
+///     .json(page, status: 200).delayed(by: 0.5),
+///     .status(200, body: export).inChunks(of: 1_024),
+/// ]
 /// ```
 public struct StubbedResponse: Sendable {
     enum Content: Sendable {

@@ -401,8 +401,8 @@ extension NetworkModuleAction where Self == AuthenticationAction {
     /// as the token provider. A `401` is delivered as it is (there is nothing to refresh).
     ///
     /// ```swift
-    /// actions: [.authentication("secret-token")]                                   // Authorization: Bearer secret-token
-    /// actions: [.authentication("secret-token", scheme: .header("Access-Token"))]  // Access-Token: secret-token
+    /// let bearer: AuthenticationAction = .authentication("secret-token")  // Authorization: Bearer secret-token
+    /// let raw: AuthenticationAction = .authentication("secret-token", scheme: .header("Access-Token"))  // Access-Token: secret-token
     /// ```
     public static func authentication(_ token: String, scheme: AuthorizationScheme = .bearer) -> AuthenticationAction {
         AuthenticationAction(provider: FixedToken(token: token), scheme: scheme, refreshStatusCodes: [])

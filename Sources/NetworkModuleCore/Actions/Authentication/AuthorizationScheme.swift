@@ -4,11 +4,13 @@ import Foundation
 /// format.
 ///
 /// ```swift
-/// .bearer                                   // Authorization: Bearer <token>
-/// .basic                                    // Authorization: Basic <base64 of "user:password">
-/// .header("X-API-Key")                      // X-API-Key: <token>
-/// .header("Access-Token")                   // Access-Token: <token> (the ancestor module's raw token)
-/// .header("Authorization", prefix: "Token ") // Authorization: Token <token>
+/// let schemes: [AuthorizationScheme] = [
+///     .bearer,                                     // Authorization: Bearer <token>
+///     .basic,                                      // Authorization: Basic <base64 of "user:password">
+///     .header("X-API-Key"),                        // X-API-Key: <token>
+///     .header("Access-Token"),                     // Access-Token: <token> (the ancestor module's raw token)
+///     .header("Authorization", prefix: "Token "),  // Authorization: Token <token>
+/// ]
 /// ```
 ///
 /// The logging action masks `Authorization` by default; add a custom header's name to its

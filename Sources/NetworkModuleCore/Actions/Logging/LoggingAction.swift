@@ -9,8 +9,8 @@ import Foundation
 /// as a `curl` command. Secrets are masked.
 ///
 /// ```swift
-/// actions: [.logging()]                                   // to standard error
-/// actions: [.logging(curl: true, sink: { logger.debug("\($0)") })]
+/// let toStandardError: any NetworkModuleAction = .logging()
+/// let toLogger: any NetworkModuleAction = .logging(curl: true, sink: { logger.debug("\($0)") })
 /// ```
 ///
 /// One entry per attempt that was sent, written when its outcome is known (so it shows the
