@@ -544,6 +544,13 @@ RAW_RESPONSES = {
     "partial-without-range": b"HTTP/1.1 206 Partial Content\r\nContent-Range: bytes 0-9/100\r\n"
                              b"Content-Length: 10\r\nConnection: close\r\n\r\n0123456789",
     "status-abc": b"HTTP/1.1 abc OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok",
+    # Content-Length 2^63 - 512: swift-corelibs-foundation traps on it (SECURITY.md); 2^63 - 513
+    # does not, and fails the short body.
+    "length-near-max": b"HTTP/1.1 200 OK\r\nContent-Length: 9223372036854775296\r\nConnection: close\r\n\r\nabc",
+    "length-below-trap": b"HTTP/1.1 200 OK\r\nContent-Length: 9223372036854775295\r\nConnection: close\r\n\r\nabc",
+    # A chunked body with a trailer field (RFC 9112 §7.1.2): Foundation traps on Linux.
+    "chunked-trailers": b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+                        b"5\r\nhello\r\n0\r\nX-Trailer: v\r\n\r\n",
     # A status line and a header, then a close before the blank line that ends the head.
     "header-then-close": b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n",
     "gzip-ok": b"HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: " +

@@ -534,4 +534,44 @@ struct HostileServerIntegrationTests {
                 "the child no longer traps in NativeProtocol.swift; update SECURITY.md:\n\(outcome.output)")
         #endif
     }
+
+    // MARK: - Two more responses that trap Foundation on Linux (SECURITY.md, known limitations 2 and 3)
+
+    @Test(
+        "probe (child process only): a Content-Length of 2^63 - 512, or a chunked body with trailers",
+        .enabled(if: ChildProcess.isProbe("length-near-max") || ChildProcess.isProbe("chunked-trailers")))
+    func probeFoundationTraps() async throws {
+        let name = ProcessInfo.processInfo.environment[ChildProcess.probeVariable] ?? ""
+        let module = IntegrationServers.module(baseURL: try IntegrationServers.faultServer())
+
+        let result = await module.outcome(of: Self.raw(name))
+
+        print("\(name) outcome: \(result)")
+    }
+
+    @Test(
+        "when a Content-Length is 2^63 - 512 or more, or a chunked body has trailers, Linux traps in Foundation (pinned)",
+        arguments: ["length-near-max", "chunked-trailers"])
+    func foundationTraps(probe: String) async throws {
+        #if os(Linux)
+            _ = try IntegrationServers.faultServer()
+
+            let outcome = try await ChildProcess.run(probe: probe, filter: "probeFoundationTraps", timeout: 120)
+
+            // swift-corelibs-foundation traps on these before any delegate callback (SECURITY.md,
+            // "Known limitations"). When this fails, Foundation no longer traps: make the probe
+            // expect an error instead, and update SECURITY.md.
+            #expect(
+                outcome.wasSignalled, "the child no longer traps on \(probe); update SECURITY.md:\n\(outcome.output)")
+        #endif
+    }
+
+    @Test("when a Content-Length is 2^63 - 513, Linux should fail the short body, not trap")
+    func lengthJustBelowTheTrap() async throws {
+        let module = IntegrationServers.module(baseURL: try IntegrationServers.faultServer())
+
+        let result = await module.outcome(of: Self.raw("length-below-trap"))
+
+        #expect(result.error != nil, "\(result)")
+    }
 }
