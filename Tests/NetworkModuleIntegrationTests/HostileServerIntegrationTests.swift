@@ -408,16 +408,6 @@ struct HostileServerIntegrationTests {
 
     // MARK: - Item 6: the size limit holds memory, decoded bytes counted
 
-    /// A field of `/proc/self/status` (`VmHWM`, the peak resident memory; `VmRSS`, the current),
-    /// in bytes; Linux only.
-    static func memoryStatus(_ field: String) -> Int? {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-            let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") })
-        else { return nil }
-        let kilobytes = line.split(separator: " ").compactMap { Int($0) }.first
-        return kilobytes.map { $0 * 1024 }
-    }
-
     /// Runs `request` and returns its outcome with how far it raised the process's peak resident
     /// memory above what was resident when it started: the peak is reset first (writing 5 to
     /// `/proc/self/clear_refs`), so that each request is measured on its own, whatever the
@@ -426,9 +416,9 @@ struct HostileServerIntegrationTests {
         of request: Endpoint, on module: any NetworkModule
     ) async throws -> (Result<NetworkResponse, NetworkError>, Int) {
         try "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
-        let before = try #require(memoryStatus("VmRSS"))
+        let before = try #require(ProcessStatus.value("VmRSS"))
         let result = await module.outcome(of: request)
-        return (result, try #require(memoryStatus("VmHWM")) - before)
+        return (result, try #require(ProcessStatus.value("VmHWM")) - before)
     }
 
     @Test(

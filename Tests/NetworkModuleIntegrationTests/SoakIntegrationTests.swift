@@ -33,18 +33,18 @@ struct SoakIntegrationTests {
         for _ in 0..<Self.warmUpRequests {
             _ = try await module.perform(request: request)
         }
-        let threadsAtStart = try #require(Self.processStatus("Threads"))
-        let memoryAtStart = try #require(Self.processStatus("VmRSS"))
+        let threadsAtStart = try #require(ProcessStatus.value("Threads"))
+        let memoryAtStart = try #require(ProcessStatus.value("VmRSS"))
         var mostThreads = threadsAtStart
 
         for index in 1...Self.measuredRequests {
             _ = try await module.perform(request: request)
             if index % 500 == 0 {
-                mostThreads = max(mostThreads, try #require(Self.processStatus("Threads")))
+                mostThreads = max(mostThreads, try #require(ProcessStatus.value("Threads")))
             }
         }
 
-        let growth = try #require(Self.processStatus("VmRSS")) - memoryAtStart
+        let growth = try #require(ProcessStatus.value("VmRSS")) - memoryAtStart
         print(
             "soak: threads \(threadsAtStart) after warm-up, at most \(mostThreads); resident memory +\(growth / 1024) KiB"
         )
@@ -64,16 +64,5 @@ struct SoakIntegrationTests {
 
             #expect(outcome.succeeded, "\(outcome.output)")
         #endif
-    }
-
-    /// The number in field `name` of `/proc/self/status`, in bytes for the memory fields
-    /// (given there in kB).
-    static func processStatus(_ name: String) -> Int? {
-        guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-            let line = text.split(separator: "\n").first(where: { $0.hasPrefix(name + ":") })
-        else { return nil }
-        let fields = line.dropFirst(name.count + 1).split(whereSeparator: { $0 == " " || $0 == "\t" })
-        guard let number = fields.first.flatMap({ Int($0) }) else { return nil }
-        return fields.count > 1 && fields[1] == "kB" ? number * 1024 : number
     }
 }
