@@ -92,12 +92,15 @@ public final class RecordingExecutor: CompletionExecutor {
     ///
     /// - Parameters:
     ///   - count: how many to run.
-    ///   - timeout: how long to wait, in seconds, for each piece not handed over yet.
+    ///   - timeout: how long to wait, in seconds, for each piece not handed over yet: a
+    ///     guard against a test that hangs, not a measure. An action that answers later may
+    ///     need a thread of Swift's cooperative pool, which a loaded test run (other tests
+    ///     blocking its threads, a sanitizer) can keep busy for seconds; hence 60 by default.
     ///   - isolation: where the work runs: the caller's actor, which the compiler passes.
     /// - Returns: `true` once `count` pieces ran; `false` if one did not come within `timeout`
     ///   (or the executor delivers immediately, and holds nothing to run).
     public func deliver(
-        _ count: Int = 1, timeout: TimeInterval = 10, isolation: isolated (any Actor)? = #isolation
+        _ count: Int = 1, timeout: TimeInterval = 60, isolation: isolated (any Actor)? = #isolation
     ) async -> Bool {
         guard delivery == .manual else { return false }
         for _ in 0..<max(0, count) {
