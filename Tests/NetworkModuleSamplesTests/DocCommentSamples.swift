@@ -793,7 +793,7 @@ struct DocCommentSamples: Sendable {
 
     func exampleRecordingExecutor2() async throws {
         // sample: doc: NetworkModuleTesting/Scheduling/RecordingExecutor.swift#2
-        let executor = RecordingExecutor(delivery: .manual)
+        let executor = RecordingExecutor(holdingDeliveries: true)
         let module = DefaultNetworkModule(
             requestBuilder: builder, session: session, actions: [.authentication(tokens)], completionExecutor: executor)
         module.perform(request: GetUser(id: 1)) { result in show(result) }  // the token comes later

@@ -126,7 +126,7 @@ struct TestingSamples {
         // sample: testing-async-actions
         let session = FakeNetworkSession()
         session.stub(.path("/users/1"), with: .json(#"{"id": 1, "name": "Ada"}"#))
-        let executor = RecordingExecutor(delivery: .manual)
+        let executor = RecordingExecutor(holdingDeliveries: true)
         let viewModel = ProfileViewModel(
             module: DefaultNetworkModule(
                 requestBuilder: DefaultRequestBuilder(baseURL: URL(string: "https://api.example.com")!),

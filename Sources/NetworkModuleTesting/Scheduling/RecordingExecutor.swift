@@ -15,10 +15,10 @@ import NetworkModuleCore
 /// A request completes inside `perform` only when the session answers inside it and every
 /// action answers at once; an action that answers later (an `AsyncTokenProvider`, a token
 /// refresh, a retry's wait) completes the request later, on another thread. With
-/// `delivery: .manual` the test waits for the completion and runs it where it awaits:
+/// `holdingDeliveries: true` the test waits for the completion and runs it where it awaits:
 ///
 /// ```swift
-/// let executor = RecordingExecutor(delivery: .manual)
+/// let executor = RecordingExecutor(holdingDeliveries: true)
 /// let module = DefaultNetworkModule(
 ///     requestBuilder: builder, session: session, actions: [.authentication(tokens)], completionExecutor: executor)
 /// module.perform(request: GetUser(id: 1)) { result in show(result) }  // the token comes later
@@ -29,33 +29,26 @@ import NetworkModuleCore
 ///
 /// Thread-safe.
 public final class RecordingExecutor: CompletionExecutor {
-    /// When work handed to the executor runs.
-    public enum Delivery: Sendable {
-        /// At once, on the thread that hands it over, as `.immediate` does.
-        case immediate
-        /// When the test calls ``deliver(_:timeout:isolation:)``, on the test's thread or actor.
-        case manual
-    }
-
     private typealias Work = @Sendable () -> Void
 
     private struct State {
         var count = 0
-        /// Work handed over and not run yet (manual delivery), oldest first.
+        /// Work handed over and not run yet (when holding deliveries), oldest first.
         var held: [Work] = []
         /// Callers of ``deliver(_:timeout:isolation:)`` waiting for work, oldest first.
         var waiters: [(id: UInt64, continuation: CheckedContinuation<Work?, Never>)] = []
         var nextWaiterID: UInt64 = 0
     }
 
-    /// When work runs.
-    public let delivery: Delivery
+    /// Whether work waits for ``deliver(_:timeout:isolation:)`` rather than running at once.
+    private let holdsDeliveries: Bool
     private let state = LockedState(State())
 
-    /// Creates a recording executor that runs work at once (`.immediate`) or when the test
-    /// calls ``deliver(_:timeout:isolation:)`` (`.manual`).
-    public init(delivery: Delivery = .immediate) {
-        self.delivery = delivery
+    /// Creates a recording executor that runs work at once, as `.immediate` does, or, when
+    /// `holdingDeliveries` is `true`, holds it until the test calls
+    /// ``deliver(_:timeout:isolation:)`` and runs it there, on the test's thread or actor.
+    public init(holdingDeliveries: Bool = false) {
+        self.holdsDeliveries = holdingDeliveries
     }
 
     /// How many pieces of work were handed to this executor, run or held.
@@ -68,27 +61,27 @@ public final class RecordingExecutor: CompletionExecutor {
         state.withLock { $0.held.count }
     }
 
-    /// Counts `work`, then runs it now on the calling thread (immediate delivery), or holds it
-    /// for ``deliver(_:timeout:isolation:)`` (manual delivery).
+    /// Counts `work`, then runs it now on the calling thread, or, when holding deliveries, holds
+    /// it for ``deliver(_:timeout:isolation:)``.
     public func execute(_ work: @escaping @Sendable () -> Void) {
         let waiter = state.withLock { state -> CheckedContinuation<Work?, Never>? in
             state.count += 1
-            guard delivery == .manual else { return nil }
+            guard holdsDeliveries else { return nil }
             guard !state.waiters.isEmpty else {
                 state.held.append(work)
                 return nil
             }
             return state.waiters.removeFirst().continuation
         }
-        switch (delivery, waiter) {
-        case (.immediate, _): work()
-        case (.manual, let waiter?): waiter.resume(returning: work)
-        case (.manual, nil): return
+        if !holdsDeliveries {
+            work()
+        } else if let waiter {
+            waiter.resume(returning: work)
         }
     }
 
     /// Runs the next `count` pieces of work, oldest first, on the caller's actor (or thread),
-    /// waiting for each that has not been handed over yet; manual delivery only.
+    /// waiting for each that has not been handed over yet; only when holding deliveries.
     ///
     /// - Parameters:
     ///   - count: how many to run.
@@ -102,7 +95,7 @@ public final class RecordingExecutor: CompletionExecutor {
     public func deliver(
         _ count: Int = 1, timeout: TimeInterval = 60, isolation: isolated (any Actor)? = #isolation
     ) async -> Bool {
-        guard delivery == .manual else { return false }
+        guard holdsDeliveries else { return false }
         for _ in 0..<max(0, count) {
             guard let work = await next(timeout: timeout) else { return false }
             work()

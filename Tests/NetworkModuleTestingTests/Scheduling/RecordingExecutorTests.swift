@@ -54,11 +54,11 @@ struct RecordingExecutorTests {
         #expect(results.value?.statusCode == 204)
     }
 
-    // MARK: Manual delivery
+    // MARK: Holding deliveries
 
-    @Test("when delivery is manual, should hold work until deliver runs it, oldest first, counting each once")
+    @Test("when holding deliveries, should hold work until deliver runs it, oldest first, counting each once")
     func manualHoldsUntilDelivered() async {
-        let executor = RecordingExecutor(delivery: .manual)
+        let executor = RecordingExecutor(holdingDeliveries: true)
         let ran = Messages()
 
         executor.execute { ran.hook("first") }
@@ -81,7 +81,7 @@ struct RecordingExecutorTests {
         "when work is handed over later from another thread, deliver should wait for it and run it in the caller's task"
     )
     func manualWaitsAndRunsInTheCallersTask() async {
-        let executor = RecordingExecutor(delivery: .manual)
+        let executor = RecordingExecutor(holdingDeliveries: true)
         let seenCaller = LockedState<String??>(nil)
         DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) {
             executor.execute { seenCaller.withLock { $0 = Self.caller } }
@@ -95,7 +95,7 @@ struct RecordingExecutorTests {
 
     @Test("when nothing is handed over within the timeout, deliver should return false, and not run later work")
     func manualTimesOut() async {
-        let executor = RecordingExecutor(delivery: .manual)
+        let executor = RecordingExecutor(holdingDeliveries: true)
         let ran = Messages()
 
         let delivered = await executor.deliver(timeout: 0.05)
@@ -118,7 +118,7 @@ struct RecordingExecutorTests {
     func asynchronousActionThroughTheModule() async {
         let session = FakeNetworkSession()
         session.stub(.path("/users/1"), with: .json(#"{"id": 1, "name": "Ada"}"#))
-        let executor = RecordingExecutor(delivery: .manual)
+        let executor = RecordingExecutor(holdingDeliveries: true)
         let tokens = AsyncTokenProvider(current: {
             try await Task.sleep(nanoseconds: 1_000_000)
             return "t0ken"
