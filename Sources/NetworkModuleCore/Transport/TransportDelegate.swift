@@ -142,7 +142,7 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
         record.deadline?.cancel()
         record.pause?.end()
         record.transfer?.close()
-        CompletionHandlerQueue.call(record.completionHandler, data: data, response: response, error: error)
+        CompletionHandlerQueue.shared.call(record.completionHandler, data: data, response: response, error: error)
     }
 
     // MARK: URLSessionDataDelegate

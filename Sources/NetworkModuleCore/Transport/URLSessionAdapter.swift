@@ -51,7 +51,7 @@ package struct URLSessionAdapter: NetworkSession {
     ) -> any NetworkSessionTask {
         // Off the session's serial delegate queue: see CompletionHandlerQueue.
         let handler: @Sendable (Data?, URLResponse?, (any Error)?) -> Void = { data, response, error in
-            CompletionHandlerQueue.call(completionHandler, data: data, response: response, error: error)
+            CompletionHandlerQueue.shared.call(completionHandler, data: data, response: response, error: error)
         }
         #if canImport(FoundationNetworking)
             return LinuxDataTask(session: urlSession, request: request, completionHandler: handler)
