@@ -43,7 +43,7 @@ struct Tour {
                 }
                 guard case .failure(let error) = result else { return false }
                 print("    error: \(error)")
-                if let problem = error.decodedBody(as: ServerProblem.self) {
+                if let problem = try? error.httpErrorResponse?.decodeBody(as: ServerProblem.self) {
                     print("    decoded error body: \(problem.error): \(problem.detail)")
                 } else {
                     print(

@@ -16,7 +16,7 @@ struct ServerProblem: Decodable, Sendable {
 
 extension NetworkError {
     /// The server's own explanation of a status error, if it sent one in the API's format.
-    var serverProblem: ServerProblem? { decodedBody(as: ServerProblem.self) }
+    var serverProblem: ServerProblem? { try? httpErrorResponse?.decodeBody(as: ServerProblem.self) }
 }
 // end-sample
 

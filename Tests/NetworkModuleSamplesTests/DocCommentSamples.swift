@@ -361,12 +361,6 @@ struct DocCommentSamples: Sendable {
         _ = error
     }
 
-    func exampleNetworkError2() async throws {
-        // sample: doc: NetworkModuleCore/Errors/NetworkError.swift#2
-        if let apiError = error.decodedBody(as: APIError.self) { show(apiError.message) }
-        // end-sample
-    }
-
     func exampleTransportFailure1() async throws {
         // sample: doc: NetworkModuleCore/Errors/TransportFailure.swift#1
         if case .secureConnectionFailed(let failure) = error {

@@ -170,7 +170,7 @@ struct ErrorsSamples {
             // sample: errors-decoded-body
             module.perform(request: RenameUser(id: 1, name: "Grace")) { result in
                 guard case .failure(let error) = result else { return }
-                if let problem = error.decodedBody(as: APIProblem.self) {
+                if let problem = try? error.httpErrorResponse?.decodeBody(as: APIProblem.self) {
                     print("\(error.statusCode ?? 0) \(problem.code): \(problem.message)")
                 } else {
                     print(error)

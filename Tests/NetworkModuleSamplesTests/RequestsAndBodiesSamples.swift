@@ -171,7 +171,7 @@ struct RequestsAndBodiesSamples {
             do throws(NetworkError) {
                 _ = try await module.send(FetchUser(id: 9))
             } catch {
-                let apiError = error.decodedBody(as: APIError.self, decoder: module.decoder)
+                let apiError = try? error.httpErrorResponse?.decodeBody(as: APIError.self, decoder: module.decoder)
                 print(user.name, apiError?.message ?? "")
             }
             // end-sample

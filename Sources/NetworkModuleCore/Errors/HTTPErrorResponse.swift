@@ -20,6 +20,15 @@ public struct HTTPErrorResponse: Equatable, Sendable {
         self.url = url
     }
 
+    /// Whether two responses say the same: the same status code and the same body. The headers
+    /// and the URL are not compared, so that a test can expect an error by what the server said:
+    /// `#expect(throws: NetworkError.serverError(HTTPErrorResponse(statusCode: 500)))` matches a
+    /// `500` with an empty body from any URL. Compare ``headers`` or ``url`` yourself where they
+    /// matter.
+    public static func == (lhs: HTTPErrorResponse, rhs: HTTPErrorResponse) -> Bool {
+        lhs.statusCode == rhs.statusCode && lhs.body == rhs.body
+    }
+
     /// Decodes the body into `type`, for servers that describe their errors in JSON.
     ///
     /// ```swift

@@ -15,7 +15,8 @@ import Foundation
 /// - ``isRetryable`` says whether sending the same request again may succeed.
 ///
 /// ## Equality
-/// Two errors are equal when they are the same case with the same status response, reason or
+/// Two errors are equal when they are the same case with the same status response (its status
+/// code and body: see ``HTTPErrorResponse/==(_:_:)``), reason or
 /// failure; for the transport cases, what counts is the case and, for
 /// ``secureConnectionFailed(_:)-enum.case`` and ``transportError(_:)-enum.case``, the code.
 /// The failing URL and the message describe one occurrence (and differ between platforms), so
@@ -252,23 +253,6 @@ public enum NetworkError: Error, Equatable, Sendable {
         default:
             statusCode.map { [408, 429, 500, 502, 503, 504].contains($0) } ?? false
         }
-    }
-
-    /// Decodes the body of an HTTP status error into `type`, for servers that describe their
-    /// errors in JSON; `nil` if this is not an HTTP status error or the body does not decode.
-    ///
-    /// ```swift
-    /// if let apiError = error.decodedBody(as: APIError.self) { show(apiError.message) }
-    /// ```
-    public func decodedBody<Body: Decodable>(as type: Body.Type, decoder: JSONDecoder = JSONDecoder()) -> Body? {
-        try? httpErrorResponse?.decodeBody(as: type, decoder: decoder)
-    }
-
-    /// Decodes the body of an HTTP status error into `type` with `decoder` (the module's
-    /// ``NetworkModule/decoder`` for an API that speaks another format); `nil` if this is not an
-    /// HTTP status error or the body does not decode.
-    public func decodedBody<Body: Decodable>(as type: Body.Type, decoder: any ResponseDecoder) -> Body? {
-        try? httpErrorResponse?.decodeBody(as: type, decoder: decoder)
     }
 
     // MARK: - Equality

@@ -392,7 +392,7 @@ final class RequestOperation: NetworkCancellable {
         }
         let sentAt = DispatchTime.now().uptimeNanoseconds
         let acceptableStatusCodes = acceptableStatusCodes
-        let task = session.dataTask(with: request, redirectPolicy: redirectPolicy) {
+        let task = session.task(with: request, transfer: SessionTransfer(redirectPolicy: redirectPolicy)) {
             data, response, error in
             let now = DispatchTime.now().uptimeNanoseconds
             let duration = Double(now >= sentAt ? now - sentAt : 0) / 1e9

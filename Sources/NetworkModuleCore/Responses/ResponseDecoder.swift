@@ -4,7 +4,7 @@ import Foundation
 ///
 /// A module uses one decoder for every typed request (`DefaultNetworkModule(…, decoder:)`), a
 /// ``TypedRequest`` may name its own (``TypedRequest/decoder``), and the same decoder reads a
-/// server's error body (``NetworkError/decodedBody(as:decoder:)-(_,ResponseDecoder)``).
+/// server's error body (``HTTPErrorResponse/decodeBody(as:decoder:)-(_,ResponseDecoder)``).
 ///
 /// The default everywhere is ``JSONResponseDecoder``, which also takes your `JSONDecoder`
 /// settings. `JSONDecoder` and `PropertyListDecoder` conform as they are from iOS 16, macOS 13,

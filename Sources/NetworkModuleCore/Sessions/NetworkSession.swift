@@ -10,13 +10,19 @@ import Foundation
 /// takes a plain `URLSession`, which it wraps (`URLSession` itself does not conform, so that
 /// users' own `URLSession.shared.dataTask(with:completionHandler:)` calls stay unambiguous).
 /// Tests use a fake (see `NetworkModuleTesting`), and session decorators wrap one session in
-/// another. An implementation must call `completionHandler`
-/// exactly once per task that is resumed, from any thread; after `cancel()` it may call it
+/// another. One requirement: a fake is a few lines (see `docs/transfers.md`, "A session of
+/// your own"). An implementation must call `completionHandler` exactly once per task that is
+/// resumed, from any thread; after `cancel()` it may call it
 /// with a cancellation error or not at all, as the framework has already completed the
 /// request as cancelled. The module runs the actions' hooks and `performAndDecode`'s decoding
 /// inside `completionHandler`, so call it where it may take a while: not on a serial queue
 /// that other tasks' callbacks wait on (the framework's own sessions call it off `URLSession`'s
 /// delegate queue).
+///
+/// On a session of your own the module still downloads to files, streams and reports progress,
+/// from the body once it has arrived whole; only a redirect policy other than
+/// ``RedirectPolicy/follow`` needs the framework's transport (such a request fails without being
+/// sent, saying so). The framework's transport and decorators stream bodies as they arrive.
 public protocol NetworkSession: Sendable {
     /// Creates a task that sends `request` when resumed and reports the outcome to
     /// `completionHandler`.
@@ -24,31 +30,14 @@ public protocol NetworkSession: Sendable {
         with request: URLRequest,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask
+}
 
-    /// Creates a task that sends `request` when resumed, treats the redirects it meets as
-    /// `redirectPolicy` says, and reports the outcome to `completionHandler`.
-    ///
-    /// The module calls this method for every request. Its default implementation calls
-    /// ``dataTask(with:completionHandler:)`` for ``RedirectPolicy/follow``; for any other
-    /// policy it returns a task that sends nothing and fails with `URLError.unsupportedURL`,
-    /// whose message says that the session cannot apply the policy, so that a policy is never
-    /// silently ignored. A session that can apply policies (a transport, or a decorator that
-    /// passes the policy on to the session it wraps) implements this method.
-    func dataTask(
-        with request: URLRequest, redirectPolicy: RedirectPolicy,
-        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
-    ) -> any NetworkSessionTask
-
-    /// Creates a task that sends `request` when resumed, as `transfer` says: with its redirect
-    /// policy, its body written where ``SessionTransfer/destination`` says, and its progress
-    /// reported to ``SessionTransfer/progress``.
-    ///
-    /// The module calls this method for downloads, streams and requests with a progress handler.
-    /// Its default implementation runs ``dataTask(with:redirectPolicy:completionHandler:)`` and,
-    /// when the body has arrived whole, writes it where the transfer says (a stream gets it as one
-    /// chunk) and reports the final progress: right for fakes and for sessions that hold bodies in memory anyway, such as the
-    /// decorators. ``URLSessionTransport`` implements it, streaming bodies to disk and reporting
-    /// progress as the bytes move.
+/// A session that applies a ``SessionTransfer`` itself: its redirect policy, its destination and
+/// its progress. The framework's transport, its decorators and the testing library's sessions
+/// are; a user's session need not be (see ``NetworkSession/task(with:transfer:completionHandler:)``).
+package protocol TransferringSession: NetworkSession {
+    /// Creates a task that sends `request` when resumed, as `transfer` says, and reports the
+    /// outcome to `completionHandler`.
     func transferTask(
         with request: URLRequest, transfer: SessionTransfer,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
@@ -56,28 +45,21 @@ public protocol NetworkSession: Sendable {
 }
 
 extension NetworkSession {
-    /// ``dataTask(with:completionHandler:)`` for ``RedirectPolicy/follow``; for any other policy,
-    /// a task that sends nothing and fails with `URLError.unsupportedURL` (see the
-    /// requirement).
-    public func dataTask(
-        with request: URLRequest, redirectPolicy: RedirectPolicy,
+    /// The one way the framework sends a request on a session: with `transfer` applied by the
+    /// session itself when it is a ``TransferringSession``; otherwise on its data task, the body
+    /// written where the transfer says and the final progress reported once it has arrived whole,
+    /// and, for a redirect policy other than ``RedirectPolicy/follow`` (which a data task cannot
+    /// apply), a task that sends nothing and fails with `URLError.unsupportedURL`, whose message
+    /// names the session: a policy is never silently ignored.
+    package func task(
+        with request: URLRequest, transfer: SessionTransfer = SessionTransfer(),
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
-        if redirectPolicy.isFollow {
-            return dataTask(with: request, completionHandler: completionHandler)
+        if let session = self as? any TransferringSession {
+            return session.transferTask(with: request, transfer: transfer, completionHandler: completionHandler)
         }
-        return UnsentTask(
-            error: RedirectPolicy.unsupportedError(by: "\(type(of: self))", url: request.url),
+        return BufferedTransfer.task(
+            on: self, named: "\(type(of: self))", with: request, transfer: transfer,
             completionHandler: completionHandler)
-    }
-
-    /// ``dataTask(with:redirectPolicy:completionHandler:)``, with the body written where
-    /// `transfer` says and the final progress reported once it has arrived whole (see the
-    /// requirement).
-    public func transferTask(
-        with request: URLRequest, transfer: SessionTransfer,
-        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
-    ) -> any NetworkSessionTask {
-        BufferedTransfer.task(on: self, with: request, transfer: transfer, completionHandler: completionHandler)
     }
 }

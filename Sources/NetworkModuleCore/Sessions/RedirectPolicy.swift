@@ -30,8 +30,7 @@ import Foundation
 ///
 /// ``URLSessionTransport``, the session decorators and `FakeNetworkSession` apply every policy.
 /// A session that cannot (a plain `URLSession`, which the framework cannot watch redirects
-/// on, or a ``NetworkSession`` of yours that does not implement
-/// ``NetworkSession/dataTask(with:redirectPolicy:completionHandler:)``) fails a request whose
+/// on, or a ``NetworkSession`` of yours, whose data task follows redirects) fails a request whose
 /// policy is not ``follow`` before sending it, with ``NetworkError/transportError(_:)-enum.case``
 /// (`URLError.unsupportedURL`, with a message saying why), rather than follow the redirect
 /// silently.

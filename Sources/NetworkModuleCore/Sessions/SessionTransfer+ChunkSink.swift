@@ -10,7 +10,7 @@ extension SessionTransfer {
     ///
     /// The module makes one per streamed request; a session only calls
     /// ``receive(_:of:onRoom:)``. Two sinks are equal when they are the same sink.
-    public struct ChunkSink: Sendable, Equatable {
+    package struct ChunkSink: Sendable, Equatable {
         /// Gives the sink its identity: sinks compare by it.
         private final class Identity: Sendable {}
 
@@ -20,7 +20,7 @@ extension SessionTransfer {
         /// Creates a sink that hands every chunk, with the response it belongs to and the call
         /// that resumes the session, to `receive`, which returns whether there is room for more
         /// (see ``receive(_:of:onRoom:)`` for the contract it must keep).
-        public init(
+        package init(
             receive:
                 @escaping @Sendable (
                     _ chunk: Data, _ response: HTTPURLResponse, _ onRoom: @escaping @Sendable () -> Void
@@ -42,13 +42,13 @@ extension SessionTransfer {
         ///
         /// Sessions call it from any thread, one chunk at a time and in order, and never after
         /// the task's completion handler.
-        public func receive(_ chunk: Data, of response: HTTPURLResponse, onRoom: @escaping @Sendable () -> Void) -> Bool
+        package func receive(_ chunk: Data, of response: HTTPURLResponse, onRoom: @escaping @Sendable () -> Void) -> Bool
         {
             receiver(chunk, response, onRoom)
         }
 
         /// Whether `lhs` and `rhs` are the same sink.
-        public static func == (lhs: ChunkSink, rhs: ChunkSink) -> Bool {
+        package static func == (lhs: ChunkSink, rhs: ChunkSink) -> Bool {
             lhs.identity === rhs.identity
         }
     }

@@ -4,12 +4,12 @@ import Foundation
 /// body: how it treats redirects, where a successful body goes, and whom it tells how far the
 /// transfer has got.
 ///
-/// The module hands one to ``NetworkSession/transferTask(with:transfer:completionHandler:)`` for
-/// downloads, streamed responses and requests with a progress handler. A session writing its own transport reads
-/// it as the contract below; a session that wraps another passes it on.
-public struct SessionTransfer: Sendable {
+/// The module hands one with every request to ``NetworkSession/task(with:transfer:completionHandler:)``:
+/// a ``TransferringSession`` reads it as the contract below (one that wraps another passes it on),
+/// and any other session gets it applied to its data task's body by ``BufferedTransfer``.
+package struct SessionTransfer: Sendable {
     /// Where the body of a successful response goes.
-    public enum Destination: Sendable, Equatable {
+    package enum Destination: Sendable, Equatable {
         /// Collected in memory and handed to the completion handler as its data.
         case memory
         /// Written to the file at `url` as it arrives, never held whole in memory, when the
@@ -49,23 +49,29 @@ public struct SessionTransfer: Sendable {
     }
 
     /// How redirects are treated.
-    public var redirectPolicy: RedirectPolicy
+    package var redirectPolicy: RedirectPolicy
     /// Where the body of a successful response goes.
-    public var destination: Destination
+    package var destination: Destination
     /// Told how far each direction has got, from any thread, as often as the session likes (for
     /// every chunk, say), with bytes counted from the start of this task; `nil` when nobody asked.
     /// For a `206` that resumes a ``Destination/file(_:resumingAt:)``, the download's completed
     /// and expected bytes count the kept bytes too, so that a resumed download reports how much
     /// of the whole file is there. The module bounds the rate at which its callers hear of it.
-    public var progress: (@Sendable (TransferProgress) -> Void)?
+    package var progress: (@Sendable (TransferProgress) -> Void)?
 
     /// Creates a transfer; by default, redirects followed and the body collected in memory.
-    public init(
+    package init(
         redirectPolicy: RedirectPolicy = .follow, destination: Destination = .memory,
         progress: (@Sendable (TransferProgress) -> Void)? = nil
     ) {
         self.redirectPolicy = redirectPolicy
         self.destination = destination
         self.progress = progress
+    }
+
+    /// Whether a session that holds bodies in memory has anything to do besides its data task:
+    /// a destination other than memory, or someone to tell of progress.
+    var needsApplying: Bool {
+        if case .memory = destination { progress != nil } else { true }
     }
 }

@@ -5,17 +5,33 @@ import Foundation
 #endif
 
 /// Applies a ``SessionTransfer`` to a response whose body arrived whole, in memory: what
-/// ``NetworkSession/transferTask(with:transfer:completionHandler:)`` does by default, for sessions
-/// that do not stream.
+/// ``NetworkSession/task(with:transfer:completionHandler:)`` does for a session that is not a
+/// ``TransferringSession``.
 package enum BufferedTransfer {
     /// A task of `session` that runs its data task and applies `transfer` to the body once it has
-    /// arrived whole: the default ``NetworkSession/transferTask(with:transfer:completionHandler:)``,
-    /// and what a session that streams only some destinations does for the others.
+    /// arrived whole; for a redirect policy other than ``RedirectPolicy/follow``, a task that
+    /// sends nothing and fails with `URLError.unsupportedURL`, blaming `name` (a data task
+    /// follows redirects, and the framework sees none of them).
     package static func task(
-        on session: some NetworkSession, with request: URLRequest, transfer: SessionTransfer,
+        on session: some NetworkSession, named name: String, with request: URLRequest, transfer: SessionTransfer,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
-        session.dataTask(with: request, redirectPolicy: transfer.redirectPolicy) { data, response, error in
+        guard transfer.redirectPolicy.isFollow else {
+            return UnsentTask(
+                error: RedirectPolicy.unsupportedError(by: name, url: request.url), completionHandler: completionHandler)
+        }
+        return session.dataTask(
+            with: request, completionHandler: applying(transfer, to: request, completionHandler: completionHandler))
+    }
+
+    /// `completionHandler`, preceded by `transfer` applied to the body that arrived whole: a 2xx
+    /// body handed to a sink as one chunk, or written to a file, and the final progress reported.
+    package static func applying(
+        _ transfer: SessionTransfer, to request: URLRequest,
+        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    ) -> @Sendable (Data?, URLResponse?, (any Error)?) -> Void {
+        guard transfer.needsApplying else { return completionHandler }
+        return { data, response, error in
             if case .chunks(let sink) = transfer.destination, error == nil,
                 let response = response as? HTTPURLResponse, (200..<300).contains(response.statusCode)
             {

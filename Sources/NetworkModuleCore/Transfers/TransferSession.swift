@@ -11,7 +11,7 @@ import Foundation
 /// The operation sees an ordinary session, so actions, retries, cancellation and the state
 /// machine treat a transfer like any request. A class, so that the operation's optional
 /// reference to it costs a plain request one pointer test.
-final class TransferSession: NetworkSession {
+final class TransferSession: TransferringSession {
     let base: any NetworkSession
     let reporter: ProgressReporter?
     let download: DownloadFile?
@@ -51,11 +51,13 @@ final class TransferSession: NetworkSession {
         with request: URLRequest,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
-        dataTask(with: request, redirectPolicy: .follow, completionHandler: completionHandler)
+        transferTask(with: request, transfer: SessionTransfer(), completionHandler: completionHandler)
     }
 
-    func dataTask(
-        with request: URLRequest, redirectPolicy: RedirectPolicy,
+    /// Sends the attempt through the module's session with `transfer`'s redirect policy and this
+    /// operation's destination and progress.
+    func transferTask(
+        with request: URLRequest, transfer: SessionTransfer,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
         var request = request
@@ -87,8 +89,9 @@ final class TransferSession: NetworkSession {
         if let reporter {
             progress = { report in reporter.report(report) }
         }
-        let transfer = SessionTransfer(redirectPolicy: redirectPolicy, destination: destination, progress: progress)
-        return base.transferTask(with: request, transfer: transfer) {
+        let transfer = SessionTransfer(
+            redirectPolicy: transfer.redirectPolicy, destination: destination, progress: progress)
+        return base.task(with: request, transfer: transfer) {
             [download, uncountedBytes] data, response, error in
             if let written = download?.attemptEnded(response: response) {
                 uncountedBytes.withLock { $0 += Int(clamping: written) }

@@ -35,7 +35,7 @@ import Foundation
 ///   `URLError.networkConnectionLost` (Linux reports `URLError.unknown`), and a status line
 ///   that cannot be read (not HTTP/1.x, a code that is not a number) as
 ///   `URLError.badServerResponse` (Linux: `.unsupportedURL`).
-package struct URLSessionAdapter: NetworkSession {
+package struct URLSessionAdapter: TransferringSession {
     /// The session requests are sent on.
     package let urlSession: URLSession
 
@@ -60,19 +60,17 @@ package struct URLSessionAdapter: NetworkSession {
         #endif
     }
 
-    /// A data task for ``RedirectPolicy/follow``; for any other policy a task that sends nothing
-    /// and fails with `URLError.unsupportedURL`: a completion-handler task of a `URLSession`
-    /// whose delegate is not the framework's shows no redirect the framework could act on.
-    package func dataTask(
-        with request: URLRequest, redirectPolicy: RedirectPolicy,
+    /// A data task with `transfer` applied to its body once it has arrived whole; for a redirect
+    /// policy other than ``RedirectPolicy/follow`` a task that sends nothing and fails with
+    /// `URLError.unsupportedURL`: a completion-handler task of a `URLSession` whose delegate is
+    /// not the framework's shows no redirect the framework could act on.
+    package func transferTask(
+        with request: URLRequest, transfer: SessionTransfer,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
-        guard redirectPolicy.isFollow else {
-            return UnsentTask(
-                error: RedirectPolicy.unsupportedError(by: "A plain URLSession", url: request.url),
-                completionHandler: completionHandler)
-        }
-        return dataTask(with: request, completionHandler: completionHandler)
+        BufferedTransfer.task(
+            on: self, named: "A plain URLSession", with: request, transfer: transfer,
+            completionHandler: completionHandler)
     }
 }
 

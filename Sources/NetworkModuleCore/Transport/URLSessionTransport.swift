@@ -27,7 +27,7 @@ import Foundation
 ///   is read when its `Content-Length` (with no content coding) already says so. Memory stays within
 ///   about twice the limit: on Linux, where `URLSession` queues every chunk for the delegate
 ///   without waiting, the transport's delegate queue makes libcurl wait while the delegate lags.
-/// - **Downloads stream to disk, with progress** (``transferTask(with:transfer:completionHandler:)``):
+/// - **Downloads stream to disk, with progress** (`download(request:to:progress:completion:)`):
 ///   a download's body goes to its file chunk by chunk, never whole in memory, and progress is
 ///   reported as the bytes move, both ways.
 /// - **The request's timeout means the same everywhere**: an idle timeout, as Apple's
@@ -55,7 +55,7 @@ import Foundation
 /// ```
 ///
 /// The transport owns its `URLSession` and invalidates it when the transport is released.
-public final class URLSessionTransport: NetworkSession {
+public final class URLSessionTransport: NetworkSession, TransferringSession {
     /// A transport on the default configuration, shared by modules that name no session.
     public static let shared = URLSessionTransport()
 
@@ -140,32 +140,19 @@ public final class URLSessionTransport: NetworkSession {
         with request: URLRequest,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
-        dataTask(with: request, redirectPolicy: .follow, completionHandler: completionHandler)
-    }
-
-    /// Creates a task that sends `request` when resumed and treats redirects as
-    /// `redirectPolicy` says; otherwise as ``dataTask(with:completionHandler:)``.
-    ///
-    /// At each redirect the delegate hands the policy the request `URLSession` would send next,
-    /// without credentials if it leads to another origin, then removes the credentials again
-    /// from the request the policy returns, if that one goes to another origin: a policy can
-    /// change the next request, or stop (the `3xx` response is then delivered with its body),
-    /// but never send credentials across origins. On Linux a request the policy returns is
-    /// still refused when it would reach HTTPS under pinned certificates, and a `307` or `308`
-    /// of a request with a body still fails (see ``URLSessionTransport``).
-    public func dataTask(
-        with request: URLRequest, redirectPolicy: RedirectPolicy,
-        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
-    ) -> any NetworkSessionTask {
-        transferTask(
-            with: request, transfer: SessionTransfer(redirectPolicy: redirectPolicy),
-            completionHandler: completionHandler)
+        transferTask(with: request, transfer: SessionTransfer(), completionHandler: completionHandler)
     }
 
     /// Creates a task that sends `request` when resumed, with the transfer's redirect policy, its
     /// body streamed where the transfer says and its progress reported as the bytes move;
-    /// otherwise as ``dataTask(with:redirectPolicy:completionHandler:)``.
+    /// otherwise as ``dataTask(with:completionHandler:)``.
     ///
+    /// - **Redirects**: at each redirect the delegate hands the policy the request `URLSession`
+    ///   would send next, without credentials if it leads to another origin, then removes the
+    ///   credentials again from the request the policy returns, if that one goes to another
+    ///   origin: a policy can change the next request, or stop (the `3xx` response is then
+    ///   delivered with its body), but never send credentials across origins. On Linux a request
+    ///   the policy returns is still refused when it would reach HTTPS under pinned certificates.
     /// - **To a file**: a `2xx` body is written to the file as each chunk arrives, never held in
     ///   memory, and the completion handler gets no data. The file is opened when the response
     ///   head arrives (an empty body still creates it), keeping the bytes a `206` continues as
@@ -187,7 +174,7 @@ public final class URLSessionTransport: NetworkSession {
     ///   swift-corelibs-foundation has no way to pause a transfer (a suspended task goes on reading), so the
     ///   sink takes what arrives, up to ``maximumResponseSize``, and a stream that must outlast it
     ///   needs a larger limit or none.
-    public func transferTask(
+    package func transferTask(
         with request: URLRequest, transfer: SessionTransfer,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {

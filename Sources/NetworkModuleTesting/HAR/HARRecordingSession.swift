@@ -35,7 +35,7 @@ import NetworkModuleCore
 ///   archive is written is left out.
 ///
 /// Thread-safe.
-public final class HARRecordingSession: NetworkSession {
+public final class HARRecordingSession: NetworkSession, TransferringSession {
     private struct Recorded {
         let order: Int
         let entry: HARArchive.Entry
@@ -96,23 +96,25 @@ public final class HARRecordingSession: NetworkSession {
         with request: URLRequest,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
-        dataTask(with: request, redirectPolicy: .follow, completionHandler: completionHandler)
+        transferTask(with: request, transfer: SessionTransfer(), completionHandler: completionHandler)
     }
 
-    /// As ``dataTask(with:completionHandler:)``, with `redirectPolicy` passed on to the wrapped
-    /// session. The entry records the request as sent and the response that ended it: the
-    /// final one of followed redirects, or the `3xx` a policy stopped at.
-    public func dataTask(
-        with request: URLRequest, redirectPolicy: RedirectPolicy,
+    /// As ``dataTask(with:completionHandler:)``, with the transfer's redirect policy passed on to
+    /// the wrapped session. The entry records the request as sent and the response that ended it
+    /// (the final one of followed redirects, or the `3xx` a policy stopped at), with its whole
+    /// body; the transfer's destination and progress are applied to that body once recorded.
+    package func transferTask(
+        with request: URLRequest, transfer: SessionTransfer,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
+        let completionHandler = BufferedTransfer.applying(transfer, to: request, completionHandler: completionHandler)
         let order = state.withLock { state in
             defer { state.nextOrder += 1 }
             return state.nextOrder
         }
         let startedAt = Date()
         let started = DispatchTime.now().uptimeNanoseconds
-        return wrappedSession.dataTask(with: request, redirectPolicy: redirectPolicy) {
+        return wrappedSession.task(with: request, transfer: SessionTransfer(redirectPolicy: transfer.redirectPolicy)) {
             [redaction, state] data, response, error in
             let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
             if !Self.isCancellation(error) {

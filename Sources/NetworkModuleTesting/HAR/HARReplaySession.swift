@@ -28,7 +28,7 @@ import NetworkModuleCore
 ///   `perform`.
 ///
 /// Thread-safe.
-public final class HARReplaySession: NetworkSession {
+public final class HARReplaySession: NetworkSession, TransferringSession {
     /// Which parts of a request must equal the recorded one.
     public enum Matching: Sendable {
         /// The method and the URL.
@@ -125,14 +125,16 @@ public final class HARReplaySession: NetworkSession {
         session.dataTask(with: request, completionHandler: completionHandler)
     }
 
-    /// Answers `request` with the recorded response, whatever `redirectPolicy`: a recording
-    /// holds the response that ended each request (the end of followed redirects, or the `3xx`
-    /// a policy stopped at), so record with the policy the request uses.
-    public func dataTask(
-        with request: URLRequest, redirectPolicy: RedirectPolicy,
+    /// Answers `request` with the recorded response, whatever the transfer's redirect policy: a
+    /// recording holds the response that ended each request (the end of followed redirects, or
+    /// the `3xx` a policy stopped at), so record with the policy the request uses.
+    package func transferTask(
+        with request: URLRequest, transfer: SessionTransfer,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
-        session.dataTask(with: request, completionHandler: completionHandler)
+        var transfer = transfer
+        transfer.redirectPolicy = .follow
+        return session.transferTask(with: request, transfer: transfer, completionHandler: completionHandler)
     }
 }
 

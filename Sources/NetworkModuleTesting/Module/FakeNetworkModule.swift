@@ -323,7 +323,7 @@ public final class FakeNetworkModule: NetworkModule {
 /// The session of one call of a ``FakeNetworkModule``: answers with the response the fake's
 /// stubs chose, through the fake's ``FakeNetworkSession`` (for delays, manual delivery and
 /// cancellation).
-private struct PresetAnswerSession: NetworkSession {
+private struct PresetAnswerSession: TransferringSession {
     let session: FakeNetworkSession
     let answer: StubbedResponse
 
@@ -334,12 +334,14 @@ private struct PresetAnswerSession: NetworkSession {
         session.dataTask(with: request, answer: answer, completionHandler: completionHandler)
     }
 
-    /// The stubbed answer, whatever the policy: the stub is the end of the call, so there is
-    /// no redirect to follow or refuse.
-    func dataTask(
-        with request: URLRequest, redirectPolicy: RedirectPolicy,
+    /// The stubbed answer, whatever the redirect policy (the stub is the end of the call, so there
+    /// is no redirect to follow or refuse), with the transfer applied to its body.
+    func transferTask(
+        with request: URLRequest, transfer: SessionTransfer,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
-        session.dataTask(with: request, answer: answer, completionHandler: completionHandler)
+        session.dataTask(
+            with: request, answer: answer,
+            completionHandler: BufferedTransfer.applying(transfer, to: request, completionHandler: completionHandler))
     }
 }

@@ -39,7 +39,7 @@ import NetworkModuleCore
 ///   16 hops it fails with `URLError.httpTooManyRedirects`.
 ///
 /// Thread-safe: stubs may be added and requests made from any thread.
-public final class FakeNetworkSession: NetworkSession {
+public final class FakeNetworkSession: NetworkSession, TransferringSession {
     /// When answers are delivered.
     public enum Delivery: Sendable {
         /// When the task is resumed (after the response's delay, if it has one).
@@ -186,35 +186,26 @@ public final class FakeNetworkSession: NetworkSession {
         with request: URLRequest,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
-        dataTask(with: request, redirectPolicy: .follow, completionHandler: completionHandler)
+        transferTask(with: request, transfer: SessionTransfer(), completionHandler: completionHandler)
     }
 
     /// Creates a task that answers `request` from the stubs when resumed, following stubbed
-    /// redirects as `redirectPolicy` says (see ``FakeNetworkSession``).
-    public func dataTask(
-        with request: URLRequest, redirectPolicy: RedirectPolicy,
-        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
-    ) -> any NetworkSessionTask {
-        FakeSessionTask(
-            session: self, request: request, presetAnswer: nil, redirectPolicy: redirectPolicy,
-            completionHandler: completionHandler)
-    }
-
-    /// Creates a task that answers `request` from the stubs when resumed, as `transfer` says: a
-    /// streamed (`SessionTransfer.Destination.chunks(_:)`) 2xx body goes to the sink in the
-    /// stub's chunks (``StubbedResponse/inChunks(of:)``; one chunk by default), pausing while the
-    /// sink is full; other destinations get the body whole, as the default implementation does.
-    public func transferTask(
+    /// redirects as the transfer's redirect policy says (see ``FakeNetworkSession``): a streamed
+    /// 2xx body goes to the sink in the stub's chunks (``StubbedResponse/inChunks(of:)``; one
+    /// chunk by default), pausing while the sink is full; a file destination and progress get the
+    /// body whole, once it has arrived.
+    package func transferTask(
         with request: URLRequest, transfer: SessionTransfer,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
-        guard case .chunks(let sink) = transfer.destination else {
-            return BufferedTransfer.task(
-                on: self, with: request, transfer: transfer, completionHandler: completionHandler)
+        if case .chunks(let sink) = transfer.destination {
+            return FakeSessionTask(
+                session: self, request: request, presetAnswer: nil, redirectPolicy: transfer.redirectPolicy,
+                sink: sink, completionHandler: completionHandler)
         }
         return FakeSessionTask(
-            session: self, request: request, presetAnswer: nil, redirectPolicy: transfer.redirectPolicy, sink: sink,
-            completionHandler: completionHandler)
+            session: self, request: request, presetAnswer: nil, redirectPolicy: transfer.redirectPolicy,
+            completionHandler: BufferedTransfer.applying(transfer, to: request, completionHandler: completionHandler))
     }
 
     /// A task that answers `request` with `answer` instead of looking for a stub, with

@@ -1,5 +1,6 @@
 import Foundation
 import NetworkModuleCore
+import NetworkModuleTesting
 import Testing
 
 @Suite("HTTPErrorResponse")
@@ -86,15 +87,27 @@ struct HTTPErrorResponseTests {
         #expect(HTTPErrorResponse(statusCode: 500, body: Data([0xFF, 0xFE])).bodyText == nil)
     }
 
-    @Test("when two responses have equal fields, should be equal; any difference should not")
+    @Test("when two responses have the same status and body, should be equal whatever their headers and URL")
     func equality() throws {
         let url = try #require(URL(string: "https://api.example.com/a"))
         let response = HTTPErrorResponse(statusCode: 404, headers: ["A": "1"], body: Data("b".utf8), url: url)
-        #expect(response == HTTPErrorResponse(statusCode: 404, headers: ["a": "1"], body: Data("b".utf8), url: url))
+        #expect(response == HTTPErrorResponse(statusCode: 404, headers: ["A": "2"], body: Data("b".utf8), url: nil))
+        #expect(response == HTTPErrorResponse(statusCode: 404, body: Data("b".utf8)))
         #expect(response != HTTPErrorResponse(statusCode: 410, headers: ["A": "1"], body: Data("b".utf8), url: url))
-        #expect(response != HTTPErrorResponse(statusCode: 404, headers: ["A": "2"], body: Data("b".utf8), url: url))
         #expect(response != HTTPErrorResponse(statusCode: 404, headers: ["A": "1"], body: Data("c".utf8), url: url))
-        #expect(response != HTTPErrorResponse(statusCode: 404, headers: ["A": "1"], body: Data("b".utf8), url: nil))
+    }
+
+    @Test("when a stubbed server error is expected by its status alone, should match the thrown error")
+    func expectedByStatus() async throws {
+        let session = FakeNetworkSession()
+        session.stub(.any, with: .status(500, headers: ["X-Request-ID": "7"]))
+        let module = DefaultNetworkModule(
+            requestBuilder: DefaultRequestBuilder(baseURL: URL(string: "https://api.example.com")!), session: session,
+            completionExecutor: .immediate)
+
+        await #expect(throws: NetworkError.serverError(HTTPErrorResponse(statusCode: 500))) {
+            _ = try await module.perform(request: TestRequest(path: "/a"))
+        }
     }
 
     @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
@@ -106,9 +119,9 @@ struct HTTPErrorResponseTests {
             decoder: PropertyListDecoder())
         let error = NetworkError(statusCode: 423, body: body)
 
-        let decoded = error.decodedBody(as: APIError.self, decoder: module.decoder)
+        let decoded = (try? error.httpErrorResponse?.decodeBody(as: APIError.self, decoder: module.decoder))
 
         #expect(decoded == APIError(code: "locked", message: "Try later"))
-        #expect(error.decodedBody(as: APIError.self) == nil)
+        #expect((try? error.httpErrorResponse?.decodeBody(as: APIError.self)) == nil)
     }
 }

@@ -228,22 +228,22 @@ struct NetworkErrorTests {
         #expect(!error.isRetryable)
     }
 
-    // MARK: - decodedBody
+    // MARK: - Decoding a status error's body
 
     @Test("when an HTTP error's body is the server's error JSON, should decode it")
     func decodedBody() {
         let error = Self.httpError(422, body: #"{"code":"invalid_email","message":"Email is invalid"}"#)
-        #expect(error.decodedBody(as: APIError.self) == APIError(code: "invalid_email", message: "Email is invalid"))
+        #expect((try? error.httpErrorResponse?.decodeBody(as: APIError.self)) == APIError(code: "invalid_email", message: "Email is invalid"))
     }
 
-    @Test("when decodedBody is given a decoder, should use it")
+    @Test("when the error body is decoded with a decoder, should use it")
     func decodedBodyWithDecoder() {
         struct SnakeError: Decodable, Equatable { var errorCode: Int }
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
         let error = Self.httpError(500, body: #"{"error_code":7}"#)
-        #expect(error.decodedBody(as: SnakeError.self, decoder: decoder) == SnakeError(errorCode: 7))
-        #expect(error.decodedBody(as: SnakeError.self) == nil)
+        #expect((try? error.httpErrorResponse?.decodeBody(as: SnakeError.self, decoder: decoder)) == SnakeError(errorCode: 7))
+        #expect((try? error.httpErrorResponse?.decodeBody(as: SnakeError.self)) == nil)
     }
 
     @Test(
@@ -254,7 +254,7 @@ struct NetworkErrorTests {
             NetworkError.timedOut, .cancelled,
         ])
     func decodedBodyNil(error: NetworkError) {
-        #expect(error.decodedBody(as: APIError.self) == nil)
+        #expect((try? error.httpErrorResponse?.decodeBody(as: APIError.self)) == nil)
     }
 
     // MARK: - Equatable
@@ -271,6 +271,13 @@ struct NetworkErrorTests {
         #expect(NetworkError.notFound(lhs) == .notFound(rhs))
     }
 
+    @Test("when two status errors differ only in the response's headers or URL, should be equal")
+    func statusErrorsCompareWhatTheServerSaid() {
+        let response = Self.response(404, body: "x")
+        #expect(NetworkError.notFound(response) == .notFound(Self.response(404, body: "x", headers: ["A": "1"])))
+        #expect(NetworkError.notFound(response) == .notFound(HTTPErrorResponse(statusCode: 404, body: Data("x".utf8))))
+    }
+
     @Test("when two errors differ in case or in any part of their payload, should not be equal")
     func inequality() {
         let response = Self.response(404, body: "x")
@@ -282,8 +289,6 @@ struct NetworkErrorTests {
         #expect(NetworkError.transportError(.timedOut) != .timedOut)
         #expect(NetworkError.notFound(response) != .clientError(response))
         #expect(NetworkError.notFound(response) != .notFound(Self.response(404, body: "y")))
-        #expect(NetworkError.notFound(response) != .notFound(Self.response(404, body: "x", headers: ["A": "1"])))
-        #expect(NetworkError.notFound(response) != .notFound(HTTPErrorResponse(statusCode: 404, body: Data("x".utf8))))
         #expect(NetworkError.invalidRequest(.invalidTimeout(0)) != .invalidRequest(.invalidTimeout(-1)))
         #expect(NetworkError.invalidRequest(.invalidPath("a")) != .invalidRequest(.invalidBaseURL("a")))
         let failure = DecodingFailure(typeName: "User", kind: .keyNotFound("id"), codingPath: "", debugDescription: "d")

@@ -31,7 +31,7 @@ struct RedirectPolicyTests {
     }
 
     /// A session that records the policy of every task it makes.
-    final class PolicyRecordingSession: NetworkSession {
+    final class PolicyRecordingSession: TransferringSession {
         let fake = FakeNetworkSession()
         let policies = LockedState([String]())
 
@@ -43,10 +43,11 @@ struct RedirectPolicyTests {
             return fake.dataTask(with: request, completionHandler: completionHandler)
         }
 
-        func dataTask(
-            with request: URLRequest, redirectPolicy: RedirectPolicy,
+        func transferTask(
+            with request: URLRequest, transfer: SessionTransfer,
             completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
         ) -> any NetworkSessionTask {
+            let redirectPolicy = transfer.redirectPolicy
             let probe = HTTPURLResponse(url: apiBaseURL, statusCode: 302, httpVersion: nil, headerFields: nil)
             let name =
                 switch probe.map({ redirectPolicy.probe($0, request: request) }) {
@@ -54,7 +55,7 @@ struct RedirectPolicyTests {
                 default: "stops"
                 }
             policies.withLock { $0.append(name) }
-            return fake.dataTask(with: request, redirectPolicy: redirectPolicy, completionHandler: completionHandler)
+            return fake.transferTask(with: request, transfer: transfer, completionHandler: completionHandler)
         }
     }
 

@@ -298,7 +298,7 @@ private final class HeldExecutor: CompletionExecutor {
 }
 
 /// A session whose every transfer hands its sink one chunk of a 200, then fails with `error`.
-private final class BrokenStreamSession: NetworkSession {
+private final class BrokenStreamSession: TransferringSession {
     let chunk: Data
     let error: URLError
     let attempts = LockedState(0)

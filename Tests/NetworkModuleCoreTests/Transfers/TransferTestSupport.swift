@@ -22,7 +22,7 @@ func fileNames(in folder: URL) -> [String] {
 
 /// A session whose every transfer task is answered by `answer` when resumed, on the resuming
 /// thread; it records each task's request and transfer, and can hold answers until released.
-final class ScriptedTransferSession: NetworkSession {
+final class ScriptedTransferSession: TransferringSession {
     typealias Answer =
         @Sendable (_ attempt: Int, _ request: URLRequest, _ transfer: SessionTransfer) -> (
             Data?, URLResponse?, (any Error)?

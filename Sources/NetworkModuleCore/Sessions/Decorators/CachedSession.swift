@@ -52,7 +52,7 @@ import Foundation
 ///
 /// Every resumed or cancelled task calls its completion handler exactly once. Thread-safe;
 /// ``statistics`` counts hits, misses, revalidations and evictions.
-public final class CachedSession: NetworkSession {
+public final class CachedSession: NetworkSession, TransferringSession {
     /// The bounds and clock of the cache.
     public struct Configuration: Sendable {
         /// The largest total size of the stored bodies, in bytes (10 MiB by default). A
@@ -168,21 +168,23 @@ public final class CachedSession: NetworkSession {
         with request: URLRequest,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
-        dataTask(with: request, redirectPolicy: .follow, completionHandler: completionHandler)
+        transferTask(with: request, transfer: SessionTransfer(), completionHandler: completionHandler)
     }
 
-    /// As ``dataTask(with:completionHandler:)`` for ``RedirectPolicy/follow``. A `GET` with any
-    /// other policy bypasses the cache (neither answered from it nor stored: what is stored
-    /// is the end of followed redirects) and goes to the wrapped session with the policy; an
-    /// unsafe request still invalidates what it changes.
-    public func dataTask(
-        with request: URLRequest, redirectPolicy: RedirectPolicy,
+    /// As ``dataTask(with:completionHandler:)`` for a plain request (redirects followed, the body
+    /// in memory, nobody told of progress). Anything else bypasses the cache, neither answered
+    /// from it nor stored, and goes to the wrapped session as it is: what is stored is the end of
+    /// followed redirects; a download is always written by the wrapped session (streamed to its
+    /// file by a ``URLSessionTransport``) and never replayed from memory; a large body never
+    /// fills the cache. An unsafe request still invalidates what it changes.
+    package func transferTask(
+        with request: URLRequest, transfer: SessionTransfer,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
         let method = request.httpMethod ?? "GET"
-        guard method == "GET", redirectPolicy.isFollow else {
-            return wrapped.dataTask(
-                with: request, redirectPolicy: redirectPolicy,
+        guard method == "GET", transfer.redirectPolicy.isFollow, !transfer.needsApplying else {
+            return wrapped.task(
+                with: request, transfer: transfer,
                 completionHandler: invalidating(for: request, completionHandler: completionHandler))
         }
         var cacheControl: String?
@@ -201,23 +203,10 @@ public final class CachedSession: NetworkSession {
             ? CacheControl.none : CacheControl(cacheControl: cacheControl, pragma: pragma)
         if request.cachePolicy != .useProtocolCachePolicy { directives.add(request.cachePolicy) }
         guard let key, !isConditional, !directives.noStore else {
-            return wrapped.dataTask(with: request, completionHandler: completionHandler)
+            return wrapped.task(with: request, completionHandler: completionHandler)
         }
         return CachedSessionTask(
             session: self, key: key, request: request, directives: directives, completionHandler: completionHandler)
-    }
-
-    /// The wrapped session's own transfer task: a transfer bypasses the cache, neither answered
-    /// from it nor stored, so that a download is always written by the wrapped session (streamed
-    /// to its file by a ``URLSessionTransport``) and never replayed from memory, and a large body
-    /// never fills the cache. An unsafe request still invalidates what it changes.
-    public func transferTask(
-        with request: URLRequest, transfer: SessionTransfer,
-        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
-    ) -> any NetworkSessionTask {
-        wrapped.transferTask(
-            with: request, transfer: transfer,
-            completionHandler: invalidating(for: request, completionHandler: completionHandler))
     }
 
     /// `completionHandler`, preceded for a request with an unsafe method by the removal of the

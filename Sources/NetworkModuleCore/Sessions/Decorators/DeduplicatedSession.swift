@@ -32,7 +32,7 @@ import Foundation
 /// wrapped session as they are, streamed by it.
 ///
 /// Thread-safe. ``statistics`` counts calls and joined requests.
-public final class DeduplicatedSession: NetworkSession {
+public final class DeduplicatedSession: NetworkSession, TransferringSession {
     /// Which requests are shared.
     public struct Configuration: Sendable {
         /// The methods whose requests are shared. Share only methods that are safe to
@@ -108,35 +108,24 @@ public final class DeduplicatedSession: NetworkSession {
         with request: URLRequest,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
-        dataTask(with: request, redirectPolicy: .follow, completionHandler: completionHandler)
+        transferTask(with: request, transfer: SessionTransfer(), completionHandler: completionHandler)
     }
 
-    /// As ``dataTask(with:completionHandler:)`` for ``RedirectPolicy/follow``; a request with
-    /// any other policy is never shared (two callers' policies cannot be told apart) and gets
-    /// the wrapped session's own task, with the policy.
-    public func dataTask(
-        with request: URLRequest, redirectPolicy: RedirectPolicy,
-        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
-    ) -> any NetworkSessionTask {
-        guard redirectPolicy.isFollow else {
-            return wrapped.dataTask(with: request, redirectPolicy: redirectPolicy, completionHandler: completionHandler)
-        }
-        guard methods.contains(request.httpMethod ?? "GET"),
-            let key = RequestKey(request, ignoringHeaderNames: ignoredHeaderNames, includingLoadOptions: true)
-        else {
-            return wrapped.dataTask(with: request, completionHandler: completionHandler)
-        }
-        return DeduplicatedSessionTask(session: self, key: key, request: request, completionHandler: completionHandler)
-    }
-
-    /// The wrapped session's own transfer task: a transfer is never shared, as each caller has
-    /// its own file and its own progress handler (and one caller's download must not land in
-    /// another's file).
-    public func transferTask(
+    /// As ``dataTask(with:completionHandler:)`` for a plain request (redirects followed, the body
+    /// in memory, nobody told of progress). Anything else is never shared and gets the wrapped
+    /// session's own task: two callers' redirect policies cannot be told apart, and each caller
+    /// of a transfer has its own file and its own progress handler (one caller's download must
+    /// not land in another's file).
+    package func transferTask(
         with request: URLRequest, transfer: SessionTransfer,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
-        wrapped.transferTask(with: request, transfer: transfer, completionHandler: completionHandler)
+        guard transfer.redirectPolicy.isFollow, !transfer.needsApplying, methods.contains(request.httpMethod ?? "GET"),
+            let key = RequestKey(request, ignoringHeaderNames: ignoredHeaderNames, includingLoadOptions: true)
+        else {
+            return wrapped.task(with: request, transfer: transfer, completionHandler: completionHandler)
+        }
+        return DeduplicatedSessionTask(session: self, key: key, request: request, completionHandler: completionHandler)
     }
 }
 

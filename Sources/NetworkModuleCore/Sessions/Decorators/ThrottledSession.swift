@@ -25,7 +25,7 @@ import Foundation
 /// wrapped session as transfers, so a ``URLSessionTransport`` still streams them to disk.
 ///
 /// Thread-safe. ``statistics`` shows how many tasks are in flight and waiting.
-public final class ThrottledSession: NetworkSession {
+public final class ThrottledSession: NetworkSession, TransferringSession {
     /// A snapshot of the session's state.
     public struct Statistics: Sendable, Equatable {
         /// Tasks sent to the wrapped session that have not finished.
@@ -100,29 +100,17 @@ public final class ThrottledSession: NetworkSession {
         with request: URLRequest,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
-        dataTask(with: request, redirectPolicy: .follow, completionHandler: completionHandler)
-    }
-
-    /// Creates a task that is sent to the wrapped session, with `redirectPolicy`, when a place
-    /// is free.
-    public func dataTask(
-        with request: URLRequest, redirectPolicy: RedirectPolicy,
-        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
-    ) -> any NetworkSessionTask {
-        ThrottledSessionTask(
-            session: self, request: request, redirectPolicy: redirectPolicy, completionHandler: completionHandler)
+        transferTask(with: request, transfer: SessionTransfer(), completionHandler: completionHandler)
     }
 
     /// Creates a task that is sent to the wrapped session as `transfer`, when a place is free:
-    /// the wrapped session streams the body and reports progress as it would alone (the place
-    /// is held until the transfer ends).
-    public func transferTask(
+    /// the wrapped session applies the redirect policy, streams the body and reports progress as
+    /// it would alone (the place is held until the transfer ends).
+    package func transferTask(
         with request: URLRequest, transfer: SessionTransfer,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
-        ThrottledSessionTask(
-            session: self, request: request, redirectPolicy: transfer.redirectPolicy, transfer: transfer,
-            completionHandler: completionHandler)
+        ThrottledSessionTask(session: self, request: request, transfer: transfer, completionHandler: completionHandler)
     }
 
     /// Called with the lock held by a task that gives up its place: frees it and hands it to

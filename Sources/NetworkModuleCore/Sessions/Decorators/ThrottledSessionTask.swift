@@ -25,9 +25,8 @@ final class ThrottledSessionTask: NetworkSessionTask, @unchecked Sendable {
     }
 
     let request: URLRequest
-    private let redirectPolicy: RedirectPolicy
-    /// Sent as a transfer when set, with its own redirect policy.
-    private let transfer: SessionTransfer?
+    /// What the wrapped session is asked to do with the request.
+    private let transfer: SessionTransfer
     private let session: ThrottledSession
     /// Guarded by `session.state`.
     var phase = Phase.created
@@ -41,12 +40,11 @@ final class ThrottledSessionTask: NetworkSessionTask, @unchecked Sendable {
     private var handoff: ThrottledSessionTask?
 
     init(
-        session: ThrottledSession, request: URLRequest, redirectPolicy: RedirectPolicy,
-        transfer: SessionTransfer? = nil, completionHandler: @escaping SessionCompletionHandler
+        session: ThrottledSession, request: URLRequest, transfer: SessionTransfer,
+        completionHandler: @escaping SessionCompletionHandler
     ) {
         self.session = session
         self.request = request
-        self.redirectPolicy = transfer?.redirectPolicy ?? redirectPolicy
         self.transfer = transfer
         self.completionHandler = completionHandler
     }
@@ -113,7 +111,7 @@ final class ThrottledSessionTask: NetworkSessionTask, @unchecked Sendable {
     /// being sent, if any, for ``start()`` to start.
     private func send() -> ThrottledSessionTask? {
         session.state.withLock { _ in isSending = true }
-        session.state.send(request, on: session.wrapped, redirectPolicy: redirectPolicy, transfer: transfer) {
+        session.state.send(request, on: session.wrapped, transfer: transfer) {
             _, inner in
             guard case .starting = phase else { return false }  // cancelled: the place is given up
             phase = .running(inner)

@@ -11,7 +11,7 @@ import Testing
 @Suite("Session decorators with transfers")
 struct DecoratorTransferTests {
     /// A session that records which method created each task, and answers 200 at once.
-    final class SpySession: NetworkSession {
+    final class SpySession: TransferringSession {
         private let calls = LockedState([String]())
         var recorded: [String] { calls.withLock { $0 } }
 
@@ -62,7 +62,7 @@ struct DecoratorTransferTests {
         let completions = LockedState(0)
 
         for _ in 0..<2 {
-            session.transferTask(with: request, transfer: transfer) { _, _, _ in completions.withLock { $0 += 1 } }
+            session.task(with: request, transfer: transfer) { _, _, _ in completions.withLock { $0 += 1 } }
                 .resume()
         }
 
