@@ -244,7 +244,9 @@ struct HostileServerIntegrationTests {
         let errors = LockedState([URLError?]())
 
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            let task = IntegrationServers.makeSession().task(with: request, transfer: SessionTransfer(redirectPolicy: follow)) {
+            let task = IntegrationServers.makeSession().task(
+                with: request, transfer: SessionTransfer(redirectPolicy: follow)
+            ) {
                 _, _, error in
                 errors.withLock { $0.append(error as? URLError) }
                 done.resume()

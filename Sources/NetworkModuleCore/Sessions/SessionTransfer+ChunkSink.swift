@@ -42,7 +42,8 @@ extension SessionTransfer {
         ///
         /// Sessions call it from any thread, one chunk at a time and in order, and never after
         /// the task's completion handler.
-        package func receive(_ chunk: Data, of response: HTTPURLResponse, onRoom: @escaping @Sendable () -> Void) -> Bool
+        package func receive(_ chunk: Data, of response: HTTPURLResponse, onRoom: @escaping @Sendable () -> Void)
+            -> Bool
         {
             receiver(chunk, response, onRoom)
         }

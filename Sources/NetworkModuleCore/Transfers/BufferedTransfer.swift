@@ -18,7 +18,8 @@ package enum BufferedTransfer {
     ) -> any NetworkSessionTask {
         guard transfer.redirectPolicy.isFollow else {
             return UnsentTask(
-                error: RedirectPolicy.unsupportedError(by: name, url: request.url), completionHandler: completionHandler)
+                error: RedirectPolicy.unsupportedError(by: name, url: request.url), completionHandler: completionHandler
+            )
         }
         return session.dataTask(
             with: request, completionHandler: applying(transfer, to: request, completionHandler: completionHandler))

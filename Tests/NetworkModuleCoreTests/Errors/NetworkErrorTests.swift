@@ -233,7 +233,9 @@ struct NetworkErrorTests {
     @Test("when an HTTP error's body is the server's error JSON, should decode it")
     func decodedBody() {
         let error = Self.httpError(422, body: #"{"code":"invalid_email","message":"Email is invalid"}"#)
-        #expect((try? error.httpErrorResponse?.decodeBody(as: APIError.self)) == APIError(code: "invalid_email", message: "Email is invalid"))
+        #expect(
+            (try? error.httpErrorResponse?.decodeBody(as: APIError.self))
+                == APIError(code: "invalid_email", message: "Email is invalid"))
     }
 
     @Test("when the error body is decoded with a decoder, should use it")
@@ -242,7 +244,9 @@ struct NetworkErrorTests {
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
         let error = Self.httpError(500, body: #"{"error_code":7}"#)
-        #expect((try? error.httpErrorResponse?.decodeBody(as: SnakeError.self, decoder: decoder)) == SnakeError(errorCode: 7))
+        #expect(
+            (try? error.httpErrorResponse?.decodeBody(as: SnakeError.self, decoder: decoder))
+                == SnakeError(errorCode: 7))
         #expect((try? error.httpErrorResponse?.decodeBody(as: SnakeError.self)) == nil)
     }
 
