@@ -544,16 +544,16 @@ struct DocCommentSamples: Sendable {
 
     func exampleRequestWithQueryItems1() async throws {
         // sample: doc: NetworkModuleCore/Requests/RequestWithQueryItems.swift#1
-        let request = SearchNotes(term: "swift").addingQueryItems([URLQueryItem(name: "page", value: "2")])
-        let notes = try await module.send(request)   // SearchNotes.Response
+        module.perform(request: ListNotes().addingQueryItems([URLQueryItem(name: "page", value: "2")])) { result in show(result) }
         // end-sample
-        _ = notes
     }
 
     func exampleRequestWithQueryItems2() async throws {
         // sample: doc: NetworkModuleCore/Requests/RequestWithQueryItems.swift#2
-        module.perform(request: ListNotes().addingQueryItems([URLQueryItem(name: "page", value: "2")])) { result in show(result) }
+        let request = SearchNotes(term: "swift").addingQueryItems([URLQueryItem(name: "page", value: "2")])
+        let notes = try await module.send(request)   // SearchNotes.Response
         // end-sample
+        _ = notes
     }
 
     func exampleTypedRequest1() async throws {

@@ -4,58 +4,51 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// A request with query items added after its own: what
-/// ``NetworkRequest/addingQueryItems(_:)`` returns.
-///
-/// Everything but the query is the base request's, and a typed base stays typed, with the same
-/// response and decoder:
-///
-/// ```swift
-/// let request = SearchNotes(term: "swift").addingQueryItems([URLQueryItem(name: "page", value: "2")])
-/// let notes = try await module.send(request)   // SearchNotes.Response
-/// ```
-public struct RequestWithQueryItems<Base: NetworkRequest>: NetworkRequest {
+/// A request with query items added after its own: what `addingQueryItems(_:)` returns, behind
+/// an opaque type. Everything but the query is the base request's, and a typed base stays typed,
+/// with the same response and decoder.
+struct RequestWithQueryItems<Base: NetworkRequest>: NetworkRequest {
     /// The request the items were added to.
-    public let base: Base
+    let base: Base
     /// The added items, sent after the base request's ``NetworkRequest/queryItems``.
-    public let addedQueryItems: [URLQueryItem]
+    let addedQueryItems: [URLQueryItem]
 
     /// The base request with `items` added after its own query items.
-    public init(_ base: Base, adding items: [URLQueryItem]) {
+    init(_ base: Base, adding items: [URLQueryItem]) {
         self.base = base
         self.addedQueryItems = items
     }
 
     /// The base request's path.
-    public var path: String { base.path }
+    var path: String { base.path }
     /// The base request's method.
-    public var method: HTTPMethod { base.method }
+    var method: HTTPMethod { base.method }
     /// The base request's query items, then the added ones.
-    public var queryItems: [URLQueryItem] { base.queryItems + addedQueryItems }
+    var queryItems: [URLQueryItem] { base.queryItems + addedQueryItems }
     /// The base request's headers.
-    public var headers: HTTPHeaders { base.headers }
+    var headers: HTTPHeaders { base.headers }
     /// The base request's body.
-    public var body: RequestBody? { base.body }
+    var body: RequestBody? { base.body }
     /// The base request's timeout.
-    public var timeout: TimeInterval? { base.timeout }
+    var timeout: TimeInterval? { base.timeout }
     /// The base request's cache policy.
-    public var cachePolicy: URLRequest.CachePolicy? { base.cachePolicy }
+    var cachePolicy: URLRequest.CachePolicy? { base.cachePolicy }
     /// The base request's acceptable status codes.
-    public var acceptableStatusCodes: AcceptableStatusCodes { base.acceptableStatusCodes }
+    var acceptableStatusCodes: AcceptableStatusCodes { base.acceptableStatusCodes }
     /// Whether the base request requires authentication.
-    public var requiresAuthentication: Bool { base.requiresAuthentication }
+    var requiresAuthentication: Bool { base.requiresAuthentication }
     /// The base request's retry policy.
-    public var retryPolicy: RetryPolicy? { base.retryPolicy }
+    var retryPolicy: RetryPolicy? { base.retryPolicy }
     /// The base request's redirect policy.
-    public var redirectPolicy: RedirectPolicy? { base.redirectPolicy }
+    var redirectPolicy: RedirectPolicy? { base.redirectPolicy }
 }
 
 extension RequestWithQueryItems: TypedRequest where Base: TypedRequest {
     /// The base request's decoder.
-    public var decoder: (any ResponseDecoder)? { base.decoder }
+    var decoder: (any ResponseDecoder)? { base.decoder }
 
     /// Decodes as the base request does.
-    public func decodeResponse(_ response: NetworkResponse, decoder: any ResponseDecoder) throws(NetworkError)
+    func decodeResponse(_ response: NetworkResponse, decoder: any ResponseDecoder) throws(NetworkError)
         -> Base.Response
     {
         try base.decodeResponse(response, decoder: decoder)
@@ -64,12 +57,26 @@ extension RequestWithQueryItems: TypedRequest where Base: TypedRequest {
 
 extension NetworkRequest {
     /// This request with `items` added after its own query items, percent-encoded like them:
-    /// for a page number or a filter that the request type does not know.
+    /// for a page number or a filter that the request type does not know. Everything else is
+    /// this request's.
     ///
     /// ```swift
     /// module.perform(request: ListNotes().addingQueryItems([URLQueryItem(name: "page", value: "2")])) { result in show(result) }
     /// ```
-    public func addingQueryItems(_ items: [URLQueryItem]) -> RequestWithQueryItems<Self> {
+    public func addingQueryItems(_ items: [URLQueryItem]) -> some NetworkRequest {
+        RequestWithQueryItems(self, adding: items)
+    }
+}
+
+extension TypedRequest {
+    /// This request with `items` added after its own query items, as for any
+    /// ``NetworkRequest``; it stays typed, with the same response and decoder.
+    ///
+    /// ```swift
+    /// let request = SearchNotes(term: "swift").addingQueryItems([URLQueryItem(name: "page", value: "2")])
+    /// let notes = try await module.send(request)   // SearchNotes.Response
+    /// ```
+    public func addingQueryItems(_ items: [URLQueryItem]) -> some TypedRequest<Response> {
         RequestWithQueryItems(self, adding: items)
     }
 }
