@@ -19,7 +19,7 @@ struct CachingIntegrationTests {
         let module: DefaultNetworkModule
 
         init() throws {
-            session = wire.cached(.init(now: { [clock] in clock.withLock { $0 } }))
+            session = wire.cached(now: { [clock] in clock.withLock { $0 } })
             module = IntegrationServers.module(baseURL: try IntegrationServers.httpbin(), session: session)
         }
 

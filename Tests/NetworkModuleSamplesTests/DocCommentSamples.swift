@@ -492,14 +492,6 @@ struct DocCommentSamples: Sendable {
         // end-sample
     }
 
-    func exampleHTTPHeaderName1() async throws {
-        // sample: doc: NetworkModuleCore/Requests/HTTPHeaderName.swift#1
-        let headers: HTTPHeaders = [HTTPHeaderName.accept: "application/json"]
-        let next = response.headers[HTTPHeaderName.link]
-        // end-sample
-        _ = (headers, next)
-    }
-
     func exampleHTTPHeaders1() async throws {
         // sample: doc: NetworkModuleCore/Requests/HTTPHeaders.swift#1
         var headers: HTTPHeaders = ["Accept": "application/json"]
@@ -618,7 +610,7 @@ struct DocCommentSamples: Sendable {
 
     func exampleCachedSession1() async throws {
         // sample: doc: NetworkModuleCore/Sessions/Decorators/CachedSession.swift#1
-        let session = URLSessionTransport.shared.cached(.init(maximumBytes: 5_000_000))
+        let session = URLSessionTransport.shared.cached(maximumBytes: 5_000_000)
         // end-sample
         _ = session
     }

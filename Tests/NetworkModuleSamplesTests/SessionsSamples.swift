@@ -1,5 +1,5 @@
 import Foundation
-import NetworkModuleCore
+@testable import NetworkModuleCore
 import NetworkModuleTesting
 import Testing
 
@@ -80,25 +80,25 @@ struct SessionsSamples {
     func deduplicated() {
         // sample: sessions-deduplicated
         let session = URLSessionTransport.shared.deduplicated(
-            .init(ignoredHeaderNames: DeduplicatedSession.Configuration.defaultIgnoredHeaderNames.union(["X-Attempt"]))
+            ignoredHeaderNames: DeduplicatedSession.defaultIgnoredHeaderNames.union(["X-Attempt"])
         )
         // end-sample
 
-        #expect(session.configuration.ignoredHeaderNames.contains("X-Attempt"))
-        #expect(session.configuration.ignoredHeaderNames.contains("X-Request-ID"))
-        #expect(session.configuration.methods == [.get, .head])
+        #expect(session.ignoredHeaderNames.contains("x-attempt"))
+        #expect(session.ignoredHeaderNames.contains("x-request-id"))
+        #expect(session.methods == ["GET", "HEAD"])
     }
 
     @Test("when a cache is configured, should keep its bounds")
     func cached() {
         // sample: sessions-cached
         let session = URLSessionTransport.shared.cached(
-            .init(maximumBytes: 5 * 1024 * 1024, maximumEntries: 200)
+            maximumBytes: 5 * 1024 * 1024, maximumEntries: 200
         )
         // end-sample
 
-        #expect(session.configuration.maximumBytes == 5 * 1024 * 1024)
-        #expect(session.configuration.maximumEntries == 200)
+        #expect(session.state.withLock { $0.store.maximumCost } == 5 * 1024 * 1024)
+        #expect(session.state.withLock { $0.store.maximumCount } == 200)
     }
 
     @Test("when a request asks for memory only, should get 504 until the feed is stored, then the stored feed")
@@ -184,7 +184,7 @@ struct SessionsSamples {
         let lines = Transcript.recording {
             // sample: sessions-testing-clock
             let clock = ManualDelayScheduler()
-            let session = fake.cached(.init(now: { Date(timeIntervalSinceReferenceDate: clock.now) }))
+            let session = fake.cached(now: { Date(timeIntervalSinceReferenceDate: clock.now) })
             let module = DefaultNetworkModule(requestBuilder: builder, session: session, completionExecutor: .immediate)
 
             module.perform(request: GetUser(id: 1)) { _ in }

@@ -97,7 +97,7 @@ extension NetworkResponse {
     ///
     /// Relations compare ignoring case; a malformed header yields the links that could be read.
     public func linkedURL(rel: String) -> URL? {
-        guard let field = headers[HTTPHeaderName.link] else { return nil }
+        guard let field = headers["Link"] else { return nil }
         let relation = rel.lowercased()
         guard let link = LinkHeader.links(in: field).first(where: { $0.relations.contains(relation) }) else {
             return nil

@@ -9,17 +9,17 @@ import Foundation
 /// with `ETag` and `Last-Modified` when it does not.
 ///
 /// ```swift
-/// let session = URLSessionTransport.shared.cached(.init(maximumBytes: 5_000_000))
+/// let session = URLSessionTransport.shared.cached(maximumBytes: 5_000_000)
 /// ```
 ///
 /// **What is stored.** A `200` answer to a `GET`, keyed by URL and request headers (as
 /// ``DeduplicatedSession`` compares them; `Cache-Control`, `Pragma` and the conditional
-/// headers do not count, and neither do ``Configuration/ignoredHeaderNames``), unless the
+/// headers do not count, and neither do `ignoredHeaderNames`), unless the
 /// response says `Cache-Control: no-store` or `Vary: *`. `Authorization` counts, so users do
 /// not see each other's responses, and a response to a request with `Authorization` is kept
 /// only when it says `public`, `must-revalidate` or `s-maxage`. A response whose `Vary` names
 /// a header is used only for requests with the same values of that header. The cache is
-/// bounded by ``Configuration/maximumEntries`` and by ``Configuration/maximumBytes`` of
+/// bounded by `maximumEntries` and by `maximumBytes` of
 /// bodies: the least recently used entry goes first.
 ///
 /// **Freshness.** A response is fresh for its `max-age`, else until its `Expires` (measured
@@ -53,33 +53,6 @@ import Foundation
 /// Every resumed or cancelled task calls its completion handler exactly once. Thread-safe;
 /// ``statistics`` counts hits, misses, revalidations and evictions.
 public final class CachedSession: NetworkSession, TransferringSession {
-    /// The bounds and clock of the cache.
-    public struct Configuration: Sendable {
-        /// The largest total size of the stored bodies, in bytes (10 MiB by default). A
-        /// response larger than this is not stored.
-        public var maximumBytes: Int
-        /// The largest number of stored responses (500 by default).
-        public var maximumEntries: Int
-        /// Request headers that do not make requests different (compared ignoring case);
-        /// by default ``DeduplicatedSession/Configuration/defaultIgnoredHeaderNames``.
-        public var ignoredHeaderNames: Set<String>
-        /// The clock: tests pass their own to move time without sleeping.
-        public var now: @Sendable () -> Date
-
-        /// Creates a configuration.
-        public init(
-            maximumBytes: Int = 10 * 1024 * 1024,
-            maximumEntries: Int = 500,
-            ignoredHeaderNames: Set<String> = DeduplicatedSession.Configuration.defaultIgnoredHeaderNames,
-            now: @escaping @Sendable () -> Date = { Date() }
-        ) {
-            self.maximumBytes = maximumBytes
-            self.maximumEntries = maximumEntries
-            self.ignoredHeaderNames = ignoredHeaderNames
-            self.now = now
-        }
-    }
-
     /// A snapshot of the cache's counters and size. Requests the cache does not handle
     /// (other methods, `Cache-Control: no-store`, the caller's own conditional headers) are
     /// not counted.
@@ -91,8 +64,8 @@ public final class CachedSession: NetworkSession, TransferringSession {
         public var misses: Int
         /// Conditional requests sent to revalidate a stored response.
         public var revalidations: Int
-        /// Responses removed to respect ``Configuration/maximumEntries`` or
-        /// ``Configuration/maximumBytes``.
+        /// Responses removed to respect `maximumEntries` or
+        /// `maximumBytes`.
         public var evictions: Int
         /// The total size of the stored bodies, in bytes.
         public var bytes: Int
@@ -123,10 +96,9 @@ public final class CachedSession: NetworkSession, TransferringSession {
         }
     }
 
-    /// The configuration the session was created with.
-    public let configuration: Configuration
-
     let wrapped: any NetworkSession
+    /// The clock: tests pass their own to move time without sleeping.
+    let now: @Sendable () -> Date
     let state: LockedState<State>
     private let ignoredHeaderNames: Set<String>
 
@@ -139,13 +111,24 @@ public final class CachedSession: NetworkSession, TransferringSession {
     ]
 
     /// Creates a caching session around `session`.
-    public init(wrapping session: some NetworkSession, configuration: Configuration = Configuration()) {
+    ///
+    /// - Parameters:
+    ///   - session: the session that sends what the cache cannot answer.
+    ///   - maximumBytes: the largest total size of the stored bodies, in bytes (10 MiB by
+    ///     default). A response larger than this is not stored.
+    ///   - maximumEntries: the largest number of stored responses (500 by default).
+    ///   - ignoredHeaderNames: request headers that do not make requests different (compared
+    ///     ignoring case); by default ``DeduplicatedSession/defaultIgnoredHeaderNames``.
+    ///   - now: the clock; tests pass their own to move time without sleeping.
+    public init(
+        wrapping session: some NetworkSession, maximumBytes: Int = 10 * 1024 * 1024, maximumEntries: Int = 500,
+        ignoredHeaderNames: Set<String> = DeduplicatedSession.defaultIgnoredHeaderNames,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.wrapped = session
-        self.configuration = configuration
-        self.ignoredHeaderNames = Set(
-            configuration.ignoredHeaderNames.map { $0.lowercased() } + Self.headersThatNeverCount)
-        self.state = LockedState(
-            State(store: LRUStore(maximumCount: configuration.maximumEntries, maximumCost: configuration.maximumBytes)))
+        self.now = now
+        self.ignoredHeaderNames = Set(ignoredHeaderNames.map { $0.lowercased() } + Self.headersThatNeverCount)
+        self.state = LockedState(State(store: LRUStore(maximumCount: maximumEntries, maximumCost: maximumBytes)))
     }
 
     /// The counters and size of the cache, now.
@@ -247,7 +230,16 @@ extension CachedSession {
 extension NetworkSession {
     /// This session, with `200` answers to `GET` requests kept in memory and reused while
     /// fresh. See ``CachedSession``.
-    public func cached(_ configuration: CachedSession.Configuration = CachedSession.Configuration()) -> CachedSession {
-        CachedSession(wrapping: self, configuration: configuration)
+    ///
+    /// The parameters are those of
+    /// ``CachedSession/init(wrapping:maximumBytes:maximumEntries:ignoredHeaderNames:now:)``.
+    public func cached(
+        maximumBytes: Int = 10 * 1024 * 1024, maximumEntries: Int = 500,
+        ignoredHeaderNames: Set<String> = DeduplicatedSession.defaultIgnoredHeaderNames,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) -> CachedSession {
+        CachedSession(
+            wrapping: self, maximumBytes: maximumBytes, maximumEntries: maximumEntries,
+            ignoredHeaderNames: ignoredHeaderNames, now: now)
     }
 }

@@ -50,7 +50,7 @@ final class CachedSessionTask: NetworkSessionTask, @unchecked Sendable {
     }
 
     func resume() {
-        let now = session.configuration.now()
+        let now = session.now()
         let step = session.state.withLock { state -> Step in
             guard case .created = phase, let handler = completionHandler else { return .none }
             if let stored = state.store.value(forKey: key),
@@ -120,7 +120,7 @@ final class CachedSessionTask: NetworkSessionTask, @unchecked Sendable {
     /// conditional request is reported as the stored `200`, with its header fields updated.
     /// A late answer is dropped.
     private func finish(_ data: Data?, _ response: URLResponse?, _ error: (any Error)?) {
-        let now = session.configuration.now()
+        let now = session.now()
         let taken = session.state.withLock { state -> (SessionCompletionHandler, Data?, URLResponse?)? in
             guard case .sending = phase, let handler = completionHandler else { return nil }
             phase = .finished

@@ -14,11 +14,10 @@ import Foundation
 ///
 /// Two requests are identical when they have the same method, URL, body bytes, timeout,
 /// cache policy, and headers (names ignoring case, values exactly), apart from the headers named in
-/// ``Configuration/ignoredHeaderNames`` (by default
-/// ``Configuration/defaultIgnoredHeaderNames``: `X-Request-ID`, `X-Correlation-ID`,
+/// `ignoredHeaderNames` (by default ``defaultIgnoredHeaderNames``: `X-Request-ID`, `X-Correlation-ID`,
 /// `traceparent` and `tracestate`, which differ on every request without changing what it
 /// asks for). `Authorization` counts: requests made with different credentials never share
-/// a call. Only requests whose method is in ``Configuration/methods`` (`GET` and `HEAD` by
+/// a call. Only requests whose method is in `methods` (`GET` and `HEAD` by
 /// default) are shared; others, and requests with a streamed body, go to the wrapped
 /// session as they are.
 ///
@@ -33,30 +32,12 @@ import Foundation
 ///
 /// Thread-safe. ``statistics`` counts calls and joined requests.
 public final class DeduplicatedSession: NetworkSession, TransferringSession {
-    /// Which requests are shared.
-    public struct Configuration: Sendable {
-        /// The methods whose requests are shared. Share only methods that are safe to
-        /// answer once for several callers: `GET` and `HEAD` by default.
-        public var methods: Set<HTTPMethod>
-        /// Headers that do not make requests different (compared ignoring case).
-        public var ignoredHeaderNames: Set<String>
-
-        /// Headers that differ on every request without changing what it asks for:
-        /// `X-Request-ID`, `X-Correlation-ID`, `traceparent` and `tracestate`. Add yours with
-        /// `defaultIgnoredHeaderNames.union([...])`.
-        public static let defaultIgnoredHeaderNames: Set<String> = [
-            "X-Request-ID", "X-Correlation-ID", "traceparent", "tracestate",
-        ]
-
-        /// Creates a configuration.
-        public init(
-            methods: Set<HTTPMethod> = [.get, .head],
-            ignoredHeaderNames: Set<String> = Configuration.defaultIgnoredHeaderNames
-        ) {
-            self.methods = methods
-            self.ignoredHeaderNames = ignoredHeaderNames
-        }
-    }
+    /// Headers that differ on every request without changing what it asks for:
+    /// `X-Request-ID`, `X-Correlation-ID`, `traceparent` and `tracestate`. Add yours with
+    /// `defaultIgnoredHeaderNames.union([...])`.
+    public static let defaultIgnoredHeaderNames: Set<String> = [
+        "X-Request-ID", "X-Correlation-ID", "traceparent", "tracestate",
+    ]
 
     /// A snapshot of the session's counters.
     public struct Statistics: Sendable, Equatable {
@@ -81,20 +62,28 @@ public final class DeduplicatedSession: NetworkSession, TransferringSession {
         var joinedCount = 0
     }
 
-    /// The configuration the session was created with.
-    public let configuration: Configuration
-
     let wrapped: any NetworkSession
     let state = LockedState(State())
-    private let methods: Set<String>
-    private let ignoredHeaderNames: Set<String>
+    /// The shared methods, uppercase.
+    let methods: Set<String>
+    /// The ignored header names, lowercased.
+    let ignoredHeaderNames: Set<String>
 
     /// Creates a de-duplicating session around `session`.
-    public init(wrapping session: some NetworkSession, configuration: Configuration = Configuration()) {
+    ///
+    /// - Parameters:
+    ///   - session: the session that sends each shared call and every request never shared.
+    ///   - methods: the methods whose requests are shared. Share only methods that are safe to
+    ///     answer once for several callers: `GET` and `HEAD` by default.
+    ///   - ignoredHeaderNames: headers that do not make requests different (compared ignoring
+    ///     case); ``defaultIgnoredHeaderNames`` by default.
+    public init(
+        wrapping session: some NetworkSession, methods: Set<HTTPMethod> = [.get, .head],
+        ignoredHeaderNames: Set<String> = DeduplicatedSession.defaultIgnoredHeaderNames
+    ) {
         self.wrapped = session
-        self.configuration = configuration
-        self.methods = Set(configuration.methods.map(\.rawValue))
-        self.ignoredHeaderNames = Set(configuration.ignoredHeaderNames.map { $0.lowercased() })
+        self.methods = Set(methods.map(\.rawValue))
+        self.ignoredHeaderNames = Set(ignoredHeaderNames.map { $0.lowercased() })
     }
 
     /// The counters, now.
@@ -132,9 +121,12 @@ public final class DeduplicatedSession: NetworkSession, TransferringSession {
 extension NetworkSession {
     /// This session, with identical requests in flight at the same time sent once and
     /// shared. See ``DeduplicatedSession``.
+    ///
+    /// The parameters are those of ``DeduplicatedSession/init(wrapping:methods:ignoredHeaderNames:)``.
     public func deduplicated(
-        _ configuration: DeduplicatedSession.Configuration = DeduplicatedSession.Configuration()
+        methods: Set<HTTPMethod> = [.get, .head],
+        ignoredHeaderNames: Set<String> = DeduplicatedSession.defaultIgnoredHeaderNames
     ) -> DeduplicatedSession {
-        DeduplicatedSession(wrapping: self, configuration: configuration)
+        DeduplicatedSession(wrapping: self, methods: methods, ignoredHeaderNames: ignoredHeaderNames)
     }
 }

@@ -21,7 +21,7 @@ struct CachedSessionRFC9111Tests {
     static let startMinus1000 = "Sun, 31 Dec 2000 23:43:20 GMT"
 
     func cached(_ fake: FakeNetworkSession) -> CachedSession {
-        fake.cached(.init(now: { [clock] in Date(timeIntervalSinceReferenceDate: clock.now) }))
+        fake.cached(now: { [clock] in Date(timeIntervalSinceReferenceDate: clock.now) })
     }
 
     /// The body the request for `path` gets now.

@@ -13,9 +13,8 @@ struct CachedSessionTests {
 
     func cached(_ fake: FakeNetworkSession, maximumBytes: Int = 1_000, maximumEntries: Int = 10) -> CachedSession {
         fake.cached(
-            .init(
-                maximumBytes: maximumBytes, maximumEntries: maximumEntries,
-                now: { [clock] in Date(timeIntervalSinceReferenceDate: clock.now) }))
+            maximumBytes: maximumBytes, maximumEntries: maximumEntries,
+            now: { [clock] in Date(timeIntervalSinceReferenceDate: clock.now) })
     }
 
     // MARK: Freshness
@@ -97,7 +96,7 @@ struct CachedSessionTests {
     func followedRedirectNotStoredUnderTheFirstURL() {
         let target = apiBaseURL.appendingPathComponent("/target")
         let wire = RedirectFollowingSession(target: target)
-        let session = wire.cached(.init(now: { [clock] in Date(timeIntervalSinceReferenceDate: clock.now) }))
+        let session = wire.cached(now: { [clock] in Date(timeIntervalSinceReferenceDate: clock.now) })
 
         session.start(sessionRequest("/moved"))
         let second = session.start(sessionRequest("/moved")).outcomes
@@ -400,7 +399,7 @@ struct CachedSessionLoadTests {
         fake.stub(.any) { request in
             .text(request.url?.lastPathComponent ?? "", headers: ["Cache-Control": "max-age=60"])
         }
-        let session = fake.cached(.init(maximumBytes: 1_000, maximumEntries: 8))
+        let session = fake.cached(maximumBytes: 1_000, maximumEntries: 8)
         let outcomes = (0..<400).map { _ in SessionOutcomes() }
 
         DispatchQueue.concurrentPerform(iterations: outcomes.count) { index in

@@ -97,7 +97,7 @@ struct DeduplicatedSessionTests {
     func methodsAreConfigurable() {
         let fake = manualFake()
         let byDefault = fake.deduplicated()
-        let withPost = fake.deduplicated(.init(methods: [.get, .post]))
+        let withPost = fake.deduplicated(methods: [.get, .post])
 
         byDefault.start(sessionRequest("/a", method: "POST"))
         byDefault.start(sessionRequest("/a", method: "POST"))
@@ -112,7 +112,7 @@ struct DeduplicatedSessionTests {
     @Test("when a header is configured as ignored, should share requests that differ only in it")
     func customIgnoredHeader() {
         let fake = manualFake()
-        let session = fake.deduplicated(.init(ignoredHeaderNames: ["x-attempt"]))
+        let session = fake.deduplicated(ignoredHeaderNames: ["x-attempt"])
 
         session.start(sessionRequest("/a", headers: ["X-Attempt": "1"]))
         session.start(sessionRequest("/a", headers: ["X-Attempt": "2"]))
