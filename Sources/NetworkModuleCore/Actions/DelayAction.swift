@@ -22,9 +22,9 @@ public struct DelayAction: NetworkModuleAction {
     private let scheduler: any DelayScheduler
 
     /// Creates an action that holds each attempt back for `delay` seconds, waiting with `scheduler`.
-    public init(_ delay: TimeInterval, scheduler: some DelayScheduler = .dispatch) {
+    public init(_ delay: TimeInterval, scheduler: (any DelayScheduler)? = nil) {
         self.delay = delay.isNaN ? 0 : min(max(0, delay), 1e9)
-        self.scheduler = scheduler
+        self.scheduler = scheduler ?? DispatchDelayScheduler()
     }
 
     /// Lets the request go on after the delay, unchanged.
@@ -38,7 +38,7 @@ public struct DelayAction: NetworkModuleAction {
 
 extension NetworkModuleAction where Self == DelayAction {
     /// Holds each attempt back for `delay` seconds before it is sent: `.delay(1.5)`.
-    public static func delay(_ delay: TimeInterval, scheduler: some DelayScheduler = .dispatch) -> DelayAction {
+    public static func delay(_ delay: TimeInterval, scheduler: (any DelayScheduler)? = nil) -> DelayAction {
         DelayAction(delay, scheduler: scheduler)
     }
 }

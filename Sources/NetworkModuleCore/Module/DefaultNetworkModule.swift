@@ -78,7 +78,7 @@ public final class DefaultNetworkModule: NetworkModule {
         completionExecutor: some CompletionExecutor = .main,
         decoder: any ResponseDecoder = JSONResponseDecoder(),
         acceptableStatusCodes: AcceptableStatusCodes = .successful,
-        delayScheduler: some DelayScheduler = .dispatch,
+        delayScheduler: (any DelayScheduler)? = nil,
         maximumAttempts: Int = DefaultNetworkModule.defaultMaximumAttempts,
         redirectPolicy: RedirectPolicy = .follow
     ) {
@@ -111,7 +111,7 @@ public final class DefaultNetworkModule: NetworkModule {
         completionExecutor: some CompletionExecutor = .main,
         decoder: any ResponseDecoder = JSONResponseDecoder(),
         acceptableStatusCodes: AcceptableStatusCodes = .successful,
-        delayScheduler: some DelayScheduler = .dispatch,
+        delayScheduler: (any DelayScheduler)? = nil,
         maximumAttempts: Int = DefaultNetworkModule.defaultMaximumAttempts
     ) {
         self.init(

@@ -1,12 +1,12 @@
 import Foundation
 
 /// Schedules work on a global dispatch queue.
-public struct DispatchDelayScheduler: DelayScheduler {
+package struct DispatchDelayScheduler: DelayScheduler {
     /// Creates a dispatch scheduler.
-    public init() {}
+    package init() {}
 
     /// Runs `work` on a global queue after `delay` seconds, unless cancelled first.
-    public func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) -> any NetworkCancellable {
+    package func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) -> any NetworkCancellable {
         let timer = ScheduledWork(work)
         DispatchQueue.global().asyncAfter(deadline: .now() + max(0, delay)) { timer.run() }
         return timer
@@ -15,7 +15,7 @@ public struct DispatchDelayScheduler: DelayScheduler {
 
 extension DelayScheduler where Self == DispatchDelayScheduler {
     /// A dispatch timer on a global queue: the default.
-    public static var dispatch: DispatchDelayScheduler { DispatchDelayScheduler() }
+    package static var dispatch: DispatchDelayScheduler { DispatchDelayScheduler() }
 }
 
 /// Work that runs at most once, unless cancelled before.

@@ -25,7 +25,7 @@ final class ModuleConfiguration: Sendable {
     init(
         requestBuilder: any RequestBuilder, session: any NetworkSession, actions: [any NetworkModuleAction],
         completionExecutor: any CompletionExecutor, acceptableStatusCodes: AcceptableStatusCodes = .successful,
-        delayScheduler: any DelayScheduler, maximumAttempts: Int, redirectPolicy: RedirectPolicy = .follow
+        delayScheduler: (any DelayScheduler)?, maximumAttempts: Int, redirectPolicy: RedirectPolicy = .follow
     ) {
         self.requestBuilder = requestBuilder
         let baseURL = requestBuilder.baseURL
@@ -37,7 +37,7 @@ final class ModuleConfiguration: Sendable {
         self.maximumAttempts = max(1, maximumAttempts)
         self.completionExecutor = completionExecutor
         self.acceptableStatusCodes = acceptableStatusCodes.resolved(moduleDefault: .successful)
-        self.delayScheduler = delayScheduler
+        self.delayScheduler = delayScheduler ?? DispatchDelayScheduler()
         self.redirectPolicy = redirectPolicy
     }
 }

@@ -77,7 +77,7 @@ public final class FakeNetworkModule: NetworkModule {
         completionExecutor: some CompletionExecutor = .immediate,
         decoder: any ResponseDecoder = JSONResponseDecoder(),
         delivery: FakeNetworkSession.Delivery = .immediate,
-        delayScheduler: some DelayScheduler = .dispatch,
+        delayScheduler: (any DelayScheduler)? = nil,
         onUnmatchedRequest: (@Sendable (String) -> Void)? = nil
     ) {
         self.requestBuilder = requestBuilder

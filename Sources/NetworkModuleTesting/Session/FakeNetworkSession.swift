@@ -71,11 +71,11 @@ public final class FakeNetworkSession: NetworkSession, TransferringSession {
     ///     for example `{ XCTFail($0) }` or `{ Issue.record(Comment(rawValue: $0)) }`.
     public init(
         delivery: Delivery = .immediate,
-        delayScheduler: some DelayScheduler = .dispatch,
+        delayScheduler: (any DelayScheduler)? = nil,
         onUnmatchedRequest: (@Sendable (String) -> Void)? = nil
     ) {
         self.delivery = delivery
-        self.delayScheduler = delayScheduler
+        self.delayScheduler = delayScheduler ?? DispatchDelayScheduler()
         self.onUnmatchedRequest = onUnmatchedRequest
     }
 
