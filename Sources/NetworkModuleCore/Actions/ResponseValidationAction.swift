@@ -51,5 +51,3 @@ extension NetworkModuleAction where Self == ResponseValidationAction {
         }
     }
 }
-
-extension ResponseValidationAction: PreparationFreeAction {}

@@ -188,5 +188,3 @@ extension NetworkModuleAction where Self == LoggingAction {
         )
     }
 }
-
-extension LoggingAction: PreparationFreeAction {}

@@ -45,5 +45,3 @@ extension NetworkModuleAction where Self == MetricsAction {
         MetricsAction(report: report)
     }
 }
-
-extension MetricsAction: PreparationFreeAction {}

@@ -70,5 +70,3 @@ extension NetworkModuleAction where Self == RetryAction {
         RetryAction(policy: policy)
     }
 }
-
-extension RetryAction: PreparationFreeAction {}

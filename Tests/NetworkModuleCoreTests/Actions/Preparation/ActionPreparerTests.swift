@@ -29,9 +29,7 @@ struct ActionPreparerTests {
 
     @Test("when header actions prepare, should set their fields and make the attempt's context once")
     func headerActionsShareOneContext() throws {
-        let actions: [any NetworkModuleAction] = [
-            .headers(["X-One": "1"]), .metrics { _ in }, .headers(["X-Two": "2"]),
-        ]
+        let actions: [any NetworkModuleAction] = [.headers(["X-One": "1"]), .headers(["X-Two": "2"])]
         let preparer = ActionPreparer(preparations: actions.map(ActionPreparation.init))
         let contexts = LockedState(0)
 
@@ -46,21 +44,37 @@ struct ActionPreparerTests {
         #expect(contexts.withLock { $0 } == 1)
     }
 
-    @Test("when no action from the index on prepares, should change nothing and make no context")
+    @Test("when no action is left from the index, should change nothing and make no context")
     func nothingToPrepare() throws {
         let actions: [any NetworkModuleAction] = [.headers(["X-One": "1"]), .metrics { _ in }]
         let preparer = ActionPreparer(preparations: actions.map(ActionPreparation.init))
         let contexts = LockedState(0)
 
-        for index in [1, 2] {
-            let outcome = try Self.prepare(preparer, from: index, contexts: contexts)
-            guard case .prepared(let prepared) = outcome else {
-                Issue.record("from \(index): expected .prepared, got \(outcome)")
-                continue
-            }
-            #expect(prepared.value(forHTTPHeaderField: "X-One") == nil, "from \(index)")
+        let outcome = try Self.prepare(preparer, from: 2, contexts: contexts)
+
+        guard case .prepared(let prepared) = outcome else {
+            Issue.record("expected .prepared, got \(outcome)")
+            return
         }
+        #expect(prepared.value(forHTTPHeaderField: "X-One") == nil)
         #expect(contexts.withLock { $0 } == 0)
+    }
+
+    @Test("when a built-in action that changes no request comes next, should call its prepare as any action's")
+    func builtInActionsAreNotSkipped() throws {
+        let actions: [any NetworkModuleAction] = [.headers(["X-One": "1"]), .metrics { _ in }]
+        let preparer = ActionPreparer(preparations: actions.map(ActionPreparation.init))
+        let prepared = LockedState<[Int]>([])
+
+        let outcome = preparer.prepare(
+            try Self.request(), from: 0, context: { ActionContext(networkRequest: nil) },
+            onPrepared: { index, _ in prepared.withLock { $0.append(index) } })
+
+        guard case .waiting(forAction: 1) = outcome else {
+            Issue.record("expected to wait for action 1, got \(outcome)")
+            return
+        }
+        #expect(prepared.withLock { $0 } == [1], "the metrics action's prepare completed")
     }
 
     @Test("when header actions change nothing, should leave the request's own fields as they were")
