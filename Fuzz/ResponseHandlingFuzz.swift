@@ -69,7 +69,7 @@ public func responseHandlingFuzz(_ start: UnsafeRawPointer?, _ count: Int) -> CI
         fuzzCheck(error.statusCode == status, "status \(status) became \(error)")
         _ = error.description
         _ = error.isRetryable
-        _ = error.decodedBody(as: [String: FuzzJSON].self)
+        _ = try? error.httpErrorResponse?.decodeBody(as: [String: FuzzJSON].self)
         _ = error.httpErrorResponse?.bodyText
     }
     return 0
