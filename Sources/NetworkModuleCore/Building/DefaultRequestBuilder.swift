@@ -224,11 +224,7 @@ public struct DefaultRequestBuilder: RequestBuilder {
             components.scheme != nil, components.host?.isEmpty == false,
             components.percentEncodedQuery == nil, components.percentEncodedFragment == nil
         else { return nil }
-        var text = baseURL.absoluteString
-        if let scheme = components.scheme, scheme != scheme.lowercased() {
-            // The canonical, lowercase scheme (RFC 3986 §3.1): Linux's URLSession refuses `HTTP://`.
-            text = scheme.lowercased() + text.dropFirst(scheme.utf8.count)
-        }
+        var text = baseURL.withLowercaseScheme.absoluteString
         while text.hasSuffix("/") { text.removeLast() }
         return text
     }

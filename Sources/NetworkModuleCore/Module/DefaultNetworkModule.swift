@@ -171,7 +171,7 @@ public final class DefaultNetworkModule: NetworkModule {
     ) -> any NetworkCancellable {
         run(
             .description(request),
-            transform: { response in decodeResult(response, as: responseType, decoder: decoder) },
+            transform: { response in response.decodedResult(as: responseType, decoder: decoder) },
             completion: completion)
     }
 
@@ -186,7 +186,7 @@ public final class DefaultNetworkModule: NetworkModule {
     ) -> any NetworkCancellable {
         run(
             .urlRequest(urlRequest),
-            transform: { response in decodeResult(response, as: responseType, decoder: decoder) },
+            transform: { response in response.decodedResult(as: responseType, decoder: decoder) },
             completion: completion)
     }
 
@@ -321,15 +321,5 @@ public final class DefaultNetworkModule: NetworkModule {
         RequestOperation.start(source: source, configuration: configuration) { result in
             (result, { completion(result) })
         }
-    }
-}
-
-private func decodeResult<Response: Decodable>(
-    _ response: NetworkResponse, as type: Response.Type, decoder: JSONDecoder
-) -> Result<Response, NetworkError> {
-    do throws(NetworkError) {
-        return .success(try response.decode(type, decoder: decoder))
-    } catch {
-        return .failure(error)
     }
 }

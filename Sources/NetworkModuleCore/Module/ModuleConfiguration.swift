@@ -34,7 +34,7 @@ final class ModuleConfiguration: Sendable {
         self.session = session
         self.actions = actions
         self.preparer = ActionPreparer(preparations: actions.map(ActionPreparation.init))
-        self.maximumAttempts = max(1, maximumAttempts)
+        self.maximumAttempts = maximumAttempts
         self.completionExecutor = completionExecutor
         self.acceptableStatusCodes = acceptableStatusCodes.resolved(moduleDefault: .successful)
         self.delayScheduler = delayScheduler ?? DispatchDelayScheduler()

@@ -216,12 +216,18 @@ extension NetworkModule {
 extension Result where Success == NetworkResponse, Failure == NetworkError {
     /// The response's body decoded into `type`, or the first error on the way.
     func decoded<Body: Decodable>(as type: Body.Type, decoder: JSONDecoder) -> Result<Body, NetworkError> {
-        flatMap { response in
-            do throws(NetworkError) {
-                return .success(try response.decode(type, decoder: decoder))
-            } catch {
-                return .failure(error)
-            }
+        flatMap { response in response.decodedResult(as: type, decoder: decoder) }
+    }
+}
+
+extension NetworkResponse {
+    /// ``decode(_:decoder:)-(_,JSONDecoder)`` as a `Result`: how every `performAndDecode` decodes,
+    /// the module's and the protocol's alike.
+    func decodedResult<Body: Decodable>(as type: Body.Type, decoder: JSONDecoder) -> Result<Body, NetworkError> {
+        do throws(NetworkError) {
+            return .success(try decode(type, decoder: decoder))
+        } catch {
+            return .failure(error)
         }
     }
 }

@@ -51,12 +51,9 @@ final class TransportTask: NetworkSessionTask {
         }
         guard let handler else { return }
         var outgoing = request
-        if let url = request.url, let scheme = url.scheme, scheme != scheme.lowercased(),
-            var components = URLComponents(url: url, resolvingAgainstBaseURL: true)
-        {
-            // Schemes are case-insensitive (RFC 3986 §3.1); Linux's URLSession refuses `HTTP://`.
-            components.scheme = scheme.lowercased()
-            outgoing.url = components.url ?? url
+        if let url = request.url {
+            let canonical = url.withLowercaseScheme
+            if canonical != url { outgoing.url = canonical }
         }
         if LinuxURLSessionQuirks.apply {
             // The delegate enforces the timeout as an idle timeout; Linux's own timer would
