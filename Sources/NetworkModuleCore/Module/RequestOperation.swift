@@ -58,36 +58,25 @@ final class RequestOperation: NetworkCancellable {
         mutating func step(after next: RequestStateMachine.Next) -> Step {
             record(next)
             switch next {
-            case .none, .build, .scheduleRetry:
-                return Step(next: next)
-            case .prepare:
-                let request = machine.takeRequest()
-                preparationTimeout = request?.timeoutInterval ?? preparationTimeout
-                return Step(next: next, totals: totals, request: request)
+            case .prepare(_, _, let request):
+                preparationTimeout = request.timeoutInterval
+                return Step(next: next, totals: totals)
             case .schedulePreparationDeadline:
                 return Step(next: next, preparationTimeout: preparationTimeout)
-            case .send:
-                let request = machine.takeRequest()
+            case .send(_, let request, _):
                 lastSentRequest = request
                 // A stream's length only for a body the builder streamed: reading `httpBodyStream`
                 // costs every request on Linux.
-                totals.bytesSent += request?.httpBody?.count ?? (bodyStream == nil ? 0 : request?.knownBodyLength ?? 0)
-                return Step(
-                    next: next, request: request, preparationDeadline: machine.takePreparationDeadline())
-            case .resume:
-                return Step(next: next, task: machine.sendingTask)
-            case .observe:
-                return Step(
-                    next: next, totals: totals, sentRequest: lastSentRequest,
-                    outcome: machine.takeOutcome())
-            case .askRetry:
-                return Step(
-                    next: next, totals: totals, sentRequest: lastSentRequest,
-                    error: machine.retryError)
+                totals.bytesSent += request.httpBody?.count ?? (bodyStream == nil ? 0 : request.knownBodyLength ?? 0)
+                return Step(next: next)
+            case .observe, .askRetry:
+                return Step(next: next, totals: totals, sentRequest: lastSentRequest)
             case .finish:
                 return Step(
-                    next: next, totals: totals, sentRequest: lastSentRequest,
-                    finish: machine.takeFinish(), completion: completion.take(), bodyStream: bodyStream.take())
+                    next: next, totals: totals, sentRequest: lastSentRequest, completion: completion.take(),
+                    bodyStream: bodyStream.take())
+            case .none, .build, .resume, .scheduleRetry:
+                return Step(next: next)
             }
         }
 
@@ -134,32 +123,28 @@ final class RequestOperation: NetworkCancellable {
         var bytesReceived = 0
     }
 
-    /// What the machine said, with what performing it needs, taken out of the state under the
-    /// lock. Each call-out's value is moved out of the machine, not copied: every value copied
-    /// out is retained and released again, on every step of every request.
+    /// What the machine said (with what performing it needs), and what the operation adds to it,
+    /// taken out of the state under the lock.
     private struct Step {
-        let next: RequestStateMachine.Next
+        /// Taken out once, by the loop: what it carries (a request) then has one owner.
+        var next: RequestStateMachine.Next
         /// For the actions' contexts.
         var totals = Totals()
-        /// The request sent last; for observing and finishing.
+        /// The request sent last; for observing, deciding and finishing.
         var sentRequest: URLRequest?
-        /// The request to prepare or to send.
-        var request: URLRequest?
-        /// The preparation deadline to cancel before sending.
-        var preparationDeadline: (any NetworkCancellable)?
-        /// The task to resume.
-        var task: (any NetworkSessionTask)?
-        /// The outcome to observe.
-        var outcome: Result<NetworkResponse, NetworkError>?
-        /// The failure to ask about a retry.
-        var error: NetworkError?
-        /// How the request ended, and the caller's completion, when the machine says to finish.
-        var finish: RequestStateMachine.Finish?
-        var completion: Completion?
-        /// The body stream to release when the request finishes.
-        var bodyStream: InputStream?
         /// The timeout of the request being prepared, for its preparation deadline.
         var preparationTimeout: TimeInterval = 0
+        /// With ``RequestStateMachine/Next/finish(_:)``: the caller's completion, and the body
+        /// stream to release.
+        var completion: Completion?
+        var bodyStream: InputStream?
+
+        /// Moves ``next`` out, leaving `.none`.
+        mutating func takeNext() -> RequestStateMachine.Next {
+            var taken = RequestStateMachine.Next.none
+            swap(&taken, &next)
+            return taken
+        }
     }
 
     /// Where each attempt's request comes from.
@@ -267,7 +252,7 @@ final class RequestOperation: NetworkCancellable {
     private func run(_ first: consuming Step) {
         var step = consume first
         while true {
-            switch step.next {
+            switch step.takeNext() {
             case .none:
                 return
             case .build(let attempt):
@@ -286,39 +271,30 @@ final class RequestOperation: NetworkCancellable {
                 if let previous { BodyStreams.release(previous) }
                 if let unused { BodyStreams.release(unused) }
                 step = next
-            case .prepare(let attempt, let from):
+            case .prepare(let attempt, let from, let request):
                 let totals = step.totals
-                let outcome: RequestStateMachine.PreparationOutcome
-                if let request = step.request.take() {
-                    outcome = configuration.preparer.prepare(
-                        request, from: from,
-                        context: { self.context(attempt: attempt, sentRequest: nil, totals: totals) },
-                        onPrepared: { index, result in
-                            self.run(self.update { $0.actionPrepared(attempt: attempt, index: index, result) })
-                        })
-                } else {
-                    // The machine always holds the request with `.prepare`; were it missing, the
-                    // request would still end, as a failure, rather than wait for ever.
-                    outcome = .failed(.invalidRequest(.missingURL))
-                }
+                let outcome = configuration.preparer.prepare(
+                    request, from: from,
+                    context: { self.context(attempt: attempt, sentRequest: nil, totals: totals) },
+                    onPrepared: { index, result in
+                        self.run(self.update { $0.actionPrepared(attempt: attempt, index: index, result) })
+                    })
                 step = update { $0.preparationReturned(outcome) }
             case .schedulePreparationDeadline(let attempt):
                 let deadline = scheduleDeadline(after: step.preparationTimeout) {
                     self.run(self.update { $0.preparationDeadlinePassed(attempt: attempt) })
                 }
                 step = update { $0.preparationDeadlineScheduled(deadline) }
-            case .send(let attempt):
-                step.preparationDeadline.take()?.cancel()
-                step = send(step.request.take(), attempt: attempt)
-            case .resume:
-                step.task.take()?.resume()
+            case .send(let attempt, let request, let deadline):
+                deadline?.cancel()
+                step = send(request, attempt: attempt)
+            case .resume(let task):
+                task.resume()
                 step = update { $0.resumeReturned() }
-            case .observe(let attempt):
-                let outcome = step.outcome.take() ?? .failure(.invalidRequest(.missingURL))
+            case .observe(let attempt, let outcome):
                 let observed = observe(outcome, context: context(attempt: attempt, step: step))
                 step = update { $0.observed(observed) }
-            case .askRetry(let attempt, let index):
-                let error = step.error.take() ?? .invalidRequest(.missingURL)
+            case .askRetry(let attempt, let index, let error):
                 if let retryAllowed = transfer?.retryAllowed, !retryAllowed() {
                     step = update { machine in
                         _ = machine.retryDecided(attempt: attempt, index: index, .doNotRetry)
@@ -336,8 +312,8 @@ final class RequestOperation: NetworkCancellable {
                     self.run(self.update { $0.retryTimerFired(attempt: attempt) })
                 }
                 step = update { $0.retryTimerScheduled(timer) }
-            case .finish:
-                deliver(step)
+            case .finish(let finish):
+                deliver(finish, step)
                 return
             }
         }
@@ -380,9 +356,8 @@ final class RequestOperation: NetworkCancellable {
     }
 
     /// Checks `request` once, just before the wire, and hands it to the session.
-    private func send(_ candidate: URLRequest?, attempt: Int) -> Step {
-        // The machine always holds the request with `.send`; a missing one fails the request.
-        guard let request = candidate, request.url != nil else {
+    private func send(_ request: URLRequest, attempt: Int) -> Step {
+        guard request.url != nil else {
             return update { $0.sendRejected(.invalidRequest(.missingURL)) }
         }
         do throws(NetworkError) {
@@ -427,8 +402,7 @@ final class RequestOperation: NetworkCancellable {
 
     /// Stops what is still running, transforms the outcome, lets every action see the outcome
     /// the caller gets, and delivers it through the executor.
-    private func deliver(_ step: Step) {
-        guard let finish = step.finish else { return }
+    private func deliver(_ finish: RequestStateMachine.Finish, _ step: Step) {
         finish.taskToCancel?.cancel()
         for timer in finish.timersToCancel { timer.cancel() }
         // Before the caller hears of the end: a temporary body file is gone by then.

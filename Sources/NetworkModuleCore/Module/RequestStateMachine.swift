@@ -14,14 +14,21 @@ import Foundation
 /// a thread, a clock or a session, so every (phase, event) pair is a unit test
 /// (`RequestStateMachineTests`).
 ///
+/// ## Each state holds its data
+/// A ``Phase`` carries what it is about (the deadline of the attempt being prepared, the task
+/// in flight, the failure being decided on, the retry timer), a ``CallOut`` what arrived while
+/// a call-out ran, and a ``Next`` what performing it needs (the request to prepare or send, the
+/// task to resume, the outcome to observe, how the request ends). Nothing waits in a side field
+/// to be taken out, and a state that cannot exist cannot be written.
+///
 /// ## One call-out at a time
-/// While a call-out runs, the machine remembers it (``isCallingOut``). A completion that arrives
-/// meanwhile (an action or a session that answers synchronously, inside the call) is kept and
-/// taken up when the call-out returns, so the operation's loop goes on with it instead of
-/// recursing: a session that answers inside `resume()` and an action that retries every time
-/// cost no stack. A cancel or a timeout that arrives meanwhile waits for the call-out to return
-/// too, so no hook is ever running when ``NetworkModuleAction/didFinish(_:context:)`` starts, and
-/// none is called after it.
+/// While a call-out runs, the machine holds a ``CallOut``. A completion that arrives meanwhile
+/// (an action or a session that answers synchronously, inside the call) is kept in it and taken
+/// up when the call-out returns, so the operation's loop goes on with it instead of recursing:
+/// a session that answers inside `resume()` and an action that retries every time cost no
+/// stack. A cancel or a timeout that arrives meanwhile is kept in it too, and wins when the
+/// call-out returns, so no hook is ever running when ``NetworkModuleAction/didFinish(_:context:)``
+/// starts, and none is called after it.
 ///
 /// ## Phases
 /// | phase | waiting for | event that moves it on | next phase |
@@ -42,62 +49,61 @@ import Foundation
 /// how a late session callback, an action completing twice and a timer firing after a cancel
 /// all come to nothing.
 struct RequestStateMachine {
-    /// Where the request is in its life. A phase carries no reference-counted value (the task,
-    /// the failure and the timer it is about are fields of the machine), so reading and setting
-    /// it copies nothing.
-    enum Phase: Equatable {
+    /// Where the request is in its life, with what that part of its life is about.
+    enum Phase {
         case idle
         /// The request builder makes the attempt's request.
         case building
         /// Actions prepare the attempt, from action `from` on; `awaiting` is the action whose
         /// completion moves it on, once the call-out that called it has returned.
-        case preparing(from: Int, awaiting: Int?)
-        /// The session has the request; ``sendingTask`` once created.
-        case sending
+        case preparing(from: Int, awaiting: Int?, deadline: PreparationDeadline)
+        /// The session has the request; its task once created.
+        case sending(task: (any NetworkSessionTask)?)
         /// Actions validate and observe the attempt's outcome.
         case observing
-        /// Action `action` is asked whether to retry after ``retryError``.
-        case deciding(action: Int)
-        /// Waiting for the retry timer; ``retryTimer`` once scheduled.
-        case waitingToRetry
+        /// Action `action` is asked whether to retry after `error`.
+        case deciding(action: Int, error: NetworkError)
+        /// Waiting for the retry timer, once scheduled.
+        case waitingToRetry(timer: (any NetworkCancellable)?)
         /// Delivered, or being delivered; nothing more happens.
         case finished
     }
 
-    /// What the operation does next. Every case but ``none`` and ``finish`` is a call-out, whose
-    /// return the operation reports with the matching event.
-    ///
-    /// No case carries a reference-counted value, so a `Next` costs nothing to copy: what a
-    /// call-out needs (a request, a task, an outcome) stays in the machine, and the operation
-    /// takes it out under the same lock (``takeRequest()``, ``sendingTask``, ``takeOutcome()``,
-    /// ``retryError``, ``takeFinish()``).
-    enum Next: Equatable, Sendable {
+    /// The bound on the wait for the actions of one attempt: asked for at the first wait, then
+    /// scheduled; cancelled when the request is sent or ends.
+    enum PreparationDeadline {
+        case unset
+        /// Being scheduled: the ``Next/schedulePreparationDeadline(attempt:)`` call-out runs.
+        case asked
+        case scheduled(any NetworkCancellable)
+    }
+
+    /// What the operation does next, with what it needs to do it, moved out of the machine.
+    /// Every case but ``none`` and ``finish(_:)`` is a call-out, whose return the operation
+    /// reports with the matching event.
+    enum Next {
         /// Nothing: wait for the next event.
         case none
         /// Build the request of `attempt`; report ``built(_:)``.
         case build(attempt: Int)
-        /// Prepare the request (``takeRequest()``) with actions `from...` in order; report
-        /// ``preparationReturned(_:)``.
-        case prepare(attempt: Int, from: Int)
+        /// Prepare `request` with actions `from...` in order; report ``preparationReturned(_:)``.
+        case prepare(attempt: Int, from: Int, request: URLRequest)
         /// Schedule a timer that reports ``preparationDeadlinePassed(attempt:)``; report
         /// ``preparationDeadlineScheduled(_:)``.
         case schedulePreparationDeadline(attempt: Int)
-        /// Check the request (``takeRequest()``) and create the session's task for it; report
-        /// ``taskCreated(_:)`` or ``sendRejected(_:)``. First cancel the preparation deadline,
-        /// if any (``takePreparationDeadline()``).
-        case send(attempt: Int)
-        /// Resume the task (``sendingTask``); report ``resumeReturned()``.
-        case resume
-        /// Validate and observe the outcome (``takeOutcome()``) with every action; report
-        /// ``observed(_:)``.
-        case observe(attempt: Int)
-        /// Ask action `action` whether to retry after ``retryError``; report
-        /// ``retryDecisionReturned()``.
-        case askRetry(attempt: Int, action: Int)
+        /// Cancel the preparation `deadline`, if any, check `request` and create the session's
+        /// task for it; report ``taskCreated(_:)`` or ``sendRejected(_:)``.
+        case send(attempt: Int, request: URLRequest, deadline: (any NetworkCancellable)?)
+        /// Resume `task`; report ``resumeReturned()``.
+        case resume(any NetworkSessionTask)
+        /// Validate and observe `outcome` with every action; report ``observed(_:)``.
+        case observe(attempt: Int, outcome: Result<NetworkResponse, NetworkError>)
+        /// Ask action `action` whether to retry after `error`; report ``retryDecisionReturned()``.
+        case askRetry(attempt: Int, action: Int, error: NetworkError)
         /// Schedule the retry timer after `delay` seconds; report ``retryTimerScheduled(_:)``.
         case scheduleRetry(attempt: Int, delay: TimeInterval)
-        /// Deliver what ``takeFinish()`` says: nothing follows.
-        case finish
+        /// Deliver the request's end: nothing follows.
+        case finish(Finish)
     }
 
     /// How a request ends.
@@ -125,17 +131,26 @@ struct RequestStateMachine {
         case waiting(forAction: Int)
     }
 
-    /// A completion that arrived while a call-out was running, taken up when it returns. What
-    /// it brought waits in ``request``, ``failure`` or ``outcome``, so that it is moved, never
-    /// copied, on its way through.
-    private enum Pending {
+    /// A call-out in progress, and what arrived while it ran.
+    struct CallOut {
+        /// The first completion that arrived during the call-out, taken up when it returns.
+        var arrival: Arrival?
+        /// A cancel (``NetworkError/cancelled``) or timeout (``NetworkError/timedOut``) that
+        /// arrived during the call-out: it ends the request when the call-out returns.
+        var end: NetworkError?
+    }
+
+    /// A completion, with what it brought.
+    enum Arrival {
         /// The request builder returned.
-        case built
+        case built(Result<URLRequest, NetworkError>)
         /// Action `index` completed its preparation.
-        case actionPrepared(index: Int)
+        case actionPrepared(index: Int, Result<URLRequest, NetworkError>)
         /// The session answered.
-        case answered
+        case answered(Result<NetworkResponse, NetworkError>)
+        /// Action `index` decided about a retry.
         case retryDecided(index: Int, RetryDecision)
+        /// The retry timer fired.
         case retryTimerFired
     }
 
@@ -145,38 +160,12 @@ struct RequestStateMachine {
     let maximumAttempts: Int
 
     private(set) var phase = Phase.idle
-    /// In `sending`, the session's task once created: what ``Next/resume`` resumes and a
-    /// cancel cancels.
-    private(set) var sendingTask: (any NetworkSessionTask)?
-    /// In `deciding`, the failure that ``Next/askRetry(attempt:action:)`` asks about.
-    private(set) var retryError: NetworkError?
-    /// In `waitingToRetry`, the retry timer once scheduled.
-    private(set) var retryTimer: (any NetworkCancellable)?
     /// The attempt, counting from 1.
     private(set) var attempt = 1
-    /// Whether the operation is inside a call-out that this machine asked for.
-    private(set) var isCallingOut = false
-    /// A completion that arrived during the call-out.
-    private var pending: Pending?
-    /// A cancel (``NetworkError/cancelled``) or timeout (``NetworkError/timedOut``) that arrived
-    /// during the call-out.
-    private var pendingEnd: NetworkError?
+    /// The call-out this machine asked for, while the operation is inside it.
+    private(set) var callOut: CallOut?
     /// Whether an action has been handed the request.
     private var actionsInvolved = false
-    /// The current attempt's preparation deadline, once scheduled.
-    private var preparationDeadline: (any NetworkCancellable)?
-    /// Whether the current attempt's preparation deadline was asked for.
-    private var hasPreparationDeadline = false
-    /// The request that ``Next/prepare(attempt:from:)`` or ``Next/send(attempt:)`` is about:
-    /// taking it out leaves it with one owner, and a write to a `URLRequest` whose storage is
-    /// shared copies all of it.
-    private var request: URLRequest?
-    /// The failure that a request builder or an action completed with, instead of a request.
-    private var failure: NetworkError?
-    /// The outcome that ``Next/observe(attempt:)`` is about.
-    private var outcome: Result<NetworkResponse, NetworkError>?
-    /// How the request ended, once ``Next/finish`` said so.
-    private(set) var finishing: Finish?
 
     /// A machine for a module with `actionCount` actions, making at most `maximumAttempts`
     /// attempts (at least one).
@@ -185,28 +174,8 @@ struct RequestStateMachine {
         self.maximumAttempts = max(1, maximumAttempts)
     }
 
-    // MARK: - What a call-out needs
-
-    /// Moves out the request that ``Next/prepare(attempt:from:)`` asks to prepare, or that
-    /// ``Next/send(attempt:)`` asks to send.
-    mutating func takeRequest() -> URLRequest? {
-        request.take()
-    }
-
-    /// Moves out the preparation deadline that ``Next/send(attempt:)`` asks to cancel.
-    mutating func takePreparationDeadline() -> (any NetworkCancellable)? {
-        preparationDeadline.take()
-    }
-
-    /// Moves out the outcome that ``Next/observe(attempt:)`` asks the actions to observe.
-    mutating func takeOutcome() -> Result<NetworkResponse, NetworkError>? {
-        outcome.take()
-    }
-
-    /// Moves out how the request ended, once ``Next/finish`` said so.
-    mutating func takeFinish() -> Finish? {
-        finishing.take()
-    }
+    /// Whether the operation is inside a call-out that this machine asked for.
+    var isCallingOut: Bool { callOut != nil }
 
     /// Whether the request has finished.
     var isFinished: Bool {
@@ -219,7 +188,7 @@ struct RequestStateMachine {
     mutating func start() -> Next {
         guard case .idle = phase else { return .none }
         phase = .building
-        return callOut(.build(attempt: attempt))
+        return callingOut(.build(attempt: attempt))
     }
 
     /// The caller cancelled the request.
@@ -239,221 +208,196 @@ struct RequestStateMachine {
     /// The request builder returned (the ``Next/build(attempt:)`` call-out).
     mutating func built(_ result: Result<URLRequest, NetworkError>) -> Next {
         guard case .building = phase, isCallingOut else { return .none }
-        keep(result)
-        return returned(.built)
+        return returned(bringing: .built(result))
     }
 
     /// The preparation call-out returned.
     mutating func preparationReturned(_ outcome: PreparationOutcome) -> Next {
-        guard case .preparing(let from, nil) = phase, isCallingOut else { return .none }
+        guard case .preparing(let from, nil, let deadline) = phase, isCallingOut else { return .none }
         switch outcome {
         case .prepared(let request):
-            keep(.success(request))
-            return returned(.actionPrepared(index: actionCount - 1))
+            return returned(bringing: .actionPrepared(index: actionCount - 1, .success(request)))
         case .failed(let error):
-            keep(.failure(error))
-            return returned(.actionPrepared(index: actionCount - 1))
+            return returned(bringing: .actionPrepared(index: actionCount - 1, .failure(error)))
         case .waiting(let index):
-            phase = .preparing(from: from, awaiting: index)
-            if case .actionPrepared(index)? = pending {
-                return returned(nil)
+            if case .actionPrepared(index, _)? = callOut?.arrival {
+                phase = .preparing(from: from, awaiting: index, deadline: deadline)
+                return returned(bringing: nil)
             }
-            pending = nil
-            keep(nil)
-            if !hasPreparationDeadline, pendingEnd == nil {
-                // The first wait of this attempt: bound it by the request's timeout.
-                hasPreparationDeadline = true
-                return .schedulePreparationDeadline(attempt: attempt)
+            callOut?.arrival = nil
+            guard case .unset = deadline, callOut?.end == nil else {
+                phase = .preparing(from: from, awaiting: index, deadline: deadline)
+                return returned(bringing: nil)
             }
-            return returned(nil)
+            // The first wait of this attempt: bound it by the request's timeout. Still calling out.
+            phase = .preparing(from: from, awaiting: index, deadline: .asked)
+            return .schedulePreparationDeadline(attempt: attempt)
         }
     }
 
     /// The preparation deadline was scheduled.
     mutating func preparationDeadlineScheduled(_ deadline: any NetworkCancellable) -> Next {
-        guard isCallingOut, case .preparing(_, _?) = phase else {
+        guard isCallingOut, case .preparing(let from, let awaiting?, .asked) = phase else {
             deadline.cancel()
             return .none
         }
-        preparationDeadline = deadline
-        return returned(nil)
+        phase = .preparing(from: from, awaiting: awaiting, deadline: .scheduled(deadline))
+        return returned(bringing: nil)
     }
 
-    /// The session created its task for the request (the ``Next/send(attempt:)`` call-out).
+    /// The session created its task for the request (the ``Next/send(attempt:request:deadline:)``
+    /// call-out).
     mutating func taskCreated(_ task: any NetworkSessionTask) -> Next {
-        guard phase == .sending, sendingTask == nil, isCallingOut else { return .none }
-        sendingTask = task
-        if pendingEnd != nil || pending != nil { return returned(nil) }
+        guard case .sending(task: .none) = phase, let callOut else { return .none }
+        phase = .sending(task: task)
+        if callOut.end != nil || callOut.arrival != nil { return returned(bringing: nil) }
         // Still calling out: resuming is the next call-out.
-        return .resume
+        return .resume(task)
     }
 
     /// The request was refused before the session got it (an invalid header field).
     mutating func sendRejected(_ error: NetworkError) -> Next {
-        guard phase == .sending, sendingTask == nil, isCallingOut else { return .none }
-        isCallingOut = false
-        pending = nil
-        return finish(.failure(pendingEnd ?? error))
+        guard case .sending(task: .none) = phase, let callOut else { return .none }
+        self.callOut = nil
+        return finish(.failure(callOut.end ?? error))
     }
 
     /// `resume()` returned.
     mutating func resumeReturned() -> Next {
-        guard phase == .sending, sendingTask != nil, isCallingOut else { return .none }
-        return returned(nil)
+        guard case .sending(task: .some) = phase, isCallingOut else { return .none }
+        return returned(bringing: nil)
     }
 
     /// The actions validated and observed the attempt's outcome; `result` is the outcome after
     /// validation.
     mutating func observed(_ result: Result<NetworkResponse, NetworkError>) -> Next {
-        guard case .observing = phase, isCallingOut else { return .none }
-        isCallingOut = false
-        if let pendingEnd { return finish(.failure(pendingEnd)) }
+        guard case .observing = phase, let callOut else { return .none }
+        self.callOut = nil
+        if let end = callOut.end { return finish(.failure(end)) }
         return decide(after: result)
     }
 
     /// An action's `retryDecision` call returned.
     mutating func retryDecisionReturned() -> Next {
         guard case .deciding = phase, isCallingOut else { return .none }
-        return returned(nil)
+        return returned(bringing: nil)
     }
 
     /// The retry timer was scheduled.
     mutating func retryTimerScheduled(_ timer: any NetworkCancellable) -> Next {
-        guard phase == .waitingToRetry, retryTimer == nil, isCallingOut else {
+        guard case .waitingToRetry(timer: .none) = phase, isCallingOut else {
             timer.cancel()
             return .none
         }
-        retryTimer = timer
-        return returned(nil)
+        phase = .waitingToRetry(timer: timer)
+        return returned(bringing: nil)
     }
 
     // MARK: - Events: completions
 
     /// Action `index` completed its preparation of `attempt`.
     mutating func actionPrepared(attempt: Int, index: Int, _ result: Result<URLRequest, NetworkError>) -> Next {
-        guard attempt == self.attempt, case .preparing(let from, let awaiting) = phase else { return .none }
+        guard attempt == self.attempt, case .preparing(let from, let awaiting, _) = phase else { return .none }
         if let awaiting {
             // (A call-out may still be running: scheduling the preparation deadline.)
             guard index == awaiting else { return .none }
-            return arrived(.actionPrepared(index: index)) { $0.keep(result) }
+        } else {
+            // The preparation call-out is running: only the action it called can complete.
+            guard isCallingOut, index >= from else { return .none }
         }
-        // The preparation call-out is running: only the action it called can complete.
-        guard isCallingOut, index >= from, pending == nil else { return .none }
-        keep(result)
-        pending = .actionPrepared(index: index)
-        return .none
+        return arrived(.actionPrepared(index: index, result))
     }
 
     /// The session answered `attempt`.
     mutating func answered(attempt: Int, _ result: Result<NetworkResponse, NetworkError>) -> Next {
         guard attempt == self.attempt, case .sending = phase else { return .none }
-        return arrived(.answered) { $0.outcome = result }
+        return arrived(.answered(result))
     }
 
     /// Action `index` decided about retrying `attempt`.
     mutating func retryDecided(attempt: Int, index: Int, _ decision: RetryDecision) -> Next {
-        guard attempt == self.attempt, phase == .deciding(action: index) else { return .none }
-        return arrived(.retryDecided(index: index, decision)) { _ in }
+        guard attempt == self.attempt, case .deciding(index, _) = phase else { return .none }
+        return arrived(.retryDecided(index: index, decision))
     }
 
     /// The retry timer after `attempt` fired.
     mutating func retryTimerFired(attempt: Int) -> Next {
         guard attempt == self.attempt, case .waitingToRetry = phase else { return .none }
-        return arrived(.retryTimerFired) { _ in }
+        return arrived(.retryTimerFired)
     }
 
     // MARK: - Transitions
 
     /// Marks a call-out as running and returns it.
-    private mutating func callOut(_ next: Next) -> Next {
-        isCallingOut = true
+    private mutating func callingOut(_ next: Next) -> Next {
+        callOut = CallOut()
         return next
     }
 
     /// A completion arrived: kept if a call-out is running (the first one only), handled at once
-    /// otherwise. `keep` stores what it brought, if it is taken.
-    private mutating func arrived(_ completion: Pending, keep: (inout Self) -> Void) -> Next {
-        if isCallingOut {
-            guard pending == nil else { return .none }
-            keep(&self)
-            pending = completion
-            return .none
-        }
-        keep(&self)
-        return handle(completion)
+    /// otherwise.
+    private mutating func arrived(_ arrival: Arrival) -> Next {
+        guard isCallingOut else { return handle(arrival) }
+        if callOut?.arrival == nil { callOut?.arrival = arrival }
+        return .none
     }
 
-    /// Stores what a request builder or an action completed with, or clears it (`nil`).
-    private mutating func keep(_ result: Result<URLRequest, NetworkError>?) {
-        switch result {
-        case .success(let request)?:
-            self.request = request
-            failure = nil
-        case .failure(let error)?:
-            request = nil
-            failure = error
-        case nil:
-            request = nil
-            failure = nil
-        }
-    }
-
-    /// The running call-out returned, bringing `result` (or nothing): goes on with a cancel or
-    /// timeout that came meanwhile, else with `result` or a completion that came meanwhile,
+    /// The running call-out returned, bringing `arrival` (or nothing): goes on with a cancel or
+    /// timeout that came meanwhile, else with `arrival` or a completion that came meanwhile,
     /// else waits.
-    private mutating func returned(_ result: Pending?) -> Next {
-        isCallingOut = false
-        let completion = result ?? pending
-        pending = nil
-        if let pendingEnd { return finish(.failure(pendingEnd)) }
-        guard let completion else { return .none }
-        return handle(completion)
+    private mutating func returned(bringing arrival: Arrival?) -> Next {
+        // Moved out, so that what it holds (a request) has one owner on its way on.
+        var callOut = self.callOut.take()
+        if let end = callOut?.end { return finish(.failure(end)) }
+        guard let next = arrival ?? callOut?.arrival.take() else { return .none }
+        return handle(next)
     }
 
     /// Moves on from a completion, with no call-out running.
-    private mutating func handle(_ completion: Pending) -> Next {
-        switch completion {
-        case .built:
-            if let failure = failure.take() { return finish(.failure(failure)) }
-            return startPreparing(from: 0)
-        case .actionPrepared(let index):
-            if let failure = failure.take() { return finish(.failure(failure)) }
-            return startPreparing(from: index + 1)
-        case .answered:
+    private mutating func handle(_ arrival: Arrival) -> Next {
+        switch arrival {
+        case .built(.success(let request)):
+            return startPreparing(request, from: 0)
+        case .actionPrepared(let index, .success(let request)):
+            return startPreparing(request, from: index + 1)
+        case .built(.failure(let error)), .actionPrepared(_, .failure(let error)):
+            return finish(.failure(error))
+        case .answered(let outcome):
             // The task is done: finishing from here on has nothing to cancel.
             phase = .observing
-            sendingTask = nil
-            guard actionCount > 0 else { return finish(outcome.take() ?? .failure(.invalidResponse)) }
-            return callOut(.observe(attempt: attempt))
+            guard actionCount > 0 else { return finish(outcome) }
+            return callingOut(.observe(attempt: attempt, outcome: outcome))
         case .retryDecided(let index, let decision):
-            guard case .deciding = phase, let error = retryError else { return .none }
+            guard case .deciding(_, let error) = phase else { return .none }
             switch decision {
             case .doNotRetry:
                 guard index + 1 < actionCount else { return finish(.failure(error)) }
-                phase = .deciding(action: index + 1)
-                return callOut(.askRetry(attempt: attempt, action: index + 1))
+                phase = .deciding(action: index + 1, error: error)
+                return callingOut(.askRetry(attempt: attempt, action: index + 1, error: error))
             case .retry:
                 return startNextAttempt()
             case .retryAfter(let delay):
-                retryError = nil
-                phase = .waitingToRetry
-                return callOut(.scheduleRetry(attempt: attempt, delay: delay))
+                phase = .waitingToRetry(timer: nil)
+                return callingOut(.scheduleRetry(attempt: attempt, delay: delay))
             }
         case .retryTimerFired:
-            retryTimer = nil
             return startNextAttempt()
         }
     }
 
-    /// Prepares ``request`` with actions `from...`, or sends it when none is left.
-    private mutating func startPreparing(from index: Int) -> Next {
+    /// Prepares `request` with actions `from...`, or sends it when none is left.
+    private mutating func startPreparing(_ request: URLRequest, from index: Int) -> Next {
+        let deadline: PreparationDeadline =
+            if case .preparing(_, _, let deadline) = phase { deadline } else { .unset }
         guard index < actionCount else {
-            phase = .sending
-            return callOut(.send(attempt: attempt))
+            phase = .sending(task: nil)
+            let scheduled: (any NetworkCancellable)? =
+                if case .scheduled(let timer) = deadline { timer } else { nil }
+            return callingOut(.send(attempt: attempt, request: request, deadline: scheduled))
         }
         actionsInvolved = true
-        phase = .preparing(from: index, awaiting: nil)
-        return callOut(.prepare(attempt: attempt, from: index))
+        phase = .preparing(from: index, awaiting: nil, deadline: deadline)
+        return callingOut(.prepare(attempt: attempt, from: index, request: request))
     }
 
     /// After the actions observed an attempt: delivers a success, a cancellation or the last
@@ -462,17 +406,14 @@ struct RequestStateMachine {
         guard case .failure(let error) = result, error != .cancelled, attempt < maximumAttempts else {
             return finish(result)
         }
-        retryError = error
-        phase = .deciding(action: 0)
-        return callOut(.askRetry(attempt: attempt, action: 0))
+        phase = .deciding(action: 0, error: error)
+        return callingOut(.askRetry(attempt: attempt, action: 0, error: error))
     }
 
     private mutating func startNextAttempt() -> Next {
         attempt += 1
-        hasPreparationDeadline = false
-        retryError = nil
         phase = .building
-        return callOut(.build(attempt: attempt))
+        return callingOut(.build(attempt: attempt))
     }
 
     /// Ends the request with `error` now, or when the running call-out returns.
@@ -483,31 +424,27 @@ struct RequestStateMachine {
         case .idle:
             return finish(.failure(error))
         default:
-            if isCallingOut {
-                if pendingEnd == nil { pendingEnd = error }
-                return .none
-            }
-            return finish(.failure(error))
+            guard isCallingOut else { return finish(.failure(error)) }
+            if callOut?.end == nil { callOut?.end = error }
+            return .none
         }
     }
 
     /// Moves to `finished` and says what to deliver and what to stop.
     private mutating func finish(_ result: Result<NetworkResponse, NetworkError>) -> Next {
-        let task = sendingTask.take()
+        var task: (any NetworkSessionTask)?
         var timers: [any NetworkCancellable] = []
-        if let timer = retryTimer.take() { timers.append(timer) }
-        if let deadline = preparationDeadline.take() { timers.append(deadline) }
-        retryError = nil
+        switch phase {
+        case .sending(let running): task = running
+        case .preparing(_, _, .scheduled(let deadline)): timers.append(deadline)
+        case .waitingToRetry(let timer?): timers.append(timer)
+        default: break
+        }
         phase = .finished
-        request = nil
-        failure = nil
-        outcome = nil
-        isCallingOut = false
-        pending = nil
-        pendingEnd = nil
-        finishing = Finish(
-            result: result, notifiesActions: actionsInvolved, attempt: attempt, taskToCancel: task,
-            timersToCancel: timers)
-        return .finish
+        callOut = nil
+        return .finish(
+            Finish(
+                result: result, notifiesActions: actionsInvolved, attempt: attempt, taskToCancel: task,
+                timersToCancel: timers))
     }
 }

@@ -270,7 +270,7 @@ struct RequestStateMachineTests {
         _ = machine.cancel()
         let task = FakeTask()
 
-        guard machine.taskCreated(task) == .finish, let finish = machine.takeFinish() else {
+        guard case .finish(let finish) = machine.taskCreated(task) else {
             Issue.record("expected to finish")
             return
         }
@@ -360,12 +360,11 @@ struct RequestStateMachineTests {
     func deadlinePerAttempt() {
         var machine = Situation.awaitingAction.machine()
         _ = machine.actionPrepared(attempt: 1, index: 0, .success(sampleRequest))
-        guard case .send = machine.preparationReturned(.prepared(sampleRequest)) else {
+        guard case .send(_, _, let deadline) = machine.preparationReturned(.prepared(sampleRequest)) else {
             Issue.record("expected to send")
             return
         }
-        #expect(machine.takePreparationDeadline() != nil)
-        #expect(machine.takeRequest() != nil)
+        #expect(deadline != nil, "the first attempt's deadline, to cancel")
         _ = machine.taskCreated(FakeTask())
         _ = machine.resumeReturned()
         _ = machine.answered(attempt: 1, .failure(serverError))
@@ -399,30 +398,29 @@ struct RequestStateMachineTests {
         switch machine.phase {
         case .idle: "idle"
         case .building: "building"
-        case .preparing(let from, let awaiting): "preparing(\(from), \(awaiting.map(String.init) ?? "nil"))"
-        case .sending: "sending(\(machine.sendingTask == nil ? "nil" : "task"))"
+        case .preparing(let from, let awaiting, _): "preparing(\(from), \(awaiting.map(String.init) ?? "nil"))"
+        case .sending(let task): "sending(\(task == nil ? "nil" : "task"))"
         case .observing: "observing"
-        case .deciding(let action): "deciding(\(action))"
-        case .waitingToRetry: "waitingToRetry(\(machine.retryTimer == nil ? "nil" : "timer"))"
+        case .deciding(let action, _): "deciding(\(action))"
+        case .waitingToRetry(let timer): "waitingToRetry(\(timer == nil ? "nil" : "timer"))"
         case .finished: "finished"
         }
     }
 
-    /// `next` as the table writes it; for ``RequestStateMachine/Next/finish``, what `machine`
-    /// says to deliver.
+    /// `next` as the table writes it; for ``RequestStateMachine/Next/finish(_:)``, what it says
+    /// to deliver.
     static func describe(_ next: Machine.Next, _ machine: Machine) -> String {
         switch next {
         case .none: return "none"
         case .build(let attempt): return "build(\(attempt))"
-        case .prepare(let attempt, let from): return "prepare(\(attempt), from: \(from))"
+        case .prepare(let attempt, let from, _): return "prepare(\(attempt), from: \(from))"
         case .schedulePreparationDeadline(let attempt): return "schedulePreparationDeadline(\(attempt))"
-        case .send(let attempt): return "send(\(attempt))"
+        case .send(let attempt, _, _): return "send(\(attempt))"
         case .resume: return "resume"
-        case .observe(let attempt): return "observe(\(attempt))"
-        case .askRetry(let attempt, let action): return "askRetry(\(attempt), action: \(action))"
+        case .observe(let attempt, _): return "observe(\(attempt))"
+        case .askRetry(let attempt, let action, _): return "askRetry(\(attempt), action: \(action))"
         case .scheduleRetry(let attempt, let delay): return "scheduleRetry(\(attempt), \(delay))"
-        case .finish:
-            guard let finish = machine.finishing else { return "finish(missing)" }
+        case .finish(let finish):
             var parts: [String]
             switch finish.result {
             case .success(let response): parts = ["\(response.statusCode)"]
