@@ -8,12 +8,12 @@ import Foundation
 /// cancelled first; either way once.
 final class UnsentTask: NetworkSessionTask {
     let error: URLError
-    /// The completion handler until the outcome is reported, then `nil`.
-    let completionHandler: LockedState<(@Sendable (Data?, URLResponse?, (any Error)?) -> Void)?>
+    /// Nothing ever runs for it.
+    private let lifecycle: LockedState<SessionTaskLifecycle<Never>>
 
     init(error: URLError, completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void) {
         self.error = error
-        self.completionHandler = LockedState(completionHandler)
+        self.lifecycle = LockedState(SessionTaskLifecycle(handler: completionHandler))
     }
 
     func resume() { report(error) }
@@ -21,10 +21,6 @@ final class UnsentTask: NetworkSessionTask {
     func cancel() { report(URLError(.cancelled)) }
 
     private func report(_ error: URLError) {
-        let handler = completionHandler.withLock { handler in
-            defer { handler = nil }
-            return handler
-        }
-        handler?(nil, nil, error)
+        lifecycle.withLock { $0.finish() }?.handler(nil, nil, error)
     }
 }

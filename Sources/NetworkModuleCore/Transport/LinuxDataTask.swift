@@ -19,18 +19,10 @@
     ///   transfer runs on until it ends or Linux's own timer stops it, one second after the
     ///   request's timeout; its answer is dropped.
     final class LinuxDataTask: NetworkSessionTask {
-        private typealias CompletionHandler = @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+        /// What runs once resumed: the `URLSessionDataTask` and the deadline of the response.
+        private typealias Running = (task: URLSessionDataTask, deadline: Deadline)
 
-        private struct State {
-            /// Present until the outcome is reported: taking it out reports it, once.
-            var completionHandler: CompletionHandler?
-            var isResumed = false
-            /// The `URLSession`'s task, once created by `resume()`.
-            var task: URLSessionDataTask?
-            var deadline: Deadline?
-        }
-
-        private let state: LockedState<State>
+        private let lifecycle: LockedState<SessionTaskLifecycle<Running>>
         private let session: URLSession
         private let request: URLRequest
 
@@ -38,38 +30,28 @@
             session: URLSession, request: URLRequest,
             completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
         ) {
-            self.state = LockedState(State(completionHandler: completionHandler))
+            self.lifecycle = LockedState(SessionTaskLifecycle(handler: completionHandler))
             self.session = session
             self.request = request
         }
 
         func resume() {
-            let isFirst = state.withLock { state -> Bool in
-                guard state.completionHandler != nil, !state.isResumed else { return false }
-                state.isResumed = true
-                return true
-            }
-            guard isFirst else { return }
-            let state = state
+            guard lifecycle.withLock({ $0.resume() }) else { return }
+            let lifecycle = lifecycle
             let session = session
             var outgoing = request
             outgoing.timeoutInterval = LinuxURLSessionQuirks.outgoingTimeout(
                 for: request.timeoutInterval, idleTimeoutEnforced: false)
             let url = request.url
             let task = LinuxURLSessionQuirks.task(in: session, for: outgoing) { data, response, error in
-                Self.report(to: state, data, response, error.map { LinuxURLSessionQuirks.normalized($0, sentTo: url) })
+                Self.report(
+                    to: lifecycle, data, response, error.map { LinuxURLSessionQuirks.normalized($0, sentTo: url) })
             }
             let deadline = ResponseDeadlines.shared.schedule(after: request.timeoutInterval) {
-                Self.report(to: state, nil, nil, URLError.timedOut(url))
+                Self.report(to: lifecycle, nil, nil, URLError.timedOut(url))
                 if LinuxURLSessionQuirks.cancelIsSafe(on: session) { task.cancel() }
             }
-            let isRunning = state.withLock { state -> Bool in
-                guard state.completionHandler != nil else { return false }
-                state.task = task
-                state.deadline = deadline
-                return true
-            }
-            if isRunning {
+            if lifecycle.withLock({ $0.started((task, deadline)) }) {
                 task.resume()
             } else {
                 // Cancelled while the task was being created: it was never resumed, and
@@ -80,24 +62,19 @@
         }
 
         func cancel() {
-            let task = state.withLock { $0.task }
-            Self.report(to: state, nil, nil, URLError.cancelled(request))
-            if let task, LinuxURLSessionQuirks.cancelIsSafe(on: session) { task.cancel() }
+            guard let (handler, running) = lifecycle.withLock({ $0.finish() }) else { return }
+            running?.deadline.cancel()
+            handler(nil, nil, URLError.cancelled(request))
+            if let task = running?.task, LinuxURLSessionQuirks.cancelIsSafe(on: session) { task.cancel() }
         }
 
+        /// Reports the outcome, once, and stops the deadline.
         private static func report(
-            to state: LockedState<State>, _ data: Data?, _ response: URLResponse?, _ error: (any Error)?
+            to lifecycle: LockedState<SessionTaskLifecycle<Running>>, _ data: Data?, _ response: URLResponse?,
+            _ error: (any Error)?
         ) {
-            let taken = state.withLock { state -> (CompletionHandler, Deadline?)? in
-                guard let handler = state.completionHandler else { return nil }
-                defer {
-                    state.completionHandler = nil
-                    state.deadline = nil
-                }
-                return (handler, state.deadline)
-            }
-            guard let (handler, deadline) = taken else { return }
-            deadline?.cancel()
+            guard let (handler, running) = lifecycle.withLock({ $0.finish() }) else { return }
+            running?.deadline.cancel()
             handler(data, response, error)
         }
     }

@@ -9,21 +9,8 @@ import Foundation
 #endif
 
 /// One task of a ``URLSessionTransport``: creates its `URLSessionDataTask` when resumed, and
-/// reports through the delegate's record, once.
+/// reports once, through the delegate's record or the cancel that comes first.
 final class TransportTask: NetworkSessionTask {
-    private typealias CompletionHandler = @Sendable (Data?, URLResponse?, (any Error)?) -> Void
-
-    private enum Phase {
-        /// Not resumed; holds the completion handler.
-        case created(CompletionHandler)
-        /// `resume()` is creating and registering the `URLSessionDataTask`.
-        case starting
-        /// Registered with the delegate, which holds the completion handler now.
-        case running(URLSessionDataTask)
-        /// Cancelled, or resumed and then cancelled.
-        case finished
-    }
-
     private let request: URLRequest
     private let transfer: SessionTransfer
     /// Held until the task is released: the task creates its `URLSessionDataTask` in
@@ -31,7 +18,9 @@ final class TransportTask: NetworkSessionTask {
     /// may be created any more.
     private let transport: URLSessionTransport
     private var delegate: TransportDelegate { transport.delegate }
-    private let phase: LockedState<Phase>
+    /// Runs the `URLSessionDataTask` once resumed (on Linux, the one that sent the request again
+    /// after a 307 or 308, once it does).
+    private let lifecycle: LockedState<SessionTaskLifecycle<URLSessionDataTask>>
 
     init(
         request: URLRequest, transfer: SessionTransfer, transport: URLSessionTransport,
@@ -40,16 +29,12 @@ final class TransportTask: NetworkSessionTask {
         self.request = request
         self.transfer = transfer
         self.transport = transport
-        self.phase = LockedState(.created(completionHandler))
+        self.lifecycle = LockedState(SessionTaskLifecycle(handler: completionHandler))
     }
 
     func resume() {
-        let handler = phase.withLock { phase -> CompletionHandler? in
-            guard case .created(let handler) = phase else { return nil }
-            phase = .starting
-            return handler
-        }
-        guard let handler else { return }
+        guard lifecycle.withLock({ $0.resume() }) else { return }
+        let lifecycle = lifecycle
         var outgoing = request
         if let url = request.url {
             let canonical = url.withLowercaseScheme
@@ -67,56 +52,29 @@ final class TransportTask: NetworkSessionTask {
         delegate.register(
             task, request: request, timeout: LinuxURLSessionQuirks.apply ? request.timeoutInterval : nil,
             redirectPolicy: transfer.redirectPolicy, transfer: TransportTransfer(transfer, request: request),
-            follow: { [self] next in follow(next) }, completionHandler: handler)
-        let isRunning = phase.withLock { phase -> Bool in
-            guard case .starting = phase else { return false }
-            phase = .running(task)
-            return true
-        }
-        if isRunning {
+            follow: { next in lifecycle.withLock { $0.started(next) } },
+            completionHandler: { data, response, error in
+                lifecycle.withLock { $0.finish() }?.handler(data, response, error)
+            })
+        if lifecycle.withLock({ $0.started(task) }) {
             task.resume()
         } else {
-            // Cancelled while starting: report it, and cancel the task before it ever runs,
-            // which is safe and takes it out of the session.
-            delegate.finish(task.taskIdentifier, data: nil, response: nil, error: URLError.cancelled(request))
-            URLSessionTransport.cancelWithoutWaiting(task)
-        }
-    }
-
-    /// Linux: `task` sends the request again, to the target of a 307 or 308 (the delegate's
-    /// record has moved to it), so cancelling cancels `task` from now on. `false` if this task
-    /// was cancelled first.
-    private func follow(_ task: URLSessionDataTask) -> Bool {
-        phase.withLock { phase in
-            guard case .running = phase else { return false }
-            phase = .running(task)
-            return true
+            // Cancelled while starting, and reported by the cancel: drop the record, and cancel
+            // the task before it ever runs, which is safe and takes it out of the session.
+            stop(task)
         }
     }
 
     func cancel() {
-        enum Step {
-            case none
-            case report(CompletionHandler)
-            case cancel(URLSessionDataTask)
-        }
-        let step = phase.withLock { phase -> Step in
-            defer { phase = .finished }
-            switch phase {
-            case .created(let handler): return .report(handler)
-            case .running(let task): return .cancel(task)
-            case .starting, .finished: return .none  // resume() reports a cancel while starting
-            }
-        }
-        switch step {
-        case .none:
-            return
-        case .report(let handler):
-            handler(nil, nil, URLError.cancelled(request))
-        case .cancel(let task):
-            // Reported at once, whatever URLSession does next; its own report is then dropped.
-            delegate.finish(task.taskIdentifier, data: nil, response: nil, error: URLError.cancelled(request))
-            URLSessionTransport.cancelWithoutWaiting(task)
-        }
+        guard let (handler, task) = lifecycle.withLock({ $0.finish() }) else { return }
+        handler(nil, nil, URLError.cancelled(request))
+        if let task { stop(task) }
+    }
+
+    /// Takes `task`'s record out of the delegate (its handler, finished already, does nothing)
+    /// and cancels it from a background queue: chunks that arrive meanwhile find no record.
+    private func stop(_ task: URLSessionDataTask) {
+        delegate.finish(task.taskIdentifier, data: nil, response: nil, error: URLError.cancelled(request))
+        URLSessionTransport.cancelWithoutWaiting(task)
     }
 }

@@ -9,11 +9,9 @@ import NetworkModuleCore
 /// cancelled first.
 final class FakeSessionTask: NetworkSessionTask {
     private struct State {
-        var completionHandler: (@Sendable (Data?, URLResponse?, (any Error)?) -> Void)?
+        /// What runs once resumed: the timer of a delayed answer, if any.
+        var lifecycle: SessionTaskLifecycle<any NetworkCancellable>
         var answer: (Data?, URLResponse?, (any Error)?)?
-        var timer: (any NetworkCancellable)?
-        var isResumed = false
-        /// The stub's chunk size, for a streamed body.
         var chunkSize: Int?
     }
 
@@ -38,27 +36,16 @@ final class FakeSessionTask: NetworkSessionTask {
         self.presetAnswer = presetAnswer
         self.redirectPolicy = redirectPolicy
         self.sink = sink
-        self.state = LockedState(State(completionHandler: completionHandler))
+        self.state = LockedState(State(lifecycle: SessionTaskLifecycle(handler: completionHandler)))
     }
 
     func resume() {
-        let first = state.withLock { state -> Bool in
-            defer { state.isResumed = true }
-            return !state.isResumed && state.completionHandler != nil
-        }
-        if first { session.resume(self) }
+        if state.withLock({ $0.lifecycle.resume() }) { session.resume(self) }
     }
 
     func cancel() {
-        let handler = state.withLock { state -> (@Sendable (Data?, URLResponse?, (any Error)?) -> Void)? in
-            defer {
-                state.completionHandler = nil
-                state.timer?.cancel()
-                state.timer = nil
-            }
-            return state.completionHandler
-        }
-        guard let handler else { return }
+        guard let (handler, timer) = state.withLock({ $0.lifecycle.finish() }) else { return }
+        timer?.cancel()
         session.didCancel(self)
         handler(nil, nil, URLError(.cancelled))
     }
@@ -71,23 +58,15 @@ final class FakeSessionTask: NetworkSessionTask {
     }
 
     func setTimer(_ timer: any NetworkCancellable) {
-        let alreadyDone = state.withLock { state -> Bool in
-            guard state.completionHandler != nil else { return true }
-            state.timer = timer
-            return false
-        }
-        if alreadyDone { timer.cancel() }
+        if !state.withLock({ $0.lifecycle.started(timer) }) { timer.cancel() }
     }
 
     /// Delivers the answer, unless it was delivered or cancelled already.
     func deliverAnswer() {
         let delivery = state.withLock {
-            state -> (
-                (@Sendable (Data?, URLResponse?, (any Error)?) -> Void), (Data?, URLResponse?, (any Error)?), Int?
-            )? in
-            guard let handler = state.completionHandler, let answer = state.answer else { return nil }
-            state.completionHandler = nil
-            state.timer = nil
+            state -> (SessionTaskLifecycle<any NetworkCancellable>.Handler, (Data?, URLResponse?, (any Error)?), Int?)?
+            in
+            guard let answer = state.answer, let (handler, _) = state.lifecycle.finish() else { return nil }
             return (handler, answer, state.chunkSize)
         }
         guard let (handler, answer, chunkSize) = delivery else { return }

@@ -7,15 +7,8 @@ import Foundation
 /// One `GET` of a ``CachedSession``: answers from the cache, revalidates, or fetches, and
 /// reports exactly once.
 final class CachedSessionTask: NetworkSessionTask, @unchecked Sendable {
-    // @unchecked Sendable is safe: `phase`, `revalidating`, `sentAt` and `completionHandler` are
-    // only read and written inside `session.state.withLock`, so the session's one lock guards them.
-
-    enum Phase {
-        case created
-        /// Waiting for the wrapped session; its task is `nil` while being created.
-        case sending((any NetworkSessionTask)?)
-        case finished
-    }
+    // @unchecked Sendable is safe: `lifecycle`, `revalidating` and `sentAt` are only read and
+    // written inside `session.state.withLock`, so the session's one lock guards them.
 
     private enum Step {
         case none
@@ -29,14 +22,13 @@ final class CachedSessionTask: NetworkSessionTask, @unchecked Sendable {
     private let key: RequestKey
     private let directives: CacheControl
     private let session: CachedSession
-    /// Guarded by `session.state`.
-    private var phase = Phase.created
+    /// Guarded by `session.state`: runs the wrapped session's task once sent (none for an answer
+    /// from the cache).
+    private var lifecycle: SessionTaskLifecycle<any NetworkSessionTask>
     /// Guarded by `session.state`: the stored response a conditional request was sent for.
     private var revalidating: CachedResponse?
     /// Guarded by `session.state`: when the request was sent, for the response's age.
     private var sentAt = Date.distantPast
-    /// Guarded by `session.state`; taken out to report, once.
-    private var completionHandler: SessionCompletionHandler?
 
     init(
         session: CachedSession, key: RequestKey, request: URLRequest, directives: CacheControl,
@@ -46,37 +38,31 @@ final class CachedSessionTask: NetworkSessionTask, @unchecked Sendable {
         self.key = key
         self.request = request
         self.directives = directives
-        self.completionHandler = completionHandler
+        self.lifecycle = SessionTaskLifecycle(handler: completionHandler)
     }
 
     func resume() {
         let now = session.now()
         let step = session.state.withLock { state -> Step in
-            guard case .created = phase, let handler = completionHandler else { return .none }
+            guard lifecycle.resume() else { return .none }
             if let stored = state.store.value(forKey: key),
                 stored.variance.isEmpty || stored.matchesVariance(of: request)
             {
-                if stored.isUsable(at: now, for: directives) {
+                if stored.isUsable(at: now, for: directives), let (handler, _) = lifecycle.finish() {
                     state.hits += 1
-                    phase = .finished
-                    completionHandler = nil
                     return .hit(handler, stored.data, stored.response)
                 }
                 if !directives.reload && !directives.onlyIfCached && stored.hasValidators {
                     state.revalidations += 1
-                    phase = .sending(nil)
                     sentAt = now
                     revalidating = stored
                     return .send(stored.conditionalRequest(for: request))
                 }
             }
             state.misses += 1
-            if directives.onlyIfCached {
-                phase = .finished
-                completionHandler = nil
+            if directives.onlyIfCached, let (handler, _) = lifecycle.finish() {
                 return .unsatisfiable(handler)
             }
-            phase = .sending(nil)
             sentAt = now
             return .send(request)
         }
@@ -95,9 +81,7 @@ final class CachedSessionTask: NetworkSessionTask, @unchecked Sendable {
             }
         case .send(let outgoing):
             session.state.send(outgoing, on: session.wrapped) { _, inner in
-                guard case .sending(.none) = phase else { return false }  // cancelled meanwhile
-                phase = .sending(inner)
-                return true
+                self.lifecycle.started(inner)  // false if cancelled meanwhile
             } completionHandler: { [self] data, response, error in
                 finish(data, response, error)
             }
@@ -105,26 +89,15 @@ final class CachedSessionTask: NetworkSessionTask, @unchecked Sendable {
     }
 
     func cancel() {
-        let (handler, inner) = session.state.withLock { _ -> (SessionCompletionHandler?, (any NetworkSessionTask)?) in
-            let handler = completionHandler
-            completionHandler = nil
-            defer { phase = .finished }
-            if case .sending(let inner) = phase { return (handler, inner) }
-            return (handler, nil)
-        }
+        guard let (handler, inner) = session.state.withLock({ _ in self.lifecycle.finish() }) else { return }
         inner?.cancel()
-        handler?(nil, nil, URLError.cancelled(request))
+        handler(nil, nil, URLError.cancelled(request))
     }
 
-    /// Updates the cache from the wrapped session's answer and reports it; a `304` to a
-    /// conditional request is reported as the stored `200`, with its header fields updated.
-    /// A late answer is dropped.
     private func finish(_ data: Data?, _ response: URLResponse?, _ error: (any Error)?) {
         let now = session.now()
         let taken = session.state.withLock { state -> (SessionCompletionHandler, Data?, URLResponse?)? in
-            guard case .sending = phase, let handler = completionHandler else { return nil }
-            phase = .finished
-            completionHandler = nil
+            guard let (handler, _) = lifecycle.finish() else { return nil }
             guard error == nil, let http = response as? HTTPURLResponse else { return (handler, data, response) }
             if http.statusCode == 304, let stored = revalidating {
                 revalidating = nil

@@ -7,18 +7,14 @@ import Foundation
 /// One caller of a ``DeduplicatedSession``: starts a shared call or joins one in flight,
 /// and reports exactly once.
 final class DeduplicatedSessionTask: NetworkSessionTask, @unchecked Sendable {
-    // @unchecked Sendable is safe: `call`, `isResumed` and `completionHandler` are only read
-    // and written inside `session.state.withLock`, so the session's one lock guards them.
+    // @unchecked Sendable is safe: `lifecycle` is only read and written inside
+    // `session.state.withLock`, so the session's one lock guards it.
 
     let request: URLRequest
     private let key: RequestKey
     private let session: DeduplicatedSession
-    /// Guarded by `session.state`: the call this caller waits for, once resumed.
-    private var call: DeduplicatedCall?
-    /// Guarded by `session.state`.
-    private var isResumed = false
-    /// Guarded by `session.state`; taken out to report, once.
-    private var completionHandler: SessionCompletionHandler?
+    /// Guarded by `session.state`: runs the call this caller waits for, once resumed.
+    private var lifecycle: SessionTaskLifecycle<DeduplicatedCall>
 
     init(
         session: DeduplicatedSession, key: RequestKey, request: URLRequest,
@@ -27,43 +23,39 @@ final class DeduplicatedSessionTask: NetworkSessionTask, @unchecked Sendable {
         self.session = session
         self.key = key
         self.request = request
-        self.completionHandler = completionHandler
+        self.lifecycle = SessionTaskLifecycle(handler: completionHandler)
     }
 
     func resume() {
         let newCall = session.state.withLock { state -> DeduplicatedCall? in
-            guard !isResumed, completionHandler != nil else { return nil }
-            isResumed = true
+            guard lifecycle.resume() else { return nil }
             if let existing = state.calls[key] {
                 existing.callers.append(self)
-                call = existing
+                _ = lifecycle.started(existing)
                 state.joinedCount += 1
                 return nil
             }
             let created = DeduplicatedCall(session: session, key: key, firstCaller: self)
             state.calls[key] = created
             state.callCount += 1
-            call = created
+            _ = lifecycle.started(created)
             return created
         }
         newCall?.start(request)
     }
 
     func cancel() {
-        let (handler, inner) = session.state.withLock {
-            state -> (SessionCompletionHandler?, (any NetworkSessionTask)?) in
-            guard let handler = takeCompletionHandler() else { return (nil, nil) }
-            let inner = call?.remove(self, &state)
-            call = nil
-            return (handler, inner)
+        let taken = session.state.withLock { state -> (SessionCompletionHandler, (any NetworkSessionTask)?)? in
+            guard let (handler, call) = lifecycle.finish() else { return nil }
+            return (handler, call?.remove(self, &state))
         }
+        guard let (handler, inner) = taken else { return }
         inner?.cancel()
-        handler?(nil, nil, URLError.cancelled(request))
+        handler(nil, nil, URLError.cancelled(request))
     }
 
     /// Takes the completion handler out, so that it is called once; call with the lock held.
     func takeCompletionHandler() -> SessionCompletionHandler? {
-        defer { completionHandler = nil }
-        return completionHandler
+        lifecycle.finish()?.handler
     }
 }

@@ -40,7 +40,7 @@ public final class ThrottledSession: NetworkSession, TransferringSession {
         }
     }
 
-    /// The queue and the count of tasks in flight. The tasks' own phases are guarded by the
+    /// The queue and the count of tasks in flight. The tasks' own lifecycles and places are guarded by the
     /// same lock (see ``ThrottledSessionTask``), so that one lock orders everything.
     struct State {
         var inFlight = 0
@@ -120,7 +120,7 @@ public final class ThrottledSession: NetworkSession, TransferringSession {
             state.inFlight -= 1
             return nil
         }
-        next.phase = .starting
+        next.place = .held
         return next
     }
 }

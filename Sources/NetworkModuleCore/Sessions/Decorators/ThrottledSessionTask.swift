@@ -7,31 +7,27 @@ import Foundation
 /// One task of a ``ThrottledSession``: waits for a place, then runs a task of the wrapped
 /// session, and reports exactly once.
 final class ThrottledSessionTask: NetworkSessionTask, @unchecked Sendable {
-    // @unchecked Sendable is safe: `phase`, `isSending`, `handoff` and `completionHandler` are
-    // only read and written inside `session.state.withLock`, so the session's one lock guards
-    // them.
+    // @unchecked Sendable is safe: `lifecycle`, `place`, `isSending` and `handoff` are only read
+    // and written inside `session.state.withLock`, so the session's one lock guards them.
 
-    enum Phase {
-        /// Not resumed yet.
-        case created
+    /// Where the task stands in the session's limit.
+    enum Place {
+        /// Not resumed, or finished: holds no place.
+        case none
         /// In the session's queue.
         case waiting
-        /// Holds a place; its task of the wrapped session is being created.
-        case starting
-        /// Holds a place; its task of the wrapped session runs.
-        case running(any NetworkSessionTask)
-        /// Reported (or cancelled); holds no place.
-        case finished
+        /// Holds a place: its task of the wrapped session is being created, or runs.
+        case held
     }
 
     let request: URLRequest
     /// What the wrapped session is asked to do with the request.
     private let transfer: SessionTransfer
     private let session: ThrottledSession
+    /// Guarded by `session.state`: runs the wrapped session's task once it holds a place.
+    private var lifecycle: SessionTaskLifecycle<any NetworkSessionTask>
     /// Guarded by `session.state`.
-    var phase = Phase.created
-    /// Guarded by `session.state`; taken out to report, once.
-    private var completionHandler: SessionCompletionHandler?
+    var place = Place.none
     /// Guarded by `session.state`: `true` while ``start()`` is handing this task to the wrapped
     /// session, which may answer (and so give up the place) before it returns.
     private var isSending = false
@@ -46,19 +42,19 @@ final class ThrottledSessionTask: NetworkSessionTask, @unchecked Sendable {
         self.session = session
         self.request = request
         self.transfer = transfer
-        self.completionHandler = completionHandler
+        self.lifecycle = SessionTaskLifecycle(handler: completionHandler)
     }
 
     func resume() {
         let maxConcurrent = session.maxConcurrent
         let startsNow = session.state.withLock { state -> Bool in
-            guard case .created = phase else { return false }
+            guard lifecycle.resume() else { return false }
             if state.inFlight < maxConcurrent {
                 state.inFlight += 1
-                phase = .starting
+                place = .held
                 return true
             }
-            phase = .waiting
+            place = .waiting
             state.waiting.append(self)
             return false
         }
@@ -66,31 +62,22 @@ final class ThrottledSessionTask: NetworkSessionTask, @unchecked Sendable {
     }
 
     func cancel() {
-        let (handler, inner, next) = session.state.withLock {
-            state -> (SessionCompletionHandler?, (any NetworkSessionTask)?, ThrottledSessionTask?) in
-            let handler = completionHandler
-            completionHandler = nil
-            switch phase {
-            case .finished:
-                return (nil, nil, nil)
-            case .created:
-                phase = .finished
-                return (handler, nil, nil)
+        let taken = session.state.withLock {
+            state -> (SessionCompletionHandler, (any NetworkSessionTask)?, ThrottledSessionTask?)? in
+            guard let (handler, inner) = lifecycle.finish() else { return nil }
+            defer { place = .none }
+            switch place {
+            case .none: return (handler, nil, nil)
             case .waiting:
-                phase = .finished
                 _ = state.remove(self)
                 return (handler, nil, nil)
-            case .starting:
-                phase = .finished
-                return (handler, nil, releasePlace(&state))
-            case .running(let inner):
-                phase = .finished
-                return (handler, inner, releasePlace(&state))
+            case .held: return (handler, inner, releasePlace(&state))
             }
         }
+        guard let (handler, inner, next) = taken else { return }
         inner?.cancel()
         next?.start()
-        handler?(nil, nil, URLError.cancelled(request))
+        handler(nil, nil, URLError.cancelled(request))
     }
 
     /// Sends the request on the wrapped session; called once the task holds a place.
@@ -113,9 +100,7 @@ final class ThrottledSessionTask: NetworkSessionTask, @unchecked Sendable {
         session.state.withLock { _ in isSending = true }
         session.state.send(request, on: session.wrapped, transfer: transfer) {
             _, inner in
-            guard case .starting = phase else { return false }  // cancelled: the place is given up
-            phase = .running(inner)
-            return true
+            lifecycle.started(inner)  // false if cancelled: the place is given up
         } completionHandler: { [self] data, response, error in
             finish(data, response, error)
         }
@@ -139,19 +124,13 @@ final class ThrottledSessionTask: NetworkSessionTask, @unchecked Sendable {
     /// Reports the wrapped session's answer and hands the place to the next waiter; a late
     /// answer, after a cancel, is dropped.
     private func finish(_ data: Data?, _ response: URLResponse?, _ error: (any Error)?) {
-        let taken = session.state.withLock { state -> (SessionCompletionHandler?, ThrottledSessionTask?)? in
-            switch phase {
-            case .starting, .running:
-                phase = .finished
-                let handler = completionHandler
-                completionHandler = nil
-                return (handler, releasePlace(&state))
-            case .created, .waiting, .finished:
-                return nil
-            }
+        let taken = session.state.withLock { state -> (SessionCompletionHandler, ThrottledSessionTask?)? in
+            guard case .held = place, let (handler, _) = lifecycle.finish() else { return nil }
+            place = .none
+            return (handler, releasePlace(&state))
         }
         guard let (handler, next) = taken else { return }
         next?.start()
-        handler?(data, response, error)
+        handler(data, response, error)
     }
 }
