@@ -244,7 +244,7 @@ struct HostileServerIntegrationTests {
         let errors = LockedState([URLError?]())
 
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            let task = IntegrationServers.makeSession().task(
+            let task = IntegrationServers.makeSession().transferTask(
                 with: request, transfer: SessionTransfer(redirectPolicy: follow)
             ) {
                 _, _, error in

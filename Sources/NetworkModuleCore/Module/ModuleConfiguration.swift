@@ -7,7 +7,8 @@ final class ModuleConfiguration: Sendable {
     let baseURL: URL?
     /// The base URL's origin, for the actions' same-origin checks.
     let baseOrigin: Origin?
-    let session: any NetworkSession
+    /// The module's session, as requests are sent on it (``NetworkSession/transferring``).
+    let session: any TransferringSession
     let actions: [any NetworkModuleAction]
     /// Runs the actions' preparation, with the fast path for header-only actions.
     let preparer: ActionPreparer
@@ -31,7 +32,7 @@ final class ModuleConfiguration: Sendable {
         let baseURL = requestBuilder.baseURL
         self.baseURL = baseURL
         self.baseOrigin = baseURL.flatMap(Origin.init)
-        self.session = session
+        self.session = session.transferring
         self.actions = actions
         self.preparer = ActionPreparer(preparations: actions.map(ActionPreparation.init))
         self.maximumAttempts = maximumAttempts

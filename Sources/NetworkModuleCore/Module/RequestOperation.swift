@@ -58,17 +58,19 @@ final class RequestOperation: NetworkCancellable {
         mutating func step(after next: RequestStateMachine.Next) -> Step {
             record(next)
             switch next {
-            case .prepare(_, _, let request):
-                preparationTimeout = request.timeoutInterval
-                return Step(next: next, totals: totals)
+            case .prepare:
+                let request = machine.takeRequest()
+                preparationTimeout = request?.timeoutInterval ?? preparationTimeout
+                return Step(next: next, totals: totals, request: request)
             case .schedulePreparationDeadline:
                 return Step(next: next, preparationTimeout: preparationTimeout)
-            case .send(_, let request, _):
+            case .send:
+                let request = machine.takeRequest()
                 lastSentRequest = request
                 // A stream's length only for a body the builder streamed: reading `httpBodyStream`
                 // costs every request on Linux.
-                totals.bytesSent += request.httpBody?.count ?? (bodyStream == nil ? 0 : request.knownBodyLength ?? 0)
-                return Step(next: next)
+                totals.bytesSent += request?.httpBody?.count ?? (bodyStream == nil ? 0 : request?.knownBodyLength ?? 0)
+                return Step(next: next, request: request)
             case .observe, .askRetry:
                 return Step(next: next, totals: totals, sentRequest: lastSentRequest)
             case .finish:
@@ -126,12 +128,14 @@ final class RequestOperation: NetworkCancellable {
     /// What the machine said (with what performing it needs), and what the operation adds to it,
     /// taken out of the state under the lock.
     private struct Step {
-        /// Taken out once, by the loop: what it carries (a request) then has one owner.
+        /// What to do, taken out once by the loop (``takeNext()``).
         var next: RequestStateMachine.Next
         /// For the actions' contexts.
         var totals = Totals()
         /// The request sent last; for observing, deciding and finishing.
         var sentRequest: URLRequest?
+        /// The request to prepare or to send, moved out of the machine.
+        var request: URLRequest?
         /// The timeout of the request being prepared, for its preparation deadline.
         var preparationTimeout: TimeInterval = 0
         /// With ``RequestStateMachine/Next/finish(_:)``: the caller's completion, and the body
@@ -165,7 +169,7 @@ final class RequestOperation: NetworkCancellable {
     private let redirectPolicy: RedirectPolicy
     private let configuration: ModuleConfiguration
     /// The module's session, or the transfer's session around it.
-    private let session: any NetworkSession
+    private let session: any TransferringSession
     /// The session of a transfer (a download, a request with progress); `nil` for the others.
     private let transfer: TransferSession?
     private let startTime: UInt64
@@ -218,7 +222,7 @@ final class RequestOperation: NetworkCancellable {
             state.bodyStream = builtBodyStream(built, source: source)
             next = state.machine.built(built)
         }
-        let first = state.step(after: next)
+        let first = state.step(after: consume next)
         let operation = RequestOperation(
             source: source, configuration: configuration, transfer: transfer, startTime: startTime, state: state)
         // Moved, not copied: a copy left behind would share the request's storage, and the
@@ -271,23 +275,30 @@ final class RequestOperation: NetworkCancellable {
                 if let previous { BodyStreams.release(previous) }
                 if let unused { BodyStreams.release(unused) }
                 step = next
-            case .prepare(let attempt, let from, let request):
+            case .prepare(let attempt, let from):
                 let totals = step.totals
-                let outcome = configuration.preparer.prepare(
-                    request, from: from,
-                    context: { self.context(attempt: attempt, sentRequest: nil, totals: totals) },
-                    onPrepared: { index, result in
-                        self.run(self.update { $0.actionPrepared(attempt: attempt, index: index, result) })
-                    })
+                let outcome: RequestStateMachine.PreparationOutcome
+                if let request = step.request.take() {
+                    outcome = configuration.preparer.prepare(
+                        request, from: from,
+                        context: { self.context(attempt: attempt, sentRequest: nil, totals: totals) },
+                        onPrepared: { index, result in
+                            self.run(self.update { $0.actionPrepared(attempt: attempt, index: index, result) })
+                        })
+                } else {
+                    // The machine always holds the request with `.prepare`; were it missing, the
+                    // request would still end, as a failure, rather than wait for ever.
+                    outcome = .failed(.invalidRequest(.missingURL))
+                }
                 step = update { $0.preparationReturned(outcome) }
+            case .send(let attempt, let deadline):
+                deadline?.cancel()
+                step = send(step.request.take(), attempt: attempt)
             case .schedulePreparationDeadline(let attempt):
                 let deadline = scheduleDeadline(after: step.preparationTimeout) {
                     self.run(self.update { $0.preparationDeadlinePassed(attempt: attempt) })
                 }
                 step = update { $0.preparationDeadlineScheduled(deadline) }
-            case .send(let attempt, let request, let deadline):
-                deadline?.cancel()
-                step = send(request, attempt: attempt)
             case .resume(let task):
                 task.resume()
                 step = update { $0.resumeReturned() }
@@ -356,8 +367,9 @@ final class RequestOperation: NetworkCancellable {
     }
 
     /// Checks `request` once, just before the wire, and hands it to the session.
-    private func send(_ request: URLRequest, attempt: Int) -> Step {
-        guard request.url != nil else {
+    private func send(_ candidate: URLRequest?, attempt: Int) -> Step {
+        // The machine always holds the request with `.send`; a missing one fails the request.
+        guard let request = candidate, request.url != nil else {
             return update { $0.sendRejected(.invalidRequest(.missingURL)) }
         }
         do throws(NetworkError) {
@@ -367,7 +379,7 @@ final class RequestOperation: NetworkCancellable {
         }
         let sentAt = DispatchTime.now().uptimeNanoseconds
         let acceptableStatusCodes = acceptableStatusCodes
-        let task = session.task(with: request, transfer: SessionTransfer(redirectPolicy: redirectPolicy)) {
+        let task = session.transferTask(with: request, transfer: SessionTransfer(redirectPolicy: redirectPolicy)) {
             data, response, error in
             let now = DispatchTime.now().uptimeNanoseconds
             let duration = Double(now >= sentAt ? now - sentAt : 0) / 1e9

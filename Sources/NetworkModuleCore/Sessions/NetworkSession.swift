@@ -34,7 +34,7 @@ public protocol NetworkSession: Sendable {
 
 /// A session that applies a ``SessionTransfer`` itself: its redirect policy, its destination and
 /// its progress. The framework's transport, its decorators and the testing library's sessions
-/// are; a user's session need not be (see ``NetworkSession/task(with:transfer:completionHandler:)``).
+/// are; a user's session need not be (see ``NetworkSession/transferring``).
 package protocol TransferringSession: NetworkSession {
     /// Creates a task that sends `request` when resumed, as `transfer` says, and reports the
     /// outcome to `completionHandler`.
@@ -45,21 +45,10 @@ package protocol TransferringSession: NetworkSession {
 }
 
 extension NetworkSession {
-    /// The one way the framework sends a request on a session: with `transfer` applied by the
-    /// session itself when it is a ``TransferringSession``; otherwise on its data task, the body
-    /// written where the transfer says and the final progress reported once it has arrived whole,
-    /// and, for a redirect policy other than ``RedirectPolicy/follow`` (which a data task cannot
-    /// apply), a task that sends nothing and fails with `URLError.unsupportedURL`, whose message
-    /// names the session: a policy is never silently ignored.
-    package func task(
-        with request: URLRequest, transfer: SessionTransfer = SessionTransfer(),
-        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
-    ) -> any NetworkSessionTask {
-        if let session = self as? any TransferringSession {
-            return session.transferTask(with: request, transfer: transfer, completionHandler: completionHandler)
-        }
-        return BufferedTransfer.task(
-            on: self, named: "\(type(of: self))", with: request, transfer: transfer,
-            completionHandler: completionHandler)
+    /// This session as the framework sends on it: itself when it is a ``TransferringSession``;
+    /// otherwise wrapped in a ``BufferedSession``, which applies transfers to the body once it has
+    /// arrived whole. Worked out once, where a module or a decorator is made, not per request.
+    package var transferring: any TransferringSession {
+        (self as? any TransferringSession) ?? BufferedSession(base: self, name: "\(type(of: self))")
     }
 }

@@ -4,27 +4,9 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// Applies a ``SessionTransfer`` to a response whose body arrived whole, in memory: what
-/// ``NetworkSession/task(with:transfer:completionHandler:)`` does for a session that is not a
-/// ``TransferringSession``.
+/// Applies a ``SessionTransfer`` to a response whose body arrived whole, in memory: for a
+/// ``BufferedSession``, and for the testing library's sessions, whose bodies are held whole.
 package enum BufferedTransfer {
-    /// A task of `session` that runs its data task and applies `transfer` to the body once it has
-    /// arrived whole; for a redirect policy other than ``RedirectPolicy/follow``, a task that
-    /// sends nothing and fails with `URLError.unsupportedURL`, blaming `name` (a data task
-    /// follows redirects, and the framework sees none of them).
-    package static func task(
-        on session: some NetworkSession, named name: String, with request: URLRequest, transfer: SessionTransfer,
-        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
-    ) -> any NetworkSessionTask {
-        guard transfer.redirectPolicy.isFollow else {
-            return UnsentTask(
-                error: RedirectPolicy.unsupportedError(by: name, url: request.url), completionHandler: completionHandler
-            )
-        }
-        return session.dataTask(
-            with: request, completionHandler: applying(transfer, to: request, completionHandler: completionHandler))
-    }
-
     /// `completionHandler`, preceded by `transfer` applied to the body that arrived whole: a 2xx
     /// body handed to a sink as one chunk, or written to a file, and the final progress reported.
     package static func applying(

@@ -12,7 +12,7 @@ import Foundation
 /// machine treat a transfer like any request. A class, so that the operation's optional
 /// reference to it costs a plain request one pointer test.
 final class TransferSession: TransferringSession {
-    let base: any NetworkSession
+    let base: any TransferringSession
     let reporter: ProgressReporter?
     let download: DownloadFile?
     /// For a stream, where its body goes.
@@ -23,7 +23,7 @@ final class TransferSession: TransferringSession {
     let retryAllowed: (@Sendable () -> Bool)?
 
     init(
-        base: any NetworkSession, reporter: ProgressReporter?, download: DownloadFile?,
+        base: any TransferringSession, reporter: ProgressReporter?, download: DownloadFile?,
         chunks: SessionTransfer.ChunkSink? = nil, retryAllowed: (@Sendable () -> Bool)? = nil
     ) {
         self.base = base
@@ -91,7 +91,7 @@ final class TransferSession: TransferringSession {
         }
         let transfer = SessionTransfer(
             redirectPolicy: transfer.redirectPolicy, destination: destination, progress: progress)
-        return base.task(with: request, transfer: transfer) {
+        return base.transferTask(with: request, transfer: transfer) {
             [download, uncountedBytes] data, response, error in
             if let written = download?.attemptEnded(response: response) {
                 uncountedBytes.withLock { $0 += Int(clamping: written) }

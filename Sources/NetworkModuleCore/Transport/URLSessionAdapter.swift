@@ -68,9 +68,8 @@ package struct URLSessionAdapter: TransferringSession {
         with request: URLRequest, transfer: SessionTransfer,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
-        BufferedTransfer.task(
-            on: self, named: "A plain URLSession", with: request, transfer: transfer,
-            completionHandler: completionHandler)
+        BufferedSession(base: self, name: "A plain URLSession").transferTask(
+            with: request, transfer: transfer, completionHandler: completionHandler)
     }
 }
 

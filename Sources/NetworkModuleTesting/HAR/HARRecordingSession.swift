@@ -50,6 +50,8 @@ public final class HARRecordingSession: NetworkSession, TransferringSession {
     public let wrappedSession: any NetworkSession
     /// Which header, query and body values are masked in the archive.
     public let redaction: Redaction
+    /// ``wrappedSession``, as the recorder sends on it.
+    private let transferring: any TransferringSession
 
     private let state = LockedState(State())
 
@@ -61,6 +63,7 @@ public final class HARRecordingSession: NetworkSession, TransferringSession {
     ///     headers, and secret query items and body fields (see `Redaction`).
     public init(wrapping session: some NetworkSession, redaction: Redaction = .default) {
         self.wrappedSession = session
+        self.transferring = session.transferring
         self.redaction = redaction
     }
 
@@ -114,7 +117,9 @@ public final class HARRecordingSession: NetworkSession, TransferringSession {
         }
         let startedAt = Date()
         let started = DispatchTime.now().uptimeNanoseconds
-        return wrappedSession.task(with: request, transfer: SessionTransfer(redirectPolicy: transfer.redirectPolicy)) {
+        return transferring.transferTask(
+            with: request, transfer: SessionTransfer(redirectPolicy: transfer.redirectPolicy)
+        ) {
             [redaction, state] data, response, error in
             let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
             if !Self.isCancellation(error) {

@@ -360,11 +360,12 @@ struct RequestStateMachineTests {
     func deadlinePerAttempt() {
         var machine = Situation.awaitingAction.machine()
         _ = machine.actionPrepared(attempt: 1, index: 0, .success(sampleRequest))
-        guard case .send(_, _, let deadline) = machine.preparationReturned(.prepared(sampleRequest)) else {
+        guard case .send(_, let deadline) = machine.preparationReturned(.prepared(sampleRequest)) else {
             Issue.record("expected to send")
             return
         }
         #expect(deadline != nil, "the first attempt's deadline, to cancel")
+        #expect(machine.takeRequest() != nil)
         _ = machine.taskCreated(FakeTask())
         _ = machine.resumeReturned()
         _ = machine.answered(attempt: 1, .failure(serverError))
@@ -413,9 +414,9 @@ struct RequestStateMachineTests {
         switch next {
         case .none: return "none"
         case .build(let attempt): return "build(\(attempt))"
-        case .prepare(let attempt, let from, _): return "prepare(\(attempt), from: \(from))"
+        case .prepare(let attempt, let from): return "prepare(\(attempt), from: \(from))"
         case .schedulePreparationDeadline(let attempt): return "schedulePreparationDeadline(\(attempt))"
-        case .send(let attempt, _, _): return "send(\(attempt))"
+        case .send(let attempt, _): return "send(\(attempt))"
         case .resume: return "resume"
         case .observe(let attempt, _): return "observe(\(attempt))"
         case .askRetry(let attempt, let action, _): return "askRetry(\(attempt), action: \(action))"

@@ -96,7 +96,8 @@ public final class CachedSession: NetworkSession, TransferringSession {
         }
     }
 
-    let wrapped: any NetworkSession
+    /// The wrapped session, as the decorator sends on it.
+    let wrapped: any TransferringSession
     /// The clock: tests pass their own to move time without sleeping.
     let now: @Sendable () -> Date
     let state: LockedState<State>
@@ -125,7 +126,7 @@ public final class CachedSession: NetworkSession, TransferringSession {
         ignoredHeaderNames: Set<String> = DeduplicatedSession.defaultIgnoredHeaderNames,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
-        self.wrapped = session
+        self.wrapped = session.transferring
         self.now = now
         self.ignoredHeaderNames = Set(ignoredHeaderNames.map { $0.lowercased() } + Self.headersThatNeverCount)
         self.state = LockedState(State(store: LRUStore(maximumCount: maximumEntries, maximumCost: maximumBytes)))
@@ -166,7 +167,7 @@ public final class CachedSession: NetworkSession, TransferringSession {
     ) -> any NetworkSessionTask {
         let method = request.httpMethod ?? "GET"
         guard method == "GET", transfer.redirectPolicy.isFollow, !transfer.needsApplying else {
-            return wrapped.task(
+            return wrapped.transferTask(
                 with: request, transfer: transfer,
                 completionHandler: invalidating(for: request, completionHandler: completionHandler))
         }
@@ -186,7 +187,7 @@ public final class CachedSession: NetworkSession, TransferringSession {
             ? CacheControl.none : CacheControl(cacheControl: cacheControl, pragma: pragma)
         if request.cachePolicy != .useProtocolCachePolicy { directives.add(request.cachePolicy) }
         guard let key, !isConditional, !directives.noStore else {
-            return wrapped.task(with: request, completionHandler: completionHandler)
+            return wrapped.dataTask(with: request, completionHandler: completionHandler)
         }
         return CachedSessionTask(
             session: self, key: key, request: request, directives: directives, completionHandler: completionHandler)

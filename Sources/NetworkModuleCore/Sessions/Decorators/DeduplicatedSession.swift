@@ -62,7 +62,8 @@ public final class DeduplicatedSession: NetworkSession, TransferringSession {
         var joinedCount = 0
     }
 
-    let wrapped: any NetworkSession
+    /// The wrapped session, as the decorator sends on it.
+    let wrapped: any TransferringSession
     let state = LockedState(State())
     /// The shared methods, uppercase.
     let methods: Set<String>
@@ -81,7 +82,7 @@ public final class DeduplicatedSession: NetworkSession, TransferringSession {
         wrapping session: some NetworkSession, methods: Set<HTTPMethod> = [.get, .head],
         ignoredHeaderNames: Set<String> = DeduplicatedSession.defaultIgnoredHeaderNames
     ) {
-        self.wrapped = session
+        self.wrapped = session.transferring
         self.methods = Set(methods.map(\.rawValue))
         self.ignoredHeaderNames = Set(ignoredHeaderNames.map { $0.lowercased() })
     }
@@ -112,7 +113,7 @@ public final class DeduplicatedSession: NetworkSession, TransferringSession {
         guard transfer.redirectPolicy.isFollow, !transfer.needsApplying, methods.contains(request.httpMethod ?? "GET"),
             let key = RequestKey(request, ignoringHeaderNames: ignoredHeaderNames, includingLoadOptions: true)
         else {
-            return wrapped.task(with: request, transfer: transfer, completionHandler: completionHandler)
+            return wrapped.transferTask(with: request, transfer: transfer, completionHandler: completionHandler)
         }
         return DeduplicatedSessionTask(session: self, key: key, request: request, completionHandler: completionHandler)
     }

@@ -15,7 +15,7 @@ extension LockedState {
     ///
     /// `adopt` returns `false` when the decorator's task was cancelled meanwhile, or when
     /// the wrapped session answered inside `dataTask(with:)`. The task is the wrapped session's
-    /// ``NetworkSession/task(with:transfer:completionHandler:)``. The new task is then cancelled,
+    /// ``TransferringSession/transferTask(with:transfer:completionHandler:)``. The new task is then cancelled,
     /// never resumed: a task left alone would hold its completion handler (and everything
     /// it captures) for as long as the wrapped session keeps it, which for a
     /// swift-corelibs-foundation `URLSession` is until the session is invalidated. Its
@@ -23,10 +23,10 @@ extension LockedState {
     /// (``NetworkSessionTask/cancel()`` before `resume()` is safe: the framework's own
     /// tasks then never reach `URLSession` at all.)
     func send(
-        _ request: URLRequest, on session: any NetworkSession, transfer: SessionTransfer = SessionTransfer(),
+        _ request: URLRequest, on session: any TransferringSession, transfer: SessionTransfer = SessionTransfer(),
         adopt: (inout State, any NetworkSessionTask) -> Bool, completionHandler: @escaping SessionCompletionHandler
     ) {
-        let task = session.task(with: request, transfer: transfer, completionHandler: completionHandler)
+        let task = session.transferTask(with: request, transfer: transfer, completionHandler: completionHandler)
         if withLock({ adopt(&$0, task) }) {
             task.resume()
         } else {

@@ -76,7 +76,8 @@ public final class ThrottledSession: NetworkSession, TransferringSession {
     /// The largest number of tasks in flight at once (at least 1).
     public let maxConcurrent: Int
 
-    let wrapped: any NetworkSession
+    /// The wrapped session, as the decorator sends on it.
+    let wrapped: any TransferringSession
     let state = LockedState(State())
 
     /// Creates a throttled session around `session`.
@@ -86,7 +87,7 @@ public final class ThrottledSession: NetworkSession, TransferringSession {
     ///   - maxConcurrent: the largest number of requests in flight at once; a value below 1 is
     ///     taken as 1.
     public init(wrapping session: some NetworkSession, maxConcurrent: Int) {
-        self.wrapped = session
+        self.wrapped = session.transferring
         self.maxConcurrent = max(1, maxConcurrent)
     }
 

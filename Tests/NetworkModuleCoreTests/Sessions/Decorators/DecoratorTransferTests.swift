@@ -62,8 +62,10 @@ struct DecoratorTransferTests {
         let completions = LockedState(0)
 
         for _ in 0..<2 {
-            session.task(with: request, transfer: transfer) { _, _, _ in completions.withLock { $0 += 1 } }
-                .resume()
+            session.transferring.transferTask(with: request, transfer: transfer) { _, _, _ in
+                completions.withLock { $0 += 1 }
+            }
+            .resume()
         }
 
         #expect(spy.recorded == ["transferTask to file", "transferTask to file"], "\(decorator)")

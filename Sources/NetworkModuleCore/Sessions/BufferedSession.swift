@@ -1,0 +1,37 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A session that is not a ``TransferringSession``, as one: its data task, with the transfer
+/// applied to the body once it has arrived whole (``BufferedTransfer``); for a redirect policy
+/// other than ``RedirectPolicy/follow``, a task that sends nothing and fails with
+/// `URLError.unsupportedURL`, blaming ``name`` (a data task follows redirects, and the framework
+/// sees none of them), so that a policy is never silently ignored.
+package struct BufferedSession: TransferringSession {
+    let base: any NetworkSession
+    /// How the failure of a policy it cannot apply names the session.
+    let name: String
+
+    package func dataTask(
+        with request: URLRequest,
+        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    ) -> any NetworkSessionTask {
+        base.dataTask(with: request, completionHandler: completionHandler)
+    }
+
+    package func transferTask(
+        with request: URLRequest, transfer: SessionTransfer,
+        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    ) -> any NetworkSessionTask {
+        guard transfer.redirectPolicy.isFollow else {
+            return UnsentTask(
+                error: RedirectPolicy.unsupportedError(by: name, url: request.url), completionHandler: completionHandler
+            )
+        }
+        return base.dataTask(
+            with: request,
+            completionHandler: BufferedTransfer.applying(transfer, to: request, completionHandler: completionHandler))
+    }
+}
