@@ -71,8 +71,9 @@ public struct RedirectPolicy: Sendable {
         var userInfo: [String: Any] = [
             NSLocalizedDescriptionKey:
                 "\(session) cannot apply a redirect policy other than .follow, so the request was not sent. "
-                + "Use URLSessionTransport (a plain URLSession cannot be watched for redirects), or implement "
-                + "dataTask(with:redirectPolicy:completionHandler:) in your session."
+                + "Send it on URLSessionTransport, or on the framework's decorators around it: a plain URLSession "
+                + "cannot be watched for redirects, and a session of your own sends through its data task, which "
+                + "follows them."
         ]
         if let url { userInfo[NSURLErrorFailingURLErrorKey] = url }
         return URLError(.unsupportedURL, userInfo: userInfo)

@@ -4,9 +4,10 @@ import Foundation
 /// body: how it treats redirects, where a successful body goes, and whom it tells how far the
 /// transfer has got.
 ///
-/// The module hands one with every request to ``NetworkSession/task(with:transfer:completionHandler:)``:
-/// a ``TransferringSession`` reads it as the contract below (one that wraps another passes it on),
-/// and any other session gets it applied to its data task's body by ``BufferedTransfer``.
+/// The module hands one with every request to its session, made a ``TransferringSession`` once
+/// (``NetworkSession/transferring``): the transport, the decorators and the testing library's
+/// sessions read it as the contract below (one that wraps another passes it on); any other
+/// session, wrapped in a ``BufferedSession``, gets it applied to its data task's body.
 package struct SessionTransfer: Sendable {
     /// Where the body of a successful response goes.
     package enum Destination: Sendable, Equatable {

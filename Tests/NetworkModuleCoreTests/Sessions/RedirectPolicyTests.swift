@@ -203,6 +203,8 @@ struct RedirectPolicyTests {
         }
         #expect(failure.code == .unsupportedURL)
         #expect(failure.message?.contains("LegacySession cannot apply a redirect policy") == true)
+        #expect(failure.message?.contains("Send it on URLSessionTransport") == true)
+        #expect(failure.message?.contains("dataTask(with:redirectPolicy:") == false, "advises a method never called")
         #expect(session.fake.recordedRequests.count == 1)
     }
 
