@@ -224,7 +224,7 @@ public struct DefaultRequestBuilder: RequestBuilder {
             components.scheme != nil, components.host?.isEmpty == false,
             components.percentEncodedQuery == nil, components.percentEncodedFragment == nil
         else { return nil }
-        var text = baseURL.withLowercaseScheme.absoluteString
+        var text = (baseURL.withLowercaseScheme ?? baseURL).absoluteString
         while text.hasSuffix("/") { text.removeLast() }
         return text
     }

@@ -13,11 +13,6 @@ package struct DispatchDelayScheduler: DelayScheduler {
     }
 }
 
-extension DelayScheduler where Self == DispatchDelayScheduler {
-    /// A dispatch timer on a global queue: the default.
-    package static var dispatch: DispatchDelayScheduler { DispatchDelayScheduler() }
-}
-
 /// Work that runs at most once, unless cancelled before.
 private final class ScheduledWork: NetworkCancellable {
     private let work: LockedState<(@Sendable () -> Void)?>

@@ -416,7 +416,7 @@ final class RequestOperation: NetworkCancellable {
     /// the caller gets, and delivers it through the executor.
     private func deliver(_ finish: RequestStateMachine.Finish, _ step: Step) {
         finish.taskToCancel?.cancel()
-        for timer in finish.timersToCancel { timer.cancel() }
+        finish.timerToCancel?.cancel()
         // Before the caller hears of the end: a temporary body file is gone by then.
         if let stream = step.bodyStream { BodyStreams.release(stream) }
         guard let completion = step.completion else { return }

@@ -119,8 +119,8 @@ struct RequestStateMachine {
         let attempt: Int
         /// The session task still running, to cancel.
         let taskToCancel: (any NetworkSessionTask)?
-        /// Timers still pending (a retry timer, a preparation deadline), to cancel.
-        let timersToCancel: [any NetworkCancellable]
+        /// The timer still pending (the retry timer, or the preparation deadline), to cancel.
+        let timerToCancel: (any NetworkCancellable)?
     }
 
     /// What a preparation call-out ends with.
@@ -234,18 +234,14 @@ struct RequestStateMachine {
         case .failed(let error):
             return returned(bringing: .actionPrepared(index: actionCount - 1, .failure(error)))
         case .waiting(let index):
-            if case .actionPrepared(index, _)? = callOut?.arrival {
-                phase = .preparing(from: from, awaiting: index, deadline: deadline)
-                return returned(bringing: nil)
-            }
-            callOut?.arrival = nil
-            guard case .unset = deadline, callOut?.end == nil else {
-                phase = .preparing(from: from, awaiting: index, deadline: deadline)
-                return returned(bringing: nil)
-            }
-            // The first wait of this attempt: bound it by the request's timeout. Still calling out.
-            phase = .preparing(from: from, awaiting: index, deadline: .asked)
-            return .schedulePreparationDeadline(attempt: attempt)
+            let completedDuringCall = if case .actionPrepared(index, _)? = callOut?.arrival { true } else { false }
+            if !completedDuringCall { callOut?.arrival = nil }
+            // The first wait of this attempt is bounded by the request's timeout.
+            let asksDeadline =
+                if !completedDuringCall, case .unset = deadline, callOut?.end == nil { true } else { false }
+            phase = .preparing(from: from, awaiting: index, deadline: asksDeadline ? .asked : deadline)
+            // Scheduling it is the next call-out.
+            return asksDeadline ? .schedulePreparationDeadline(attempt: attempt) : returned(bringing: nil)
         }
     }
 
@@ -449,11 +445,11 @@ struct RequestStateMachine {
     /// Moves to `finished` and says what to deliver and what to stop.
     private mutating func finish(_ result: Result<NetworkResponse, NetworkError>) -> Next {
         var task: (any NetworkSessionTask)?
-        var timers: [any NetworkCancellable] = []
+        var timer: (any NetworkCancellable)?
         switch phase {
         case .sending(let running): task = running
-        case .preparing(_, _, .scheduled(let deadline)): timers.append(deadline)
-        case .waitingToRetry(let timer?): timers.append(timer)
+        case .preparing(_, _, .scheduled(let deadline)): timer = deadline
+        case .waitingToRetry(let retryTimer): timer = retryTimer
         default: break
         }
         phase = .finished
@@ -462,6 +458,6 @@ struct RequestStateMachine {
         return .finish(
             Finish(
                 result: result, notifiesActions: actionsInvolved, attempt: attempt, taskToCancel: task,
-                timersToCancel: timers))
+                timerToCancel: timer))
     }
 }

@@ -62,20 +62,21 @@
         }
 
         func cancel() {
-            guard let (handler, running) = lifecycle.withLock({ $0.finish() }) else { return }
-            running?.deadline.cancel()
-            handler(nil, nil, URLError.cancelled(request))
+            let running = Self.report(to: lifecycle, nil, nil, URLError.cancelled(request))
             if let task = running?.task, LinuxURLSessionQuirks.cancelIsSafe(on: session) { task.cancel() }
         }
 
-        /// Reports the outcome, once, and stops the deadline.
+        /// Reports the outcome, once, and stops the deadline; returns what was running, the
+        /// first time, for a cancel to stop.
+        @discardableResult
         private static func report(
             to lifecycle: LockedState<SessionTaskLifecycle<Running>>, _ data: Data?, _ response: URLResponse?,
             _ error: (any Error)?
-        ) {
-            guard let (handler, running) = lifecycle.withLock({ $0.finish() }) else { return }
+        ) -> Running? {
+            guard let (handler, running) = lifecycle.withLock({ $0.finish() }) else { return nil }
             running?.deadline.cancel()
             handler(data, response, error)
+            return running
         }
     }
 #endif

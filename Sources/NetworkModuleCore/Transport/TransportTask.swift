@@ -36,10 +36,7 @@ final class TransportTask: NetworkSessionTask {
         guard lifecycle.withLock({ $0.resume() }) else { return }
         let lifecycle = lifecycle
         var outgoing = request
-        if let url = request.url {
-            let canonical = url.withLowercaseScheme
-            if canonical != url { outgoing.url = canonical }
-        }
+        if let canonical = request.url?.withLowercaseScheme { outgoing.url = canonical }
         if LinuxURLSessionQuirks.apply {
             // The delegate enforces the timeout as an idle timeout; Linux's own timer would
             // end the whole response at it (and trap on NaN or huge values).

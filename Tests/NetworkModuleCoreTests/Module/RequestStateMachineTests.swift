@@ -433,7 +433,7 @@ struct RequestStateMachineTests {
             }
             if !finish.notifiesActions { parts.append("silent") }
             if finish.taskToCancel != nil { parts.append("task") }
-            if !finish.timersToCancel.isEmpty { parts.append("\(finish.timersToCancel.count) timer") }
+            if finish.timerToCancel != nil { parts.append("1 timer") }
             return "finish(\(parts.joined(separator: ", ")))"
         }
     }

@@ -14,13 +14,12 @@ import Foundation
 ///
 /// **What is stored.** A `200` answer to a `GET`, keyed by URL and request headers (as
 /// ``DeduplicatedSession`` compares them; `Cache-Control`, `Pragma` and the conditional
-/// headers do not count, and neither do `ignoredHeaderNames`), unless the
-/// response says `Cache-Control: no-store` or `Vary: *`. `Authorization` counts, so users do
-/// not see each other's responses, and a response to a request with `Authorization` is kept
-/// only when it says `public`, `must-revalidate` or `s-maxage`. A response whose `Vary` names
-/// a header is used only for requests with the same values of that header. The cache is
-/// bounded by `maximumEntries` and by `maximumBytes` of
-/// bodies: the least recently used entry goes first.
+/// headers do not count, and neither do `ignoredHeaderNames`), unless the response says
+/// `Cache-Control: no-store` or `Vary: *`. `Authorization` counts, so users do not see each
+/// other's responses, and a response to a request with `Authorization` is kept only when it says
+/// `public`, `must-revalidate` or `s-maxage`. A response whose `Vary` names a header is used only
+/// for requests with the same values of that header. The cache is bounded by `maximumEntries`
+/// and by `maximumBytes` of bodies: the least recently used entry goes first.
 ///
 /// **Freshness.** A response is fresh for its `max-age`, else until its `Expires` (measured
 /// from its `Date`), else, with a `Last-Modified`, for 10% of the time since then (at most a
@@ -64,8 +63,7 @@ public final class CachedSession: NetworkSession, TransferringSession {
         public var misses: Int
         /// Conditional requests sent to revalidate a stored response.
         public var revalidations: Int
-        /// Responses removed to respect `maximumEntries` or
-        /// `maximumBytes`.
+        /// Responses removed to respect `maximumEntries` or `maximumBytes`.
         public var evictions: Int
         /// The total size of the stored bodies, in bytes.
         public var bytes: Int

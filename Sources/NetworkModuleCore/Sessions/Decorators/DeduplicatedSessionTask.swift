@@ -29,16 +29,19 @@ final class DeduplicatedSessionTask: NetworkSessionTask, @unchecked Sendable {
     func resume() {
         let newCall = session.state.withLock { state -> DeduplicatedCall? in
             guard lifecycle.resume() else { return nil }
+            var created: DeduplicatedCall?
+            let call: DeduplicatedCall
             if let existing = state.calls[key] {
                 existing.callers.append(self)
-                _ = lifecycle.started(existing)
                 state.joinedCount += 1
-                return nil
+                call = existing
+            } else {
+                call = DeduplicatedCall(session: session, key: key, firstCaller: self)
+                state.calls[key] = call
+                state.callCount += 1
+                created = call
             }
-            let created = DeduplicatedCall(session: session, key: key, firstCaller: self)
-            state.calls[key] = created
-            state.callCount += 1
-            _ = lifecycle.started(created)
+            _ = lifecycle.started(call)  // resumed just now, under the lock: it runs
             return created
         }
         newCall?.start(request)
