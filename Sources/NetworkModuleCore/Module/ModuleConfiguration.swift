@@ -1,7 +1,7 @@
 import Foundation
 
 /// What every request of a module shares: fixed when the module is created.
-final class ModuleConfiguration: Sendable {
+package final class ModuleConfiguration: Sendable {
     /// Builds the first attempt's request and, again, each retry's.
     let requestBuilder: any RequestBuilder
     let baseURL: URL?

@@ -23,7 +23,8 @@ import Foundation
 /// if the caller drops the module. No lock is held while calling out to a builder, a session,
 /// an action, a scheduler, an executor or a completion.
 final class RequestOperation: NetworkCancellable {
-    /// Hands the outcome to the caller, as the module's `perform` or `performAndDecode` asked.
+    /// Hands the outcome to the caller, as the call (`perform`, `performAndDecode`, a download…)
+    /// asked.
     ///
     /// It returns the outcome the actions see in `didFinish` (a response that the caller's
     /// transform, such as decoding, turned into a failure is that failure) and the call that
@@ -151,20 +152,7 @@ final class RequestOperation: NetworkCancellable {
         }
     }
 
-    /// Where each attempt's request comes from.
-    enum Source {
-        /// A description: the module's builder builds each attempt's request from it, so the
-        /// attempt's request has no other owner and preparing it copies nothing.
-        case description(any NetworkRequest)
-        /// A request the caller built: each attempt starts from it.
-        case urlRequest(URLRequest)
-    }
-
-    private let source: Source
-    /// The request's description, for the actions' context; `nil` for a caller's `URLRequest`.
-    private var networkRequest: (any NetworkRequest)? {
-        if case .description(let networkRequest) = source { networkRequest } else { nil }
-    }
+    private let source: RequestSource
     private let acceptableStatusCodes: AcceptableStatusCodes
     private let redirectPolicy: RedirectPolicy
     private let configuration: ModuleConfiguration
@@ -178,7 +166,7 @@ final class RequestOperation: NetworkCancellable {
     private let state: LockedState<State>
 
     private init(
-        source: Source, configuration: ModuleConfiguration, transfer: TransferSession?, startTime: UInt64,
+        source: RequestSource, configuration: ModuleConfiguration, transfer: TransferSession?, startTime: UInt64,
         state: State
     ) {
         self.source = source
@@ -208,7 +196,7 @@ final class RequestOperation: NetworkCancellable {
     ///
     /// - Parameter transfer: for a transfer, the session around the module's to send on.
     static func start(
-        source: Source, configuration: ModuleConfiguration, transfer: TransferSession? = nil,
+        source: RequestSource, configuration: ModuleConfiguration, transfer: TransferSession? = nil,
         completion: @escaping Completion
     ) -> RequestOperation {
         let startTime = DispatchTime.now().uptimeNanoseconds
@@ -333,7 +321,7 @@ final class RequestOperation: NetworkCancellable {
     // MARK: - Call-outs
 
     private static func buildRequest(
-        _ source: Source, attempt: Int, configuration: ModuleConfiguration
+        _ source: RequestSource, attempt: Int, configuration: ModuleConfiguration
     ) -> Result<URLRequest, NetworkError> {
         switch source {
         case .urlRequest(var request):
@@ -359,7 +347,9 @@ final class RequestOperation: NetworkCancellable {
 
     /// The body stream the builder made for a described request: the request releases it when
     /// it is done with it. A caller's `URLRequest` keeps its stream: the caller may send it again.
-    private static func builtBodyStream(_ built: Result<URLRequest, NetworkError>, source: Source) -> InputStream? {
+    private static func builtBodyStream(_ built: Result<URLRequest, NetworkError>, source: RequestSource)
+        -> InputStream?
+    {
         guard case .description(let networkRequest) = source, networkRequest.body?.mayStream == true,
             case .success(let request) = built
         else { return nil }
@@ -452,7 +442,7 @@ final class RequestOperation: NetworkCancellable {
     private func context(attempt: Int, sentRequest: URLRequest?, totals: Totals) -> ActionContext {
         let now = DispatchTime.now().uptimeNanoseconds
         return ActionContext(
-            networkRequest: networkRequest, attempt: attempt, baseURL: configuration.baseURL,
+            networkRequest: source.networkRequest, attempt: attempt, baseURL: configuration.baseURL,
             baseOrigin: configuration.baseOrigin, sentRequest: sentRequest,
             elapsed: Self.seconds(now >= startTime ? now - startTime : 0),
             requestID: requestID, sequenceNumber: sequenceNumber,

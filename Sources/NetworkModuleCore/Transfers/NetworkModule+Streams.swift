@@ -10,31 +10,70 @@ extension ResponseStream {
 }
 
 extension NetworkModule {
-    /// ``perform(request:completion:)``, then the body, held in memory, handed to `onChunk` as
-    /// one chunk (none when it is empty) before `completion` gets the response without it: what
-    /// a module that cannot see the bytes arrive can do. `bufferSize` is not used.
+    /// Performs `request` and hands its body to `onChunk` as it arrives: chunk by chunk, in
+    /// order, one at a time, through the completion executor; then `completion`, exactly once,
+    /// after the last chunk, also through the executor, with the response (its `data` empty: the
+    /// body went to `onChunk`) or the error. See `docs/transfers.md`.
+    ///
+    /// - At most about `bufferSize` bytes wait for `onChunk`: a consumer slower than the network
+    ///   (a busy executor, a slow `onChunk`) pauses the transfer. (``URLSessionTransport`` on
+    ///   Linux cannot pause one: there its ``URLSessionTransport/maximumResponseSize`` bounds it.)
+    /// - Only a 2xx body is streamed; any other status is read whole and handled as for
+    ///   ``perform(request:completion:)`` (an error status is its status's ``NetworkError`` case,
+    ///   with the body in ``NetworkError/httpErrorResponse``).
+    /// - Cancelling the returned handle cancels the request: `completion` gets
+    ///   ``NetworkError/cancelled`` and, from the moment `cancel()` returns, `onChunk` nothing
+    ///   more, even chunks that had arrived or were queued on the executor. (A cancel from
+    ///   another thread cannot stop a chunk that `onChunk` is being handed at that moment.)
+    /// - A failure after the first chunk has arrived is delivered as it is, never retried (the
+    ///   consumer would get bytes twice); before it, the actions may retry as for any request.
+    ///
+    /// A module of your own (a mock) hands the body, held in memory, to `onChunk` as one chunk
+    /// (none when it is empty) before `completion` gets the response without it; `bufferSize` is
+    /// not used.
     @discardableResult
     public func stream(
         request: any NetworkRequest, bufferSize: Int,
         onChunk: @escaping @Sendable (Data) -> Void,
         completion: @escaping @Sendable (Result<NetworkResponse, NetworkError>) -> Void
     ) -> any NetworkCancellable {
-        perform(request: request) { result in
-            guard case .success(let response) = result else { return completion(result) }
-            if !response.data.isEmpty { onChunk(response.data) }
-            completion(
-                .success(
-                    NetworkResponse(
-                        data: Data(), httpResponse: response.httpResponse, request: response.request,
-                        duration: response.duration)))
+        guard let pipeline else {
+            return perform(request: request) { result in
+                guard case .success(let response) = result else { return completion(result) }
+                if !response.data.isEmpty { onChunk(response.data) }
+                completion(
+                    .success(
+                        NetworkResponse(
+                            data: Data(), httpResponse: response.httpResponse, request: response.request,
+                            duration: response.duration)))
+            }
         }
+        let source = RequestSource.description(request)
+        let configuration = pipeline.beginCall(source)
+        let delivery = ChunkDelivery(
+            limit: bufferSize, executor: configuration.completionExecutor, onChunk: onChunk, completion: completion)
+        let operation = RequestOperation.startStream(
+            source, configuration: configuration, into: delivery.sink, retryAllowed: { !delivery.hasReceived },
+            end: { result in delivery.finish(result) })
+        return delivery.handle(cancelling: operation)
     }
 
-    /// ``perform(request:completion:)`` when iteration starts, then the body, held in memory, as
-    /// one chunk: what a module that cannot see the bytes arrive can do.
+    /// The body of `request` as an `AsyncSequence` of chunks, sent when iteration starts, with at
+    /// most about `bufferSize` bytes waiting for the consumer; the transfer pauses while they do.
+    /// See ``ResponseStream``.
+    ///
+    /// A module of your own (a mock) hands the body over, held in memory, as one chunk.
     public func stream(request: any NetworkRequest, bufferSize: Int) -> ResponseStream {
-        ResponseStream(bufferSize: bufferSize) { channel in
-            perform(request: request) { result in channel.finish(result) }
+        guard let pipeline else {
+            return ResponseStream(bufferSize: bufferSize) { channel in
+                perform(request: request) { result in channel.finish(result) }
+            }
+        }
+        return ResponseStream(bufferSize: bufferSize) { channel in
+            let source = RequestSource.description(request)
+            return RequestOperation.startStream(
+                source, configuration: pipeline.beginCall(source), into: channel.sink,
+                retryAllowed: { !channel.hasReceived }, end: { result in channel.finish(result) })
         }
     }
 
@@ -65,5 +104,21 @@ extension NetworkModule {
     /// ```
     public func stream(request: any NetworkRequest) -> ResponseStream {
         stream(request: request, bufferSize: ResponseStream.defaultBufferSize)
+    }
+}
+
+extension RequestOperation {
+    /// Starts an operation that streams the body of `source` into `sink`, retries only while
+    /// `retryAllowed` says so, and hands the outcome to `end` through the completion executor.
+    fileprivate static func startStream(
+        _ source: RequestSource, configuration: ModuleConfiguration, into sink: SessionTransfer.ChunkSink,
+        retryAllowed: @escaping @Sendable () -> Bool,
+        end: @escaping @Sendable (Result<NetworkResponse, NetworkError>) -> Void
+    ) -> RequestOperation {
+        let session = TransferSession(
+            base: configuration.session, reporter: nil, download: nil, chunks: sink, retryAllowed: retryAllowed)
+        return start(source: source, configuration: configuration, transfer: session) { result in
+            (result, { end(result) })
+        }
     }
 }

@@ -5,7 +5,11 @@ import Foundation
 #endif
 
 extension NetworkModule {
-    /// ``perform(request:completion:)``, then one download report, complete, when it succeeds:
+    /// Performs `request` and tells `progress` how far its upload and download have got, through
+    /// the completion executor, at most about 60 times a second per direction, the last time at
+    /// completion, before the result. See `docs/transfers.md`.
+    ///
+    /// A module of your own (a mock) reports the download once, complete, when it succeeds:
     /// what a module that cannot see the bytes move can say.
     @discardableResult
     public func perform(
@@ -13,17 +17,44 @@ extension NetworkModule {
         progress: @escaping @Sendable (TransferProgress) -> Void,
         completion: @escaping @Sendable (Result<NetworkResponse, NetworkError>) -> Void
     ) -> any NetworkCancellable {
-        perform(request: request) { result in
-            if case .success(let response) = result {
-                let received = Int64(response.data.count)
-                progress(TransferProgress(direction: .download, completedBytes: received, expectedBytes: received))
+        guard let pipeline else {
+            return perform(request: request) { result in
+                if case .success(let response) = result {
+                    let received = Int64(response.data.count)
+                    progress(TransferProgress(direction: .download, completedBytes: received, expectedBytes: received))
+                }
+                completion(result)
             }
-            completion(result)
+        }
+        let source = RequestSource.description(request)
+        let configuration = pipeline.beginCall(source)
+        let reporter = ProgressReporter(executor: configuration.completionExecutor, handler: progress)
+        let session = TransferSession(base: configuration.session, reporter: reporter, download: nil)
+        return RequestOperation.start(source: source, configuration: configuration, transfer: session) { result in
+            let finalReports = reporter.finish(after: result)
+            return (
+                result,
+                {
+                    finalReports()
+                    completion(result)
+                }
+            )
         }
     }
 
-    /// ``perform(request:completion:)``, then the body, held in memory, written to
-    /// `destination` as ``DefaultNetworkModule`` would leave it: right for fakes and small files.
+    /// Performs `request` and streams its body to a file, moved to `destination` when the request
+    /// succeeds; on failure or cancel no file is left. `progress`, when given, is told how far the
+    /// transfer has got, as for ``perform(request:progress:completion:)``. See
+    /// `docs/transfers.md`.
+    ///
+    /// The body goes to a hidden file beside `destination` (never held whole in memory, and
+    /// bounded by the session's response size limit), moved there when the request succeeds and
+    /// removed whatever way it fails or is cancelled. A retry (by a ``RetryAction``, say) resumes
+    /// from what the failed attempt wrote, with a `Range` request checked by `If-Range`, when the
+    /// server sent a strong `ETag` or a `Last-Modified` date; otherwise it starts over.
+    ///
+    /// A module of your own (a mock) holds the body in memory and writes it to `destination` as
+    /// ``DefaultNetworkModule`` would leave it: right for fakes and small files.
     @discardableResult
     public func download(
         request: any NetworkRequest,
@@ -31,21 +62,47 @@ extension NetworkModule {
         progress: (@Sendable (TransferProgress) -> Void)?,
         completion: @escaping @Sendable (Result<DownloadResponse, NetworkError>) -> Void
     ) -> any NetworkCancellable {
-        perform(request: request) { result in
-            let file = DownloadFile(destination: destination)
-            let output = result.flatMap { response -> Result<DownloadResponse, NetworkError> in
-                do throws(URLError) {
-                    _ = try file.beginAttempt()
-                } catch {
-                    return .failure(NetworkError(error))
+        guard let pipeline else {
+            return perform(request: request) { result in
+                let file = DownloadFile(destination: destination)
+                let output = result.flatMap { response -> Result<DownloadResponse, NetworkError> in
+                    do throws(URLError) {
+                        _ = try file.beginAttempt()
+                    } catch {
+                        return .failure(NetworkError(error))
+                    }
+                    return file.place(response)
                 }
-                return file.place(response)
+                if case .success(let download) = output, let progress {
+                    let received = DownloadFile.size(of: download.fileURL)
+                    progress(TransferProgress(direction: .download, completedBytes: received, expectedBytes: received))
+                }
+                completion(output)
             }
-            if case .success(let download) = output, let progress {
-                let received = DownloadFile.size(of: download.fileURL)
-                progress(TransferProgress(direction: .download, completedBytes: received, expectedBytes: received))
-            }
-            completion(output)
+        }
+        let source = RequestSource.description(request)
+        let configuration = pipeline.beginCall(source)
+        let reporter = progress.map { ProgressReporter(executor: configuration.completionExecutor, handler: $0) }
+        let file = DownloadFile(destination: destination)
+        let session = TransferSession(base: configuration.session, reporter: reporter, download: file)
+        return RequestOperation.start(source: source, configuration: configuration, transfer: session) { result in
+            // Off the completion executor: the file is moved (or removed) before the actions'
+            // didFinish and before the caller hears of it.
+            let output = result.flatMap(file.place)
+            if case .failure = output { file.discard() }
+            let seen: Result<NetworkResponse, NetworkError> =
+                switch output {
+                case .success(let download): .success(download.response)
+                case .failure(let error): .failure(error)
+                }
+            let finalReports = reporter?.finish(after: output)
+            return (
+                seen,
+                {
+                    finalReports?()
+                    completion(output)
+                }
+            )
         }
     }
 

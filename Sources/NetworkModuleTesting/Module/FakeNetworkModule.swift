@@ -188,39 +188,13 @@ public final class FakeNetworkModule: NetworkModule {
 
     // MARK: NetworkModule
 
-    /// Records the call and answers it from the stubs; see the type's documentation.
+    /// Records the call and answers it from the stubs.
     @discardableResult
     public func perform(
         request: any NetworkRequest,
         completion: @escaping @Sendable (Result<NetworkResponse, NetworkError>) -> Void
     ) -> any NetworkCancellable {
-        run(request: request) { $0.perform(request: request, completion: completion) }
-    }
-
-    /// Records the call and answers it from the stubs, with one progress report of the whole body
-    /// (the stub's body arrives at once), before the result.
-    @discardableResult
-    public func perform(
-        request: any NetworkRequest,
-        progress: @escaping @Sendable (TransferProgress) -> Void,
-        completion: @escaping @Sendable (Result<NetworkResponse, NetworkError>) -> Void
-    ) -> any NetworkCancellable {
-        run(request: request) { $0.perform(request: request, progress: progress, completion: completion) }
-    }
-
-    /// Records the call and answers it from the stubs: a successful stub's body is written to the
-    /// destination, as the real module leaves a download (the folders created, an existing file
-    /// replaced or kept as the destination says, nothing left behind on failure or cancel).
-    @discardableResult
-    public func download(
-        request: any NetworkRequest,
-        to destination: DownloadDestination,
-        progress: (@Sendable (TransferProgress) -> Void)?,
-        completion: @escaping @Sendable (Result<DownloadResponse, NetworkError>) -> Void
-    ) -> any NetworkCancellable {
-        run(request: request) {
-            $0.download(request: request, to: destination, progress: progress, completion: completion)
-        }
+        run(.description(request), completion: completion)
     }
 
     /// Records the call and answers it from the stubs that match `URLRequest`s.
@@ -229,64 +203,35 @@ public final class FakeNetworkModule: NetworkModule {
         urlRequest: URLRequest,
         completion: @escaping @Sendable (Result<NetworkResponse, NetworkError>) -> Void
     ) -> any NetworkCancellable {
-        run(PerformedRequest(request: nil, urlRequest: urlRequest)) {
-            $0.perform(urlRequest: urlRequest, completion: completion)
+        run(.urlRequest(urlRequest), completion: completion)
+    }
+
+    private func unmatchedResponse(for performed: PerformedRequest) -> StubbedResponse {
+        let name = LoudMiss.describe(method: performed.urlRequest?.httpMethod, url: performed.urlRequest?.url)
+        let message = state.withLock { state in
+            state.unmatched.append(performed)
+            return state.stubs.unmatchedMessage(
+                source: "FakeNetworkModule",
+                request: performed.request.map { "\($0) (\(name))" } ?? name)
         }
+        return LoudMiss.report(message, to: onUnmatchedRequest)
     }
+}
 
-    /// Records the call, answers it from the stubs, and turns the body into the request's
-    /// response as the real module does, before the completion executor is reached.
-    @discardableResult
-    public func perform<Request: TypedRequest>(
-        _ request: Request,
-        completion: @escaping @Sendable (Result<Request.Response, NetworkError>) -> Void
-    ) -> any NetworkCancellable {
-        run(request: request) { $0.perform(request, completion: completion) }
-    }
-
-    /// Records the call, answers it from the stubs and decodes the body as the real module
-    /// does, before the completion executor is reached.
-    @discardableResult
-    public func performAndDecode<Response: Decodable & Sendable>(
-        request: any NetworkRequest,
-        responseType: Response.Type,
-        decoder: JSONDecoder,
-        completion: @escaping @Sendable (Result<Response, NetworkError>) -> Void
-    ) -> any NetworkCancellable {
-        run(request: request) {
-            $0.performAndDecode(request: request, responseType: responseType, decoder: decoder, completion: completion)
-        }
-    }
-
-    /// Records the call, answers it from the stubs that match `URLRequest`s and decodes the
-    /// body as the real module does.
-    @discardableResult
-    public func performAndDecode<Response: Decodable & Sendable>(
-        urlRequest: URLRequest,
-        responseType: Response.Type,
-        decoder: JSONDecoder,
-        completion: @escaping @Sendable (Result<Response, NetworkError>) -> Void
-    ) -> any NetworkCancellable {
-        run(PerformedRequest(request: nil, urlRequest: urlRequest)) {
-            $0.performAndDecode(
-                urlRequest: urlRequest, responseType: responseType, decoder: decoder, completion: completion)
-        }
-    }
-
-    // MARK: Internals
-
-    private func run(
-        request: any NetworkRequest, start: (DefaultNetworkModule) -> any NetworkCancellable
-    ) -> any NetworkCancellable {
-        let urlRequest = try? requestBuilder.build(request: request)
-        return run(PerformedRequest(request: request, urlRequest: urlRequest), start: start)
-    }
-
-    /// Records `performed`, chooses its answer, and starts it on a real module whose session
-    /// gives that answer. A request that cannot be built fails in the real module's builder.
-    private func run(
-        _ performed: PerformedRequest, start: (DefaultNetworkModule) -> any NetworkCancellable
-    ) -> any NetworkCancellable {
+/// The session of one call of a ``FakeNetworkModule``: answers with the response the fake's
+/// stubs chose, through the fake's ``FakeNetworkSession`` (for delays, manual delivery and
+/// cancellation).
+extension FakeNetworkModule: PipelineModule {
+    /// Records the call, picks its answer from the stubs, and runs it on a module of its own
+    /// whose session gives that answer: every variant (typed, decoding, progress, download,
+    /// stream) then runs as on the real module.
+    package func beginCall(_ source: RequestSource) -> ModuleConfiguration {
+        let performed: PerformedRequest =
+            switch source {
+            case .description(let request):
+                PerformedRequest(request: request, urlRequest: try? requestBuilder.build(request: request))
+            case .urlRequest(let urlRequest): PerformedRequest(request: nil, urlRequest: urlRequest)
+            }
         let candidates = state.withLock { state in
             state.performed.append(performed)
             return state.stubs.candidates
@@ -305,24 +250,10 @@ public final class FakeNetworkModule: NetworkModule {
             requestBuilder: requestBuilder,
             session: PresetAnswerSession(session: session, answer: answer),
             completionExecutor: completionExecutor, decoder: decoder)
-        return start(module)
-    }
-
-    private func unmatchedResponse(for performed: PerformedRequest) -> StubbedResponse {
-        let name = LoudMiss.describe(method: performed.urlRequest?.httpMethod, url: performed.urlRequest?.url)
-        let message = state.withLock { state in
-            state.unmatched.append(performed)
-            return state.stubs.unmatchedMessage(
-                source: "FakeNetworkModule",
-                request: performed.request.map { "\($0) (\(name))" } ?? name)
-        }
-        return LoudMiss.report(message, to: onUnmatchedRequest)
+        return module.beginCall(source)
     }
 }
 
-/// The session of one call of a ``FakeNetworkModule``: answers with the response the fake's
-/// stubs chose, through the fake's ``FakeNetworkSession`` (for delays, manual delivery and
-/// cancellation).
 private struct PresetAnswerSession: TransferringSession {
     let session: FakeNetworkSession
     let answer: StubbedResponse
@@ -331,17 +262,13 @@ private struct PresetAnswerSession: TransferringSession {
         with request: URLRequest,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
-        session.dataTask(with: request, answer: answer, completionHandler: completionHandler)
+        transferTask(with: request, transfer: SessionTransfer(), completionHandler: completionHandler)
     }
 
-    /// The stubbed answer, whatever the redirect policy (the stub is the end of the call, so there
-    /// is no redirect to follow or refuse), with the transfer applied to its body.
     func transferTask(
         with request: URLRequest, transfer: SessionTransfer,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
-        session.dataTask(
-            with: request, answer: answer,
-            completionHandler: BufferedTransfer.applying(transfer, to: request, completionHandler: completionHandler))
+        session.transferTask(with: request, transfer: transfer, answer: answer, completionHandler: completionHandler)
     }
 }

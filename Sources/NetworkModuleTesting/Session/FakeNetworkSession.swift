@@ -198,26 +198,25 @@ public final class FakeNetworkSession: NetworkSession, TransferringSession {
         with request: URLRequest, transfer: SessionTransfer,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
+        transferTask(with: request, transfer: transfer, answer: nil, completionHandler: completionHandler)
+    }
+
+    /// ``transferTask(with:transfer:completionHandler:)``, answered with `answer` when given
+    /// instead of a stub (and then never redirected), with everything else (recording, delay,
+    /// manual delivery, cancellation, chunks) as usual: how ``FakeNetworkModule`` sends the
+    /// answer it chose for a call.
+    func transferTask(
+        with request: URLRequest, transfer: SessionTransfer, answer: StubbedResponse?,
+        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    ) -> any NetworkSessionTask {
         if case .chunks(let sink) = transfer.destination {
             return FakeSessionTask(
-                session: self, request: request, presetAnswer: nil, redirectPolicy: transfer.redirectPolicy,
+                session: self, request: request, presetAnswer: answer, redirectPolicy: transfer.redirectPolicy,
                 sink: sink, completionHandler: completionHandler)
         }
         return FakeSessionTask(
-            session: self, request: request, presetAnswer: nil, redirectPolicy: transfer.redirectPolicy,
+            session: self, request: request, presetAnswer: answer, redirectPolicy: transfer.redirectPolicy,
             completionHandler: BufferedTransfer.applying(transfer, to: request, completionHandler: completionHandler))
-    }
-
-    /// A task that answers `request` with `answer` instead of looking for a stub, with
-    /// everything else (recording, delay, manual delivery, cancellation) as usual: how
-    /// ``FakeNetworkModule`` sends the answer it chose for a request description.
-    func dataTask(
-        with request: URLRequest, answer: StubbedResponse,
-        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
-    ) -> any NetworkSessionTask {
-        FakeSessionTask(
-            session: self, request: request, presetAnswer: answer, redirectPolicy: .follow,
-            completionHandler: completionHandler)
     }
 
     // MARK: Internals used by the tasks

@@ -156,7 +156,7 @@ struct TypedPerformTests {
                 session.stub(.any, with: .json(#"{"id": 5, "name": "Barbara"}"#))
                 return session
             }())
-        let module: any NetworkModule = UntypedOnlyModule(inner: inner)
+        let module: any NetworkModule = HandWrittenModule(inner: inner)
         let results = ResultCollector<User>()
 
         module.perform(GetUser(id: 5), completion: results.completion)
@@ -195,23 +195,6 @@ struct ExistingCallFormsTests {
         #expect(responses.results.count == 2)
         #expect(users.results.count == 2)
         #expect([user, decoded, decodedWithJSON] == Array(repeating: User(id: 1, name: "Ada"), count: 3))
-    }
-}
-
-/// A hand-written module with only the required untyped methods, as a user's mock would be.
-private struct UntypedOnlyModule: NetworkModule {
-    let inner: DefaultNetworkModule
-
-    func perform(
-        request: any NetworkRequest, completion: @escaping @Sendable (Result<NetworkResponse, NetworkError>) -> Void
-    ) -> any NetworkCancellable {
-        inner.perform(request: request, completion: completion)
-    }
-
-    func perform(
-        urlRequest: URLRequest, completion: @escaping @Sendable (Result<NetworkResponse, NetworkError>) -> Void
-    ) -> any NetworkCancellable {
-        inner.perform(urlRequest: urlRequest, completion: completion)
     }
 }
 

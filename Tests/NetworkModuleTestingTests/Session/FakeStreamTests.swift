@@ -7,8 +7,8 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// Streams through the test kit: the fake session's chunked stubs, and `FakeNetworkModule`'s
-/// default (the body as one chunk).
+/// Streams through the test kit: the fake session's chunked stubs, on a module and on
+/// `FakeNetworkModule`.
 @Suite("Fake streams")
 struct FakeStreamTests {
     private let body = Data((0..<25).map { UInt8($0) })
@@ -46,14 +46,23 @@ struct FakeStreamTests {
         #expect(data.withLock { $0 } == body)
     }
 
-    @Test("when FakeNetworkModule streams, should hand the stubbed body over as one chunk, then the empty response")
-    func fakeModuleStreamsOneChunk() async throws {
+    @Test("when FakeNetworkModule streams a chunked stub, should hand it over in those chunks, as the real module does")
+    func fakeModuleStreamsChunks() async throws {
         let module = FakeNetworkModule()
-        module.stub(GetUser.self, with: .status(200, body: body))
-        var chunks: [Data] = []
+        module.stub(GetUser.self, with: .status(200, body: body).inChunks(of: 10))
+        let handed = LockedState<[Data]>([])
+        let responses = LockedState<[Int]>([])
+        var iterated: [Data] = []
 
-        for try await chunk in module.stream(request: GetUser(id: 1)) { chunks.append(chunk) }
+        module.stream(
+            request: GetUser(id: 1), onChunk: { chunk in handed.withLock { $0.append(chunk) } },
+            completion: { result in responses.withLock { $0.append((try? result.get().data.count) ?? -1) } })
+        for try await chunk in module.stream(request: GetUser(id: 2)) { iterated.append(chunk) }
 
-        #expect(chunks == [body])
+        #expect(handed.withLock { $0.map(\.count) } == [10, 10, 5])
+        #expect(responses.withLock { $0 } == [0])
+        #expect(iterated.map(\.count) == [10, 10, 5])
+        #expect(iterated.reduce(Data(), +) == body)
+        #expect(module.performed(GetUser.self).map(\.id) == [1, 2])
     }
 }
