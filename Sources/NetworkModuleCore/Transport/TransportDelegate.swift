@@ -13,73 +13,12 @@ import Foundation
 final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     // @unchecked Sendable is safe: the only mutable state, `tasks`, is a LockedState.
 
-    private struct Record {
-        /// The request as the caller made it, body and all: Linux sends it again to the target
-        /// of a 307 or 308 (see ``resend(_:replacing:in:)``).
-        let request: URLRequest
-        let completionHandler: @Sendable (Data?, URLResponse?, (any Error)?) -> Void
-        /// Makes the caller's task cancel `task`, which sends the request again; `false` if the
-        /// caller's task was cancelled first.
-        let follow: @Sendable (_ task: URLSessionDataTask) -> Bool
-        let redirectPolicy: RedirectPolicy
-        /// The idle timeout (Linux; `nil` for none).
-        let timeout: TimeInterval?
-        /// The transfer's progress and file; `nil` for a plain data task.
-        let transfer: TransportTransfer?
-        /// Redirects met so far.
-        var hops = 0
-        /// The body, unless it goes to the transfer's file.
-        var body = Data()
-        /// The body's bytes received so far, in memory or in the file: the size limit and the
-        /// framing check count these.
-        var receivedBytes = 0
-        /// The body goes to the transfer's file, not to `body`.
-        var streamsToFile = false
-        var deadline: Deadline?
-        /// When bytes last arrived or were sent, in uptime nanoseconds: the idle timeout counts
-        /// from here (``ResponseDeadlines`` asks when the deadline comes due).
-        var lastActivity: UInt64?
-        var declinedChallenge = false
-        var exceededLimit = false
-        /// The server's certificate did not lead to a pinned one (Apple platforms).
-        var rejectedServerTrust = false
-        /// Where a 2xx body goes, chunk by chunk; `nil` to collect it.
-        var sink: SessionTransfer.ChunkSink?
-        /// Pauses the body while the sink is full; with `sink`.
-        var pause: StreamPause?
-        /// The response whose body goes to `sink`: set when a 2xx head arrives.
-        var streamedResponse: HTTPURLResponse?
-
-        /// When the task was last active: now, while its stream is paused (its consumer, not
-        /// the server, is slow).
-        var activity: UInt64? {
-            pause?.isPaused == true ? DispatchTime.now().uptimeNanoseconds : lastActivity
-        }
-    }
-
-    /// What a chunk of a body did to its task's record.
-    private enum ChunkOutcome {
-        case appended
-        /// Counted, and for the transfer to write or report: the body's bytes so far with it.
-        case transferred(TransportTransfer, receivedBytes: Int)
-        /// Counted, and for the sink to take: a 2xx body of a stream.
-        case streamed(SessionTransfer.ChunkSink, HTTPURLResponse, StreamPause?)
-        /// The body would pass the size limit: the task fails.
-        case overLimit
-        /// The first chunk: the body's room must be read from the response first.
-        case needsCapacity
-
-        var needsCapacity: Bool {
-            if case .needsCapacity = self { return true }
-            return false
-        }
-    }
-
     private let maximumResponseSize: Int?
     private let credentialHeaderNames: Set<String>
     private let serverTrust: ServerTrustPolicy
-    /// The tasks in flight, by task identifier.
-    private let tasks = LockedState([Int: Record]())
+    /// The tasks in flight, by task identifier: the delegate's callbacks name `URLSession`'s
+    /// task, and this is how they find the task's record.
+    private let tasks = LockedState([Int: TransportTaskRecord]())
 
     /// Whether HTTPS must be refused: certificates are pinned where pinning cannot be enforced.
     let refusesHTTPS: Bool
@@ -103,13 +42,9 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
         transfer: TransportTransfer?, follow: @escaping @Sendable (URLSessionDataTask) -> Bool,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) {
-        var record = Record(
+        let record = TransportTaskRecord(
             request: request, completionHandler: completionHandler, follow: follow, redirectPolicy: redirectPolicy,
-            timeout: timeout, transfer: transfer)
-        if case .chunks(let sink)? = transfer?.destination {
-            record.sink = sink
-            record.pause = StreamPause(task: task)
-        }
+            timeout: timeout, transfer: transfer, pause: StreamPause(task: task))
         tasks.withLock { $0[task.taskIdentifier] = record }
         scheduleDeadline(of: task, after: timeout, url: request.url)
     }
@@ -121,7 +56,10 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
         let identifier = task.taskIdentifier
         let deadline = ResponseDeadlines.shared.schedule(
             after: timeout,
-            lastActivity: { [weak self] in self?.tasks.withLock { $0[identifier]?.activity } },
+            lastActivity: { [weak self] in
+                let now = DispatchTime.now().uptimeNanoseconds
+                return self?.tasks.withLock { $0[identifier]?.activity(now: now) } ?? nil
+            },
             onExpiry: { [weak self] in
                 self?.finish(identifier, data: nil, response: nil, error: URLError.timedOut(url))
                 URLSessionTransport.cancelWithoutWaiting(task)
@@ -139,9 +77,7 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
     /// after the transfer's file is closed: the module may remove it or resume it from there.
     func finish(_ identifier: Int, data: Data?, response: URLResponse?, error: (any Error)?) {
         guard let record = tasks.withLock({ $0.removeValue(forKey: identifier) }) else { return }
-        record.deadline?.cancel()
-        record.pause?.end()
-        record.transfer?.close()
+        record.end()
         CompletionHandlerQueue.shared.call(record.completionHandler, data: data, response: response, error: error)
     }
 
@@ -168,21 +104,14 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
         let now = DispatchTime.now().uptimeNanoseconds
         if let response = response as? HTTPURLResponse,
             let transfer = tasks.withLock({ tasks in
-                tasks.modifyValue(forKey: identifier) { record -> TransportTransfer? in
-                    record.lastActivity = now
-                    // A 2xx body of a stream goes to its sink; any other is collected, to be read.
-                    if record.sink != nil, (200..<300).contains(response.statusCode) {
-                        record.streamedResponse = response
-                    }
-                    return record.transfer
-                } ?? nil
+                tasks.modifyValue(forKey: identifier) { $0.headArrived(response, at: now) } ?? nil
             })
         {
             // The file is opened (or the open refused, once the task has finished) outside the
             // tasks' lock; chunks come after this method returns.
             do throws(URLError) {
                 if try transfer.responseArrived(response, method: dataTask.currentRequest?.httpMethod) {
-                    tasks.withLock { _ = $0.modifyValue(forKey: identifier) { $0.streamsToFile = true } }
+                    tasks.withLock { _ = $0.modifyValue(forKey: identifier) { $0.fileOpened() } }
                 }
             } catch {
                 finish(identifier, data: nil, response: nil, error: error)
@@ -202,42 +131,20 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
         // The room for the body is read from the response on its first chunk, outside the lock
         // (a Foundation getter); chunks of one task arrive one at a time, so the second pass
         // still finds the body empty.
-        var capacity: Int?
-        var outcome = ChunkOutcome.appended
-        repeat {
-            outcome = tasks.withLock { tasks -> ChunkOutcome in
-                tasks.modifyValue(forKey: identifier) { record -> ChunkOutcome in
-                    guard !record.exceededLimit else { return .appended }
-                    let received = record.receivedBytes + data.count
-                    if let limit = maximumResponseSize, received > limit {
-                        record.exceededLimit = true
-                        record.body = Data()
-                        return .overLimit
-                    }
-                    if let sink = record.sink, let response = record.streamedResponse {
-                        record.lastActivity = now
-                        record.receivedBytes = received
-                        return .streamed(sink, response, record.pause)
-                    }
-                    if !record.streamsToFile {
-                        if record.body.isEmpty, !data.isEmpty {
-                            guard let capacity else { return .needsCapacity }
-                            record.body.reserveCapacity(capacity)
-                        }
-                        record.body.append(data)
-                    }
-                    record.lastActivity = now
-                    record.receivedBytes = received
-                    guard let transfer = record.transfer else { return .appended }
-                    return .transferred(transfer, receivedBytes: received)
-                } ?? .appended
+        func arrived(reserving capacity: Int?) -> TransportTaskRecord.ChunkOutcome {
+            tasks.withLock { tasks in
+                tasks.modifyValue(forKey: identifier) { record in
+                    record.chunkArrived(data, limit: maximumResponseSize, capacity: capacity, at: now)
+                } ?? .dropped
             }
-            if case .needsCapacity = outcome {
-                capacity = URLSessionTransport.initialBodyCapacity(for: dataTask.response, limit: maximumResponseSize)
-            }
-        } while outcome.needsCapacity
+        }
+        var outcome = arrived(reserving: nil)
+        if case .needsCapacity = outcome {
+            outcome = arrived(
+                reserving: URLSessionTransport.initialBodyCapacity(for: dataTask.response, limit: maximumResponseSize))
+        }
         switch outcome {
-        case .appended, .needsCapacity:
+        case .collected, .dropped, .needsCapacity:
             return
         case .transferred(let transfer, let received):
             // Written outside the tasks' lock: a slow disk holds up this task only.
@@ -250,11 +157,9 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
         case .streamed(let sink, let response, let pause):
             // The sink is the module's: called outside the lock.
             if !sink.receive(data, of: response, onRoom: { pause?.resume() }) { pause?.pause() }
-        case .overLimit:
-            if let limit = maximumResponseSize {
-                finish(identifier, data: nil, response: nil, error: NetworkError.responseTooLarge(limit: limit))
-                URLSessionTransport.cancelWithoutWaiting(dataTask)
-            }
+        case .overLimit(let limit):
+            finish(identifier, data: nil, response: nil, error: NetworkError.responseTooLarge(limit: limit))
+            URLSessionTransport.cancelWithoutWaiting(dataTask)
         }
     }
 
@@ -265,10 +170,7 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
         // Bytes sent count as activity too, as for Apple's idle timeout: a slow upload is not cut off.
         let now = DispatchTime.now().uptimeNanoseconds
         let transfer = tasks.withLock { tasks in
-            tasks.modifyValue(forKey: task.taskIdentifier) { record -> TransportTransfer? in
-                record.lastActivity = now
-                return record.transfer
-            }
+            tasks.modifyValue(forKey: task.taskIdentifier) { $0.bodySent(at: now) }
         }
         transfer??.bodySent(totalBytesSent: totalBytesSent, totalBytesExpectedToSend: totalBytesExpectedToSend)
     }
@@ -286,43 +188,9 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        let record = tasks.withLock { $0[task.taskIdentifier] }
-        guard let record else { return }
-        if record.rejectedServerTrust {
-            // Cancelling the challenge reports URLError.cancelled; say what really happened.
-            finish(task.taskIdentifier, data: nil, response: nil, error: URLError(.serverCertificateUntrusted))
-        } else if record.declinedChallenge, let response = task.response as? HTTPURLResponse {
-            // The challenge was declined so that the 401 already received is delivered as it
-            // is, as on Apple platforms, instead of a cancellation.
-            finish(task.taskIdentifier, data: record.body, response: response, error: nil)
-        } else if let error {
-            finish(
-                task.taskIdentifier, data: nil, response: task.response,
-                error: LinuxURLSessionQuirks.normalized(error, sentTo: task.currentRequest?.url))
-        } else if let response = task.response as? HTTPURLResponse,
-            let code = ResponseFraming.failure(
-                of: response, method: task.currentRequest?.httpMethod, receivedBytes: record.receivedBytes)
-        {
-            // Invalid or conflicting framing, or a short body: never a success (RFC 9112 §6.3).
-            // The response goes with the error: a download cut short resumes from its validator.
-            finish(
-                task.taskIdentifier, data: nil, response: response, error: Self.framingError(code, response: response))
-        } else {
-            finish(
-                task.taskIdentifier, data: record.streamsToFile ? nil : record.body, response: task.response, error: nil
-            )
-        }
-    }
-
-    private static func framingError(_ code: URLError.Code, response: HTTPURLResponse) -> URLError {
-        let declared = response.value(forHTTPHeaderField: "Content-Length") ?? ""
-        let message =
-            code == .networkConnectionLost
-            ? "The server closed the connection before the whole body arrived (Content-Length: \(declared))."
-            : "The server sent an invalid Content-Length (\(declared)); the response cannot be framed."
-        var userInfo: [String: Any] = [NSLocalizedDescriptionKey: message]
-        if let url = response.url { userInfo[NSURLErrorFailingURLErrorKey] = url }
-        return URLError(code, userInfo: userInfo)
+        guard let record = tasks.withLock({ $0[task.taskIdentifier] }) else { return }
+        let report = record.report(error: error, response: task.response, sent: task.currentRequest)
+        finish(task.taskIdentifier, data: report.data, response: report.response, error: report.error)
     }
 
     func urlSession(
@@ -334,12 +202,8 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
         let original = task.originalRequest?.url
         let proposed = CredentialHeaders.strippedForRedirect(request, from: original, extraNames: credentialHeaderNames)
         let now = DispatchTime.now().uptimeNanoseconds
-        let hop = tasks.withLock { tasks -> (policy: RedirectPolicy, number: Int)? in
-            tasks.modifyValue(forKey: task.taskIdentifier) { record in
-                record.lastActivity = now  // a redirect's head is activity, as any head
-                record.hops += 1
-                return (record.redirectPolicy, record.hops)
-            }
+        let hop = tasks.withLock { tasks in
+            tasks.modifyValue(forKey: task.taskIdentifier) { $0.redirected(at: now) }
         }
         // A task with no record was finished already (cancelled, timed out): follow nothing.
         guard let hop else {
@@ -404,13 +268,9 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
             next.httpBody = original.httpBody
         }
         let replacement = LinuxURLSessionQuirks.task(in: session, for: next)
-        let moved = tasks.withLock { tasks -> (deadline: Deadline?, record: Record)? in
+        let moved = tasks.withLock { tasks -> (deadline: Deadline?, record: TransportTaskRecord)? in
             guard var record = tasks.removeValue(forKey: task.taskIdentifier) else { return nil }
-            let deadline = record.deadline
-            record.deadline = nil
-            if record.pause != nil {
-                record.pause = StreamPause(task: replacement)  // no body has arrived yet: not paused
-            }
+            let deadline = record.moved(to: replacement)
             tasks[replacement.taskIdentifier] = record
             return (deadline, record)
         }
@@ -458,7 +318,7 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
                 {
                     completionHandler(.useCredential, URLCredential(trust: trust))
                 } else {
-                    tasks.withLock { $0[task.taskIdentifier]?.rejectedServerTrust = true }
+                    tasks.withLock { $0[task.taskIdentifier]?.refuse(.untrustedServer) }
                     completionHandler(.cancelAuthenticationChallenge, nil)
                 }
                 return
@@ -473,7 +333,7 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
             // which may be waiting for room on this delegate queue (BoundedDelegateQueue).
             let disposition: URLSession.AuthChallengeDisposition
             if challenge.proposedCredential == nil {
-                tasks.withLock { $0[task.taskIdentifier]?.declinedChallenge = true }
+                tasks.withLock { $0[task.taskIdentifier]?.refuse(.declinedChallenge) }
                 disposition = .cancelAuthenticationChallenge
             } else {
                 disposition = .performDefaultHandling

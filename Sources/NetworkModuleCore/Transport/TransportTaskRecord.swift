@@ -1,0 +1,226 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// One task of a ``URLSessionTransport`` as its delegate follows it, from registration to its one
+/// report.
+///
+/// A value in the delegate's table, changed under the table's lock and only through the methods
+/// below, each of which returns what the delegate must do outside the lock. Where the body goes
+/// is one value (``Destination``), and why the task fails whatever `URLSession` says is another
+/// (``Refusal``); ``report(error:response:sent:)`` turns them into the task's one report.
+struct TransportTaskRecord {
+    /// Where the body's bytes go.
+    enum Destination: Equatable {
+        /// Collected in ``collected``, to be reported with the response.
+        case memory
+        /// Written to the transfer's file, which was opened for this response.
+        case file
+        /// Handed to the stream's sink chunk by chunk: the 2xx response whose body it is.
+        case stream(HTTPURLResponse)
+        /// Past the size limit: the task has failed, and later bytes are dropped.
+        case discarded
+    }
+
+    /// Why the task fails, whatever `URLSession` reports when it ends.
+    enum Refusal: Equatable {
+        /// The server's certificate did not lead to a pinned one (Apple platforms): cancelling
+        /// the challenge makes `URLSession` report a cancel.
+        case untrustedServer
+        /// An HTTP authentication challenge was declined (Linux), so that the 401 already
+        /// received is reported as it is, as on Apple platforms, instead of a cancel.
+        case declinedChallenge
+    }
+
+    /// What a chunk of the body asks of the delegate.
+    enum ChunkOutcome {
+        /// Collected in memory; nothing to do.
+        case collected
+        /// Dropped: the task has failed already.
+        case dropped
+        /// Counted, and for the transfer to write or report: the body's bytes so far with it.
+        case transferred(TransportTransfer, receivedBytes: Int)
+        /// Counted, and for the sink to take: a 2xx body of a stream.
+        case streamed(SessionTransfer.ChunkSink, HTTPURLResponse, StreamPause?)
+        /// The body passed the size limit: the task fails with ``NetworkError/responseTooLarge(limit:)``.
+        case overLimit(Int)
+        /// The first bytes of a body collected in memory: the room for it must be read from the
+        /// response first (a Foundation getter, outside the lock), then the chunk given again.
+        case needsCapacity
+    }
+
+    /// The request as the caller made it, body and all: Linux sends it again to the target of a
+    /// 307 or 308.
+    let request: URLRequest
+    let completionHandler: @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    /// Makes the caller's task cancel `task`, which sends the request again; `false` if the
+    /// caller's task was cancelled first.
+    let follow: @Sendable (_ task: URLSessionDataTask) -> Bool
+    let redirectPolicy: RedirectPolicy
+    /// The idle timeout (Linux; `nil` for none).
+    let timeout: TimeInterval?
+    /// The transfer's progress and file; `nil` for a plain data task.
+    let transfer: TransportTransfer?
+    /// Where a 2xx body goes chunk by chunk; `nil` to collect it.
+    let sink: SessionTransfer.ChunkSink?
+    /// Pauses the task while the sink is full; with `sink`, for the task running now.
+    private(set) var pause: StreamPause?
+
+    private(set) var destination = Destination.memory
+    private(set) var refusal: Refusal?
+    /// The body, while ``destination`` is ``Destination/memory``.
+    private(set) var collected = Data()
+    /// The body's bytes received so far, wherever they went: the size limit and the framing
+    /// check count these.
+    private(set) var receivedBytes = 0
+    /// Redirects met so far.
+    private(set) var hops = 0
+    /// When bytes last arrived or were sent, in uptime nanoseconds: the idle timeout counts from
+    /// here (``ResponseDeadlines`` asks when the deadline comes due).
+    private(set) var lastActivity: UInt64?
+    /// The idle deadline, once scheduled.
+    var deadline: Deadline?
+
+    init(
+        request: URLRequest, completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void,
+        follow: @escaping @Sendable (URLSessionDataTask) -> Bool, redirectPolicy: RedirectPolicy,
+        timeout: TimeInterval?, transfer: TransportTransfer?, pause: @autoclosure () -> StreamPause?
+    ) {
+        self.request = request
+        self.completionHandler = completionHandler
+        self.follow = follow
+        self.redirectPolicy = redirectPolicy
+        self.timeout = timeout
+        self.transfer = transfer
+        if case .chunks(let sink)? = transfer?.destination {
+            self.sink = sink
+            self.pause = pause()
+        } else {
+            self.sink = nil
+        }
+    }
+
+    /// When the task was last active: now, while its stream is paused (its consumer, not the
+    /// server, is slow).
+    func activity(now: UInt64) -> UInt64? {
+        pause?.isPaused == true ? now : lastActivity
+    }
+
+    // MARK: Events
+
+    /// A response's head arrived: activity, and a 2xx head of a stream starts streaming.
+    /// - Returns: the transfer, to open its file or count its progress from the head.
+    mutating func headArrived(_ response: HTTPURLResponse, at now: UInt64) -> TransportTransfer? {
+        lastActivity = now
+        if sink != nil, (200..<300).contains(response.statusCode) { destination = .stream(response) }
+        return transfer
+    }
+
+    /// The transfer opened its file for the response: the body goes there.
+    mutating func fileOpened() {
+        if destination == .memory { destination = .file }
+    }
+
+    /// A chunk of the body arrived. `capacity` is the room to reserve for a body collected in
+    /// memory, once ``ChunkOutcome/needsCapacity`` has asked for it.
+    mutating func chunkArrived(_ data: Data, limit: Int?, capacity: Int?, at now: UInt64) -> ChunkOutcome {
+        if destination == .discarded { return .dropped }
+        let received = receivedBytes + data.count
+        if let limit, received > limit {
+            destination = .discarded
+            collected = Data()
+            return .overLimit(limit)
+        }
+        if destination == .memory {
+            if collected.isEmpty, !data.isEmpty {
+                guard let capacity else { return .needsCapacity }
+                collected.reserveCapacity(capacity)
+            }
+            collected.append(data)
+        }
+        lastActivity = now
+        receivedBytes = received
+        if case .stream(let response) = destination, let sink { return .streamed(sink, response, pause) }
+        guard let transfer else { return .collected }
+        return .transferred(transfer, receivedBytes: received)
+    }
+
+    /// Bytes of the request's body were sent: activity too, as for Apple's idle timeout, so a
+    /// slow upload is not cut off.
+    /// - Returns: the transfer, to report the upload's progress.
+    mutating func bodySent(at now: UInt64) -> TransportTransfer? {
+        lastActivity = now
+        return transfer
+    }
+
+    /// The server redirected: a redirect's head is activity, as any head.
+    /// - Returns: the policy to ask, and the hop's number.
+    mutating func redirected(at now: UInt64) -> (policy: RedirectPolicy, number: Int) {
+        lastActivity = now
+        hops += 1
+        return (redirectPolicy, hops)
+    }
+
+    /// The task must fail for `refusal` whatever `URLSession` reports.
+    mutating func refuse(_ refusal: Refusal) {
+        self.refusal = refusal
+    }
+
+    /// Linux: the request is sent again in `replacement` (a 307 or 308), which takes the record
+    /// over. No body has arrived yet, so its stream is not paused.
+    /// - Returns: the old task's deadline, to cancel; the replacement gets one of its own.
+    mutating func moved(to replacement: URLSessionDataTask) -> Deadline? {
+        defer { deadline = nil }
+        if pause != nil { pause = StreamPause(task: replacement) }
+        return deadline
+    }
+
+    // MARK: The end
+
+    /// What to report when `URLSession` ends the task with `error` (or none) and `response`,
+    /// having sent `sent` last (the task's current request).
+    func report(
+        error: (any Error)?, response: URLResponse?, sent: URLRequest?
+    ) -> (data: Data?, response: URLResponse?, error: (any Error)?) {
+        let http = response as? HTTPURLResponse
+        switch (refusal, http) {
+        case (.untrustedServer?, _):
+            return (nil, nil, URLError(.serverCertificateUntrusted))
+        case (.declinedChallenge?, let http?):
+            return (collected, http, nil)
+        default:
+            break
+        }
+        if let error {
+            return (nil, response, LinuxURLSessionQuirks.normalized(error, sentTo: sent?.url))
+        }
+        if let http,
+            let code = ResponseFraming.failure(of: http, method: sent?.httpMethod, receivedBytes: receivedBytes)
+        {
+            // Invalid or conflicting framing, or a short body: never a success (RFC 9112 §6.3).
+            // The response goes with the error: a download cut short resumes from its validator.
+            return (nil, http, Self.framingError(code, response: http))
+        }
+        return (destination == .file ? nil : collected, response, nil)
+    }
+
+    /// The task has been reported, or taken over: what it held is let go. Outside the lock.
+    func end() {
+        deadline?.cancel()
+        pause?.end()
+        transfer?.close()
+    }
+
+    private static func framingError(_ code: URLError.Code, response: HTTPURLResponse) -> URLError {
+        let declared = response.value(forHTTPHeaderField: "Content-Length") ?? ""
+        let message =
+            code == .networkConnectionLost
+            ? "The server closed the connection before the whole body arrived (Content-Length: \(declared))."
+            : "The server sent an invalid Content-Length (\(declared)); the response cannot be framed."
+        var userInfo: [String: Any] = [NSLocalizedDescriptionKey: message]
+        if let url = response.url { userInfo[NSURLErrorFailingURLErrorKey] = url }
+        return URLError(code, userInfo: userInfo)
+    }
+}

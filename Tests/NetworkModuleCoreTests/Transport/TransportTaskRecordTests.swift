@@ -1,0 +1,265 @@
+import Foundation
+import Testing
+
+@testable import NetworkModuleCore
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// One transport task's record, event by event: where the body goes, the size limit, activity
+/// for the idle timeout, redirects, refusals, and the one report each way of ending makes. No
+/// session and no threads: the record is a value.
+@Suite("Transport task record")
+struct TransportTaskRecordTests {
+    private static let url = URL(string: "http://127.0.0.1/body")!
+    private static let request = URLRequest(url: url)
+
+    private static func response(_ status: Int, headers: [String: String] = [:]) -> HTTPURLResponse {
+        HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)!
+    }
+
+    /// A record for a task whose transfer is `transfer` (none: a plain data task).
+    private static func record(
+        _ transfer: SessionTransfer = SessionTransfer(), redirectPolicy: RedirectPolicy = .follow
+    ) -> TransportTaskRecord {
+        TransportTaskRecord(
+            request: request, completionHandler: { _, _, _ in }, follow: { _ in true }, redirectPolicy: redirectPolicy,
+            timeout: 30, transfer: TransportTransfer(transfer, request: request), pause: nil)
+    }
+
+    private static let sink = SessionTransfer.ChunkSink { _, _, _ in true }
+
+    // MARK: Where the body goes
+
+    @Test("when a plain task's chunks arrive, should collect them after reserving room once, and count them")
+    func collects() {
+        var record = Self.record()
+        _ = record.headArrived(Self.response(200), at: 1)
+
+        guard case .needsCapacity = record.chunkArrived(Data("ab".utf8), limit: nil, capacity: nil, at: 2) else {
+            Issue.record("the first chunk should ask for the body's room")
+            return
+        }
+        #expect(record.receivedBytes == 0)
+        guard case .collected = record.chunkArrived(Data("ab".utf8), limit: nil, capacity: 4, at: 2),
+            case .collected = record.chunkArrived(Data("cd".utf8), limit: nil, capacity: nil, at: 3)
+        else {
+            Issue.record("chunks of a plain task should be collected")
+            return
+        }
+        #expect(record.collected == Data("abcd".utf8))
+        #expect(record.receivedBytes == 4)
+        #expect(record.destination == .memory)
+        #expect(record.activity(now: 99) == 3)
+    }
+
+    @Test("when a stream's 2xx head arrives, should hand its chunks to the sink with that response, collecting none")
+    func streams() {
+        var record = Self.record(SessionTransfer(destination: .chunks(Self.sink)))
+        let head = Self.response(200)
+
+        #expect(record.headArrived(head, at: 1) != nil)
+        guard
+            case .streamed(let sink, let response, _) = record.chunkArrived(
+                Data("ab".utf8), limit: nil, capacity: nil, at: 2)
+        else {
+            Issue.record("a 2xx body of a stream should go to its sink")
+            return
+        }
+        #expect(sink == Self.sink)
+        #expect(response === head)
+        #expect(record.collected.isEmpty)
+        #expect(record.receivedBytes == 2)
+    }
+
+    @Test("when a stream's head is not 2xx, should collect its body to be read as an error")
+    func streamErrorBodyCollected() {
+        var record = Self.record(SessionTransfer(destination: .chunks(Self.sink)))
+        _ = record.headArrived(Self.response(503), at: 1)
+
+        guard case .transferred = record.chunkArrived(Data("busy".utf8), limit: nil, capacity: 4, at: 2) else {
+            Issue.record("a non-2xx body of a stream should be collected, and counted for the transfer")
+            return
+        }
+        #expect(record.destination == .memory)
+        #expect(record.collected == Data("busy".utf8))
+    }
+
+    @Test("when the transfer opened its file, should hand chunks to the transfer and collect none")
+    func file() {
+        var record = Self.record(SessionTransfer(destination: .file(Self.url, resumingAt: 0)))
+        _ = record.headArrived(Self.response(200), at: 1)
+        record.fileOpened()
+
+        guard
+            case .transferred(_, let received) = record.chunkArrived(Data("abc".utf8), limit: nil, capacity: nil, at: 2)
+        else {
+            Issue.record("a file's chunks go to the transfer")
+            return
+        }
+        #expect(received == 3)
+        #expect(record.destination == .file)
+        #expect(record.collected.isEmpty)
+    }
+
+    @Test("when a file is opened for a stream's body, should keep streaming: only a collected body moves to the file")
+    func fileOpenedOnlyFromMemory() {
+        var record = Self.record(SessionTransfer(destination: .chunks(Self.sink)))
+        let head = Self.response(200)
+        _ = record.headArrived(head, at: 1)
+
+        record.fileOpened()
+
+        #expect(record.destination == .stream(head))
+    }
+
+    // MARK: The size limit
+
+    @Test("when a chunk passes the size limit, should fail once with the limit, drop the body and every later chunk")
+    func overLimit() {
+        var record = Self.record()
+        _ = record.headArrived(Self.response(200), at: 1)
+        _ = record.chunkArrived(Data(count: 6), limit: 10, capacity: 6, at: 2)
+
+        guard case .overLimit(10) = record.chunkArrived(Data(count: 5), limit: 10, capacity: nil, at: 3) else {
+            Issue.record("11 bytes should pass a limit of 10")
+            return
+        }
+        #expect(record.destination == .discarded)
+        #expect(record.collected.isEmpty)
+        guard case .dropped = record.chunkArrived(Data(count: 1), limit: 10, capacity: nil, at: 4) else {
+            Issue.record("a chunk after the limit should be dropped")
+            return
+        }
+        #expect(record.activity(now: 99) == 2)
+    }
+
+    @Test("when a body reaches the limit exactly, should keep it")
+    func atLimit() {
+        var record = Self.record()
+        _ = record.headArrived(Self.response(200), at: 1)
+
+        guard case .collected = record.chunkArrived(Data(count: 10), limit: 10, capacity: 10, at: 2) else {
+            Issue.record("10 bytes are within a limit of 10")
+            return
+        }
+        #expect(record.receivedBytes == 10)
+    }
+
+    // MARK: Activity and redirects
+
+    @Test("when a head, body bytes sent or a redirect come, should each count as activity")
+    func activity() {
+        var record = Self.record()
+        #expect(record.activity(now: 99) == nil)
+
+        _ = record.bodySent(at: 5)
+        #expect(record.activity(now: 99) == 5)
+        _ = record.redirected(at: 6)
+        #expect(record.activity(now: 99) == 6)
+        _ = record.headArrived(Self.response(200), at: 7)
+        #expect(record.activity(now: 99) == 7)
+    }
+
+    @Test("when redirects come, should number them and hand out the task's policy")
+    func redirects() {
+        var record = Self.record(redirectPolicy: .refuse)
+
+        let first = record.redirected(at: 1)
+        let second = record.redirected(at: 2)
+
+        #expect(first.number == 1)
+        #expect(second.number == 2)
+        #expect(record.hops == 2)
+        #expect(
+            first.policy.nextRequest(for: RedirectHop(response: Self.response(302), request: Self.request, number: 1))
+                == nil)
+    }
+
+    // MARK: The report
+
+    @Test("when the task ends without error, should report the collected body, or none for a file")
+    func reportsSuccess() {
+        var memory = Self.record()
+        let head = Self.response(200, headers: ["Content-Length": "2"])
+        _ = memory.headArrived(head, at: 1)
+        _ = memory.chunkArrived(Data("ok".utf8), limit: nil, capacity: 2, at: 2)
+        var file = Self.record(SessionTransfer(destination: .file(Self.url, resumingAt: 0)))
+        _ = file.headArrived(head, at: 1)
+        file.fileOpened()
+        _ = file.chunkArrived(Data("ok".utf8), limit: nil, capacity: nil, at: 2)
+
+        let fromMemory = memory.report(error: nil, response: head, sent: Self.request)
+        let fromFile = file.report(error: nil, response: head, sent: Self.request)
+
+        #expect(fromMemory.data == Data("ok".utf8))
+        #expect(fromMemory.response === head)
+        #expect(fromMemory.error == nil)
+        #expect(fromFile.data == nil)
+        #expect(fromFile.response === head)
+        #expect(fromFile.error == nil)
+    }
+
+    @Test("when the body is shorter than its Content-Length, should report the connection lost, with the response")
+    func reportsShortBody() {
+        var record = Self.record()
+        let head = Self.response(200, headers: ["Content-Length": "10"])
+        _ = record.headArrived(head, at: 1)
+        _ = record.chunkArrived(Data("short".utf8), limit: nil, capacity: 10, at: 2)
+
+        let report = record.report(error: nil, response: head, sent: Self.request)
+
+        #expect((report.error as? URLError)?.code == .networkConnectionLost)
+        #expect(report.response === head)
+        #expect(report.data == nil)
+    }
+
+    @Test("when URLSession reports an error, should report it with the response and no body")
+    func reportsError() {
+        var record = Self.record()
+        _ = record.chunkArrived(Data("ab".utf8), limit: nil, capacity: 2, at: 2)
+
+        let report = record.report(error: URLError(.timedOut), response: nil, sent: Self.request)
+
+        #expect((report.error as? URLError)?.code == .timedOut)
+        #expect(report.data == nil)
+    }
+
+    @Test("when the server was not trusted, should report an untrusted certificate whatever URLSession says")
+    func reportsUntrustedServer() {
+        var record = Self.record()
+        record.refuse(.untrustedServer)
+
+        let report = record.report(error: URLError(.cancelled), response: Self.response(200), sent: Self.request)
+
+        #expect((report.error as? URLError)?.code == .serverCertificateUntrusted)
+        #expect(report.response == nil)
+        #expect(report.data == nil)
+    }
+
+    @Test("when a challenge was declined after a 401, should report the 401 and its body instead of the cancel")
+    func reportsDeclinedChallenge() {
+        var record = Self.record()
+        let head = Self.response(401)
+        _ = record.headArrived(head, at: 1)
+        _ = record.chunkArrived(Data("denied".utf8), limit: nil, capacity: 6, at: 2)
+        record.refuse(.declinedChallenge)
+
+        let report = record.report(error: URLError(.cancelled), response: head, sent: Self.request)
+
+        #expect(report.error == nil)
+        #expect(report.response === head)
+        #expect(report.data == Data("denied".utf8))
+    }
+
+    @Test("when a challenge was declined before any response, should report what URLSession says")
+    func reportsDeclinedChallengeWithoutResponse() {
+        var record = Self.record()
+        record.refuse(.declinedChallenge)
+
+        let report = record.report(error: URLError(.cancelled), response: nil, sent: Self.request)
+
+        #expect((report.error as? URLError)?.code == .cancelled)
+    }
+}
