@@ -15,7 +15,14 @@ extension NetworkModule {
     /// after the last chunk, also through the executor, with the response (its `data` empty: the
     /// body went to `onChunk`) or the error. See `docs/transfers.md`.
     ///
-    /// - At most about `bufferSize` bytes wait for `onChunk`: a consumer slower than the network
+    /// ```swift
+    /// module.stream(request: GetExport(id: 7), onChunk: { chunk in file.write(chunk) }) { result in
+    ///     if case .failure(let error) = result { show(error) }
+    /// }
+    /// ```
+    ///
+    /// - At most about `bufferSize` bytes (``ResponseStream/defaultBufferSize``, 1 MiB, unless
+    ///   given) wait for `onChunk`: a consumer slower than the network
     ///   (a busy executor, a slow `onChunk`) pauses the transfer. (``URLSessionTransport`` on
     ///   Linux cannot pause one: there its ``URLSessionTransport/maximumResponseSize`` bounds it.)
     /// - Only a 2xx body is streamed; any other status is read whole and handled as for
@@ -33,7 +40,7 @@ extension NetworkModule {
     /// not used.
     @discardableResult
     public func stream(
-        request: any NetworkRequest, bufferSize: Int,
+        request: any NetworkRequest, bufferSize: Int = ResponseStream.defaultBufferSize,
         onChunk: @escaping @Sendable (Data) -> Void,
         completion: @escaping @Sendable (Result<NetworkResponse, NetworkError>) -> Void
     ) -> any NetworkCancellable {
@@ -59,11 +66,19 @@ extension NetworkModule {
     }
 
     /// The body of `request` as an `AsyncSequence` of chunks, sent when iteration starts, with at
-    /// most about `bufferSize` bytes waiting for the consumer; the transfer pauses while they do.
-    /// See ``ResponseStream``.
+    /// most about `bufferSize` bytes (``ResponseStream/defaultBufferSize``, 1 MiB, unless given)
+    /// waiting for the consumer; the transfer pauses while they do. See ``ResponseStream``.
+    ///
+    /// ```swift
+    /// for try await chunk in module.stream(request: GetExport(id: 7)) {
+    ///     try file.write(contentsOf: chunk)
+    /// }
+    /// ```
     ///
     /// A module of your own (a mock) hands the body over, held in memory, as one chunk.
-    public func stream(request: any NetworkRequest, bufferSize: Int) -> ResponseStream {
+    public func stream(
+        request: any NetworkRequest, bufferSize: Int = ResponseStream.defaultBufferSize
+    ) -> ResponseStream {
         guard let pipeline else {
             return ResponseStream(bufferSize: bufferSize) { channel in
                 perform(request: request) { result in channel.finish(result) }
@@ -75,35 +90,6 @@ extension NetworkModule {
                 source, configuration: pipeline.beginCall(source), into: channel.sink,
                 retryAllowed: { !channel.hasReceived }, end: { result in channel.finish(result) })
         }
-    }
-
-    /// ``stream(request:bufferSize:onChunk:completion:)`` with at most
-    /// ``ResponseStream/defaultBufferSize`` bytes (1 MiB) waiting for `onChunk`.
-    ///
-    /// ```swift
-    /// module.stream(request: GetExport(id: 7), onChunk: { chunk in file.write(chunk) }) { result in
-    ///     if case .failure(let error) = result { show(error) }
-    /// }
-    /// ```
-    @discardableResult
-    public func stream(
-        request: any NetworkRequest,
-        onChunk: @escaping @Sendable (Data) -> Void,
-        completion: @escaping @Sendable (Result<NetworkResponse, NetworkError>) -> Void
-    ) -> any NetworkCancellable {
-        stream(request: request, bufferSize: ResponseStream.defaultBufferSize, onChunk: onChunk, completion: completion)
-    }
-
-    /// ``stream(request:bufferSize:)`` with at most ``ResponseStream/defaultBufferSize`` bytes
-    /// (1 MiB) waiting for the consumer.
-    ///
-    /// ```swift
-    /// for try await chunk in module.stream(request: GetExport(id: 7)) {
-    ///     try file.write(contentsOf: chunk)
-    /// }
-    /// ```
-    public func stream(request: any NetworkRequest) -> ResponseStream {
-        stream(request: request, bufferSize: ResponseStream.defaultBufferSize)
     }
 }
 

@@ -47,6 +47,12 @@ extension NetworkModule {
     /// transfer has got, as for ``perform(request:progress:completion:)``. See
     /// `docs/transfers.md`.
     ///
+    /// ```swift
+    /// module.download(request: GetVideo(id: 7), to: DownloadDestination(videoURL)) { result in
+    ///     if case .success(let download) = result { player.play(download.fileURL) }
+    /// }
+    /// ```
+    ///
     /// The body goes to a hidden file beside `destination` (never held whole in memory, and
     /// bounded by the session's response size limit), moved there when the request succeeds and
     /// removed whatever way it fails or is cancelled. A retry (by a ``RetryAction``, say) resumes
@@ -59,7 +65,7 @@ extension NetworkModule {
     public func download(
         request: any NetworkRequest,
         to destination: DownloadDestination,
-        progress: (@Sendable (TransferProgress) -> Void)?,
+        progress: (@Sendable (TransferProgress) -> Void)? = nil,
         completion: @escaping @Sendable (Result<DownloadResponse, NetworkError>) -> Void
     ) -> any NetworkCancellable {
         guard let pipeline else {
@@ -104,21 +110,5 @@ extension NetworkModule {
                 }
             )
         }
-    }
-
-    /// ``download(request:to:progress:completion:)`` with no progress handler.
-    ///
-    /// ```swift
-    /// module.download(request: GetVideo(id: 7), to: DownloadDestination(videoURL)) { result in
-    ///     if case .success(let download) = result { player.play(download.fileURL) }
-    /// }
-    /// ```
-    @discardableResult
-    public func download(
-        request: any NetworkRequest,
-        to destination: DownloadDestination,
-        completion: @escaping @Sendable (Result<DownloadResponse, NetworkError>) -> Void
-    ) -> any NetworkCancellable {
-        download(request: request, to: destination, progress: nil, completion: completion)
     }
 }
