@@ -30,6 +30,14 @@ struct TransportTaskRecordTests {
 
     private static let sink = SessionTransfer.ChunkSink { _, _, _ in true }
 
+    /// A plain task's record once `head` and then `body` have arrived.
+    private static func record(collecting body: String, after head: HTTPURLResponse) -> TransportTaskRecord {
+        var record = record()
+        _ = record.headArrived(head, at: 1)
+        _ = record.chunkArrived(Data(body.utf8), limit: nil, capacity: body.utf8.count, at: 2)
+        return record
+    }
+
     // MARK: Where the body goes
 
     @Test("when a plain task's chunks arrive, should collect them after reserving room once, and count them")
@@ -181,10 +189,8 @@ struct TransportTaskRecordTests {
 
     @Test("when the task ends without error, should report the collected body, or none for a file")
     func reportsSuccess() {
-        var memory = Self.record()
         let head = Self.response(200, headers: ["Content-Length": "2"])
-        _ = memory.headArrived(head, at: 1)
-        _ = memory.chunkArrived(Data("ok".utf8), limit: nil, capacity: 2, at: 2)
+        let memory = Self.record(collecting: "ok", after: head)
         var file = Self.record(SessionTransfer(destination: .file(Self.url, resumingAt: 0)))
         _ = file.headArrived(head, at: 1)
         file.fileOpened()
@@ -203,10 +209,8 @@ struct TransportTaskRecordTests {
 
     @Test("when the body is shorter than its Content-Length, should report the connection lost, with the response")
     func reportsShortBody() {
-        var record = Self.record()
         let head = Self.response(200, headers: ["Content-Length": "10"])
-        _ = record.headArrived(head, at: 1)
-        _ = record.chunkArrived(Data("short".utf8), limit: nil, capacity: 10, at: 2)
+        let record = Self.record(collecting: "short", after: head)
 
         let report = record.report(error: nil, response: head, sent: Self.request)
 
@@ -240,10 +244,8 @@ struct TransportTaskRecordTests {
 
     @Test("when a challenge was declined after a 401, should report the 401 and its body instead of the cancel")
     func reportsDeclinedChallenge() {
-        var record = Self.record()
         let head = Self.response(401)
-        _ = record.headArrived(head, at: 1)
-        _ = record.chunkArrived(Data("denied".utf8), limit: nil, capacity: 6, at: 2)
+        var record = Self.record(collecting: "denied", after: head)
         record.refuse(.declinedChallenge)
 
         let report = record.report(error: URLError(.cancelled), response: head, sent: Self.request)
