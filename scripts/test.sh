@@ -3,7 +3,8 @@
 #
 #   scripts/test.sh
 #
-# 1. Checks formatting (scripts/format.sh --lint), builds everything with warnings as errors (zero warnings is a project rule), and the DocC
+# 1. Checks formatting (scripts/format.sh --lint), builds everything with warnings as errors (zero warnings is a project rule), checks
+#    the public API against its recorded baseline (scripts/api-baseline.sh), and builds the DocC
 #    documentation, failing on any DocC warning or undocumented public symbol. Then compiles every
 #    target for iOS and macOS with ../shared/apple-check (0 errors, 0 warnings, no runtime
 #    symbol iOS 13 lacks), where that folder exists; CI requires it.
@@ -36,6 +37,9 @@ bash scripts/format.sh --lint
 
 step "Build (warnings are errors)"
 swift build --build-tests -Xswiftc -warnings-as-errors
+
+step "Public API against its baseline (scripts/api-baseline.sh, api/*.json)"
+bash scripts/api-baseline.sh
 
 step "Documentation (DocC, warnings are errors)"
 bash scripts/docs.sh
