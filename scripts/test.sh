@@ -27,7 +27,24 @@ set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-step() { printf '\n==> %s\n' "$*"; }
+# Each step's time, printed when the next step starts and listed at the end. Kept in the
+# environment, so that the run under the servers (this script again) goes on with the list and
+# ends the step that started them.
+export NETWORK_MODULE_STEP_TIMES="${NETWORK_MODULE_STEP_TIMES:-}"
+export NETWORK_MODULE_STEP_NAME="${NETWORK_MODULE_STEP_NAME:-}"
+export NETWORK_MODULE_STEP_STARTED="${NETWORK_MODULE_STEP_STARTED:-0}"
+end_step() {
+    [[ -n "$NETWORK_MODULE_STEP_NAME" ]] || return 0
+    local seconds=$(($(date +%s) - NETWORK_MODULE_STEP_STARTED))
+    printf '    (%s: %d s)\n' "$NETWORK_MODULE_STEP_NAME" "$seconds"
+    NETWORK_MODULE_STEP_TIMES+="$(printf '%6d s  %s' "$seconds" "$NETWORK_MODULE_STEP_NAME")"$'\n'
+    NETWORK_MODULE_STEP_NAME=""
+}
+step() {
+    end_step
+    NETWORK_MODULE_STEP_NAME="$*" NETWORK_MODULE_STEP_STARTED=$(date +%s)
+    printf '\n==> %s\n' "$*"
+}
 
 # Steps 1 and 2, without servers; step 2 ends by running this script again under the servers.
 if [[ "${1:-}" != --with-servers ]]; then
@@ -113,4 +130,5 @@ if [[ "${SKIP_SANITIZERS:-0}" != "1" ]]; then
         swift test --sanitize=address --scratch-path .build-asan --skip NetworkModuleIntegrationTests
 fi
 
-step "All tests passed"
+end_step
+printf '\n==> All tests passed. Time per step:\n%s' "$NETWORK_MODULE_STEP_TIMES"
