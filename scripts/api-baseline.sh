@@ -17,8 +17,8 @@
 #
 # Updating the baseline is a deliberate step, in the same commit as the CHANGELOG line that
 # tells users of the change (CONTRIBUTING.md, "The public API"). The baseline is made on Linux,
-# where CI runs: elsewhere the check compares declarations (with Foundation's networking types
-# named alike on every system) but leaves out the diagnosis.
+# where CI runs: elsewhere the check compares declarations (with Foundation's types named alike
+# on every system) but leaves out the diagnosis.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."

@@ -9,8 +9,8 @@
 A declaration is compared by its kind, qualified name, signature (the types of its result and
 parameters, or of its value), generic signature, conformances, attributes, accessors and
 availability. What does not change the API is left out: source locations, whether a property
-is stored or a `let`, and which module of Foundation names a networking type (FoundationNetworking on
-Linux, Foundation elsewhere).
+is stored or a `let`, and which module of Foundation declares a type (FoundationEssentials and
+FoundationNetworking on Linux, Foundation elsewhere).
 """
 
 import json
@@ -36,8 +36,14 @@ def without_package_declarations(node):
     return kept
 
 
+def foundation_named_alike(text):
+    """`text` with Foundation's types named by `Foundation` on every system: on Linux they live
+    in FoundationEssentials and FoundationNetworking."""
+    return text.replace("FoundationNetworking.", "Foundation.").replace("FoundationEssentials.", "Foundation.")
+
+
 def type_name(node):
-    return node.get("printedName", "").replace("FoundationNetworking.", "Foundation.")
+    return foundation_named_alike(node.get("printedName", ""))
 
 
 def declarations(root):
@@ -64,7 +70,7 @@ def declarations(root):
             qualified = ".".join(name)
             line = f"{declaration_kind} {qualified}{signature}"
             if details:
-                line += "  " + json.dumps(details, sort_keys=True).replace("FoundationNetworking.", "Foundation.")
+                line += "  " + foundation_named_alike(json.dumps(details, sort_keys=True))
             # Overloads share a path; the signature tells them apart.
             lines[line] = qualified
             if child.get("kind") == "TypeDecl":

@@ -44,6 +44,18 @@ package protocol TransferringSession: NetworkSession {
     ) -> any NetworkSessionTask
 }
 
+extension TransferringSession {
+    /// Creates a task that sends `request` when resumed as a plain transfer: redirects followed,
+    /// the body in memory, nobody told of progress. How every framework session answers
+    /// ``NetworkSession/dataTask(with:completionHandler:)``: it has one way to send.
+    public func dataTask(
+        with request: URLRequest,
+        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    ) -> any NetworkSessionTask {
+        transferTask(with: request, transfer: SessionTransfer(), completionHandler: completionHandler)
+    }
+}
+
 extension NetworkSession {
     /// This session as the framework sends on it: itself when it is a ``TransferringSession``;
     /// otherwise wrapped in a ``BufferedSession``, which applies transfers to the body once it has

@@ -47,13 +47,6 @@ final class TransferSession: TransferringSession {
         return (data?.count ?? 0) + transferred
     }
 
-    func dataTask(
-        with request: URLRequest,
-        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
-    ) -> any NetworkSessionTask {
-        transferTask(with: request, transfer: SessionTransfer(), completionHandler: completionHandler)
-    }
-
     /// Sends the attempt through the module's session with `transfer`'s redirect policy and this
     /// operation's destination and progress.
     func transferTask(

@@ -34,13 +34,18 @@ import Foundation
 ///   `URLSession` defines `timeoutInterval`. The request fails with `URLError.timedOut` when
 ///   no bytes arrive for that long; a slow download that keeps receiving bytes is not cut
 ///   off. (Linux's `URLSession` would enforce it as a deadline for the whole response.) On
-///   Linux a timeout that is zero, negative or NaN means the default 60 seconds, an infinite
-///   one none, and no response may take longer than 7 days; see ``dataTask(with:completionHandler:)``.
+///   Linux, where the transport enforces it, every value has a meaning: positive and finite,
+///   that many seconds; zero, negative or NaN, the default 60 seconds (`URLRequest`'s default);
+///   infinite, or longer than about 146 years, none; and no response may take longer than 7
+///   days in all (Apple's default `timeoutIntervalForResource`). On Apple platforms the request
+///   goes to `URLSession` as it is.
 /// - **Cancelling is safe at any moment on Linux.** swift-corelibs-foundation can trap when a
 ///   task is cancelled just as it completes, on a session with a `URLCache`, so on Linux the
 ///   transport's session has none (`urlSession.configuration.urlCache` is `nil`; use
-///   ``CachedSession`` for caching). A task cancelled before it is resumed never reaches
-///   `URLSession` at all.
+///   ``CachedSession`` for caching). A task's `URLSessionDataTask` is created when it is
+///   resumed, so a task cancelled before never reaches `URLSession` at all; a resumed or
+///   cancelled task calls its completion handler exactly once, with `URLError.cancelled` at once
+///   when cancelled.
 /// - **No hang on a 401 challenge on Linux.** Linux's `URLSession` waits forever when a
 ///   server answers 401 with `WWW-Authenticate` and no credential is stored; here the 401
 ///   is delivered, as on Apple platforms.
@@ -122,30 +127,9 @@ public final class URLSessionTransport: NetworkSession, TransferringSession {
         urlSession.finishTasksAndInvalidate()
     }
 
-    /// Creates a task that sends `request` when resumed.
-    ///
-    /// The `URLSessionDataTask` is created by `resume()`, so a task cancelled first never
-    /// reaches `URLSession`. Every resumed or cancelled task calls `completionHandler` exactly
-    /// once: with the response, with `URLError.timedOut` at the request's timeout, or with
-    /// `URLError.cancelled` at once when cancelled.
-    ///
-    /// `request.timeoutInterval` is an idle timeout on every platform (the longest wait for
-    /// the next bytes). On Linux, where the transport enforces it, every value has a
-    /// meaning: positive and finite, that many seconds; zero, negative or NaN, the default
-    /// 60 seconds (`URLRequest`'s default); infinite, or longer than about 146 years, no idle
-    /// timeout. There, no response may take longer than 7 days in all (Apple's default
-    /// `timeoutIntervalForResource`). On Apple platforms the request goes to `URLSession` as
-    /// it is.
-    public func dataTask(
-        with request: URLRequest,
-        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
-    ) -> any NetworkSessionTask {
-        transferTask(with: request, transfer: SessionTransfer(), completionHandler: completionHandler)
-    }
-
     /// Creates a task that sends `request` when resumed, with the transfer's redirect policy, its
     /// body streamed where the transfer says and its progress reported as the bytes move;
-    /// otherwise as ``dataTask(with:completionHandler:)``.
+    /// otherwise as ``NetworkSession/dataTask(with:completionHandler:)``.
     ///
     /// - **Redirects**: at each redirect the delegate hands the policy the request `URLSession`
     ///   would send next, without credentials if it leads to another origin, then removes the

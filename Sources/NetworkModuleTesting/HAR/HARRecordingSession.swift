@@ -93,19 +93,11 @@ public final class HARRecordingSession: NetworkSession, TransferringSession {
         try harData().write(to: fileURL, options: .atomic)
     }
 
-    /// Sends `request` through the wrapped session, records the exchange when it completes,
-    /// then passes the answer on unchanged.
-    public func dataTask(
-        with request: URLRequest,
-        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
-    ) -> any NetworkSessionTask {
-        transferTask(with: request, transfer: SessionTransfer(), completionHandler: completionHandler)
-    }
-
-    /// As ``dataTask(with:completionHandler:)``, with the transfer's redirect policy passed on to
-    /// the wrapped session. The entry records the request as sent and the response that ended it
-    /// (the final one of followed redirects, or the `3xx` a policy stopped at), with its whole
-    /// body; the transfer's destination and progress are applied to that body once recorded.
+    /// Sends `request` through the wrapped session, records the exchange when it completes, then
+    /// passes the answer on unchanged, with the transfer's redirect policy passed on to the
+    /// wrapped session. The entry records the request as sent and the response that ended it (the
+    /// final one of followed redirects, or the `3xx` a policy stopped at), with its whole body;
+    /// the transfer's destination and progress are applied to that body once recorded.
     package func transferTask(
         with request: URLRequest, transfer: SessionTransfer,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void

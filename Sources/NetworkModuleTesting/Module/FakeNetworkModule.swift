@@ -258,13 +258,6 @@ private struct PresetAnswerSession: TransferringSession {
     let session: FakeNetworkSession
     let answer: StubbedResponse
 
-    func dataTask(
-        with request: URLRequest,
-        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
-    ) -> any NetworkSessionTask {
-        transferTask(with: request, transfer: SessionTransfer(), completionHandler: completionHandler)
-    }
-
     func transferTask(
         with request: URLRequest, transfer: SessionTransfer,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void

@@ -181,14 +181,6 @@ public final class FakeNetworkSession: NetworkSession, TransferringSession {
 
     // MARK: NetworkSession
 
-    /// Creates a task that answers `request` from the stubs when resumed.
-    public func dataTask(
-        with request: URLRequest,
-        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
-    ) -> any NetworkSessionTask {
-        transferTask(with: request, transfer: SessionTransfer(), completionHandler: completionHandler)
-    }
-
     /// Creates a task that answers `request` from the stubs when resumed, following stubbed
     /// redirects as the transfer's redirect policy says (see ``FakeNetworkSession``): a streamed
     /// 2xx body goes to the sink in the stub's chunks (``StubbedResponse/inChunks(of:)``; one

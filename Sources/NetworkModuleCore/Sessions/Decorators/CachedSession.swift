@@ -144,21 +144,13 @@ public final class CachedSession: NetworkSession, TransferringSession {
         state.withLock { $0.store.removeAll() }
     }
 
-    /// Creates a task that answers from the cache when it can and asks the wrapped session
-    /// otherwise; a request the cache does not handle gets the wrapped session's own task.
-    public func dataTask(
-        with request: URLRequest,
-        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
-    ) -> any NetworkSessionTask {
-        transferTask(with: request, transfer: SessionTransfer(), completionHandler: completionHandler)
-    }
-
-    /// As ``dataTask(with:completionHandler:)`` for a plain request (redirects followed, the body
-    /// in memory, nobody told of progress). Anything else bypasses the cache, neither answered
-    /// from it nor stored, and goes to the wrapped session as it is: what is stored is the end of
-    /// followed redirects; a download is always written by the wrapped session (streamed to its
-    /// file by a ``URLSessionTransport``) and never replayed from memory; a large body never
-    /// fills the cache. An unsafe request still invalidates what it changes.
+    /// Answers from the cache when it can, and asks the wrapped session otherwise, for a plain
+    /// request (redirects followed, the body in memory, nobody told of progress). Anything else
+    /// bypasses the cache, neither answered from it nor stored, and goes to the wrapped session as
+    /// it is: what is stored is the end of followed redirects; a download is always written by the
+    /// wrapped session (streamed to its file by a ``URLSessionTransport``) and never replayed from
+    /// memory; a large body never fills the cache. An unsafe request still invalidates what it
+    /// changes.
     package func transferTask(
         with request: URLRequest, transfer: SessionTransfer,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void

@@ -92,20 +92,11 @@ public final class DeduplicatedSession: NetworkSession, TransferringSession {
         state.withLock { Statistics(calls: $0.callCount, joined: $0.joinedCount, callsInFlight: $0.calls.count) }
     }
 
-    /// Creates a task that shares a call with identical requests in flight, or, for a
-    /// request that is never shared, the wrapped session's own task.
-    public func dataTask(
-        with request: URLRequest,
-        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
-    ) -> any NetworkSessionTask {
-        transferTask(with: request, transfer: SessionTransfer(), completionHandler: completionHandler)
-    }
-
-    /// As ``dataTask(with:completionHandler:)`` for a plain request (redirects followed, the body
-    /// in memory, nobody told of progress). Anything else is never shared and gets the wrapped
-    /// session's own task: two callers' redirect policies cannot be told apart, and each caller
-    /// of a transfer has its own file and its own progress handler (one caller's download must
-    /// not land in another's file).
+    /// Shares a call with identical requests in flight, for a plain request (redirects followed,
+    /// the body in memory, nobody told of progress). Anything else is never shared and gets the
+    /// wrapped session's own task: two callers' redirect policies cannot be told apart, and each
+    /// caller of a transfer has its own file and its own progress handler (one caller's download
+    /// must not land in another's file).
     package func transferTask(
         with request: URLRequest, transfer: SessionTransfer,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void

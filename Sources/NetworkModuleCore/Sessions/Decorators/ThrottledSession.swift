@@ -96,14 +96,6 @@ public final class ThrottledSession: NetworkSession, TransferringSession {
         state.withLock { Statistics(inFlight: $0.inFlight, waiting: $0.waitingCount) }
     }
 
-    /// Creates a task that is sent to the wrapped session when a place is free.
-    public func dataTask(
-        with request: URLRequest,
-        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
-    ) -> any NetworkSessionTask {
-        transferTask(with: request, transfer: SessionTransfer(), completionHandler: completionHandler)
-    }
-
     /// Creates a task that is sent to the wrapped session as `transfer`, when a place is free:
     /// the wrapped session applies the redirect policy, streams the body and reports progress as
     /// it would alone (the place is held until the transfer ends).
