@@ -125,24 +125,6 @@ public final class DefaultNetworkModule: NetworkModule {
     /// default), so that an action that always answers ``RetryDecision/retry`` cannot loop
     /// forever.
     public static let defaultMaximumAttempts = 10
-
-    /// Builds, prepares and sends `request`, then delivers the response or error.
-    @discardableResult
-    public func perform(
-        request: any NetworkRequest,
-        completion: @escaping @Sendable (Result<NetworkResponse, NetworkError>) -> Void
-    ) -> any NetworkCancellable {
-        run(.description(request), completion: completion)
-    }
-
-    /// Prepares and sends `urlRequest`, then delivers the response or error.
-    @discardableResult
-    public func perform(
-        urlRequest: URLRequest,
-        completion: @escaping @Sendable (Result<NetworkResponse, NetworkError>) -> Void
-    ) -> any NetworkCancellable {
-        run(.urlRequest(urlRequest), completion: completion)
-    }
 }
 
 extension DefaultNetworkModule: PipelineModule {

@@ -21,9 +21,28 @@ package protocol PipelineModule: NetworkModule {
 }
 
 extension PipelineModule {
-    /// Runs `source` on the pipeline and delivers its outcome as it is: the two `perform`
-    /// requirements of a pipeline module.
-    package func run(
+    /// Builds, prepares and sends `request` on the module's pipeline, then delivers the response
+    /// or error.
+    @discardableResult
+    public func perform(
+        request: any NetworkRequest,
+        completion: @escaping @Sendable (Result<NetworkResponse, NetworkError>) -> Void
+    ) -> any NetworkCancellable {
+        run(.description(request), completion: completion)
+    }
+
+    /// Prepares and sends `urlRequest` on the module's pipeline, then delivers the response or
+    /// error.
+    @discardableResult
+    public func perform(
+        urlRequest: URLRequest,
+        completion: @escaping @Sendable (Result<NetworkResponse, NetworkError>) -> Void
+    ) -> any NetworkCancellable {
+        run(.urlRequest(urlRequest), completion: completion)
+    }
+
+    /// Runs `source` on the pipeline and delivers its outcome as it is.
+    private func run(
         _ source: RequestSource,
         completion: @escaping @Sendable (Result<NetworkResponse, NetworkError>) -> Void
     ) -> any NetworkCancellable {

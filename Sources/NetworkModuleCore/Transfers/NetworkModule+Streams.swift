@@ -26,7 +26,7 @@ extension NetworkModule {
     ///   (a busy executor, a slow `onChunk`) pauses the transfer. (``URLSessionTransport`` on
     ///   Linux cannot pause one: there its ``URLSessionTransport/maximumResponseSize`` bounds it.)
     /// - Only a 2xx body is streamed; any other status is read whole and handled as for
-    ///   ``perform(request:completion:)`` (an error status is its status's ``NetworkError`` case,
+    ///   ``NetworkModule/perform(request:completion:)`` (an error status is its status's ``NetworkError`` case,
     ///   with the body in ``NetworkError/httpErrorResponse``).
     /// - Cancelling the returned handle cancels the request: `completion` gets
     ///   ``NetworkError/cancelled`` and, from the moment `cancel()` returns, `onChunk` nothing

@@ -186,26 +186,6 @@ public final class FakeNetworkModule: NetworkModule {
         session.releaseAll()
     }
 
-    // MARK: NetworkModule
-
-    /// Records the call and answers it from the stubs.
-    @discardableResult
-    public func perform(
-        request: any NetworkRequest,
-        completion: @escaping @Sendable (Result<NetworkResponse, NetworkError>) -> Void
-    ) -> any NetworkCancellable {
-        run(.description(request), completion: completion)
-    }
-
-    /// Records the call and answers it from the stubs that match `URLRequest`s.
-    @discardableResult
-    public func perform(
-        urlRequest: URLRequest,
-        completion: @escaping @Sendable (Result<NetworkResponse, NetworkError>) -> Void
-    ) -> any NetworkCancellable {
-        run(.urlRequest(urlRequest), completion: completion)
-    }
-
     private func unmatchedResponse(for performed: PerformedRequest) -> StubbedResponse {
         let name = LoudMiss.describe(method: performed.urlRequest?.httpMethod, url: performed.urlRequest?.url)
         let message = state.withLock { state in
