@@ -26,8 +26,9 @@ import Foundation
 /// A request that cannot be built completes with ``NetworkError/invalidRequest(_:)`` without
 /// reaching the actions or the network.
 ///
-/// The module may be used from any thread. A request in flight holds what it needs and
-/// completes even if the module itself is released.
+/// The module may be used from any thread. A request in flight holds the module, so it
+/// completes even if the caller lets the module go; the module goes when its last request has
+/// completed.
 public final class DefaultNetworkModule: NetworkModule {
     /// Builds the `URLRequest` of each ``NetworkRequest``.
     public let requestBuilder: any RequestBuilder
@@ -40,7 +41,24 @@ public final class DefaultNetworkModule: NetworkModule {
     /// Decodes the bodies of ``TypedRequest``s that name no decoder of their own.
     public let decoder: any ResponseDecoder
 
-    private let configuration: ModuleConfiguration
+    // What every request of the module shares, worked out once, when the module is made. A
+    // request in flight holds the module, and reads these.
+    let baseURL: URL?
+    /// The base URL's origin, for the actions' same-origin checks.
+    let baseOrigin: Origin?
+    /// ``session`` as requests are sent on it (``NetworkSession/transferring``).
+    let transferringSession: any TransferringSession
+    /// Runs the actions' preparation, with the fast path for header-only actions.
+    let preparer: ActionPreparer
+    /// The most attempts one request makes, retries included.
+    let maximumAttempts: Int
+    /// What ``AcceptableStatusCodes/moduleDefault`` and a caller's `URLRequest` accept.
+    let acceptableStatusCodes: AcceptableStatusCodes
+    let delayScheduler: any DelayScheduler
+    /// Numbers the module's requests: ``ActionContext/sequenceNumber``.
+    let requestCount = ModuleRequestCount()
+    /// The policy of a caller's `URLRequest` and of a request description that names none.
+    let redirectPolicy: RedirectPolicy
 
     /// Creates a module.
     ///
@@ -87,10 +105,15 @@ public final class DefaultNetworkModule: NetworkModule {
         self.actions = actions
         self.completionExecutor = completionExecutor
         self.decoder = decoder
-        self.configuration = ModuleConfiguration(
-            requestBuilder: requestBuilder, session: session, actions: actions,
-            completionExecutor: completionExecutor, acceptableStatusCodes: acceptableStatusCodes,
-            delayScheduler: delayScheduler, maximumAttempts: maximumAttempts, redirectPolicy: redirectPolicy)
+        let baseURL = requestBuilder.baseURL
+        self.baseURL = baseURL
+        self.baseOrigin = baseURL.flatMap(Origin.init)
+        self.transferringSession = session.transferring
+        self.preparer = ActionPreparer(preparations: actions.map(ActionPreparation.init))
+        self.maximumAttempts = maximumAttempts
+        self.acceptableStatusCodes = acceptableStatusCodes.resolved(moduleDefault: .successful)
+        self.delayScheduler = delayScheduler ?? DispatchDelayScheduler()
+        self.redirectPolicy = redirectPolicy
     }
 
     /// Creates a module that sends its requests on a plain `URLSession`:
@@ -128,8 +151,8 @@ public final class DefaultNetworkModule: NetworkModule {
 }
 
 extension DefaultNetworkModule: PipelineModule {
-    /// Every call runs with the module's configuration.
-    package func beginCall(_ source: RequestSource) -> ModuleConfiguration {
-        configuration
+    /// Every call runs on the module itself.
+    package func beginCall(_ source: RequestSource) -> DefaultNetworkModule {
+        self
     }
 }

@@ -15,9 +15,9 @@ import Foundation
 /// module of the user's own (a hand-written mock) gets each variant built on its two `perform`
 /// methods instead. So the real module and the fake cannot disagree: they run the same code.
 package protocol PipelineModule: NetworkModule {
-    /// Begins a call of `source`: the configuration it runs with. Asked once per call, on the
-    /// caller's thread, when the call starts.
-    func beginCall(_ source: RequestSource) -> ModuleConfiguration
+    /// Begins a call of `source`: the module whose actions, session and executor it runs with.
+    /// Asked once per call, on the caller's thread, when the call starts.
+    func beginCall(_ source: RequestSource) -> DefaultNetworkModule
 }
 
 extension PipelineModule {
@@ -46,7 +46,7 @@ extension PipelineModule {
         _ source: RequestSource,
         completion: @escaping @Sendable (Result<NetworkResponse, NetworkError>) -> Void
     ) -> any NetworkCancellable {
-        RequestOperation.start(source: source, configuration: beginCall(source)) { result in
+        RequestOperation.start(source: source, module: beginCall(source)) { result in
             (result, { completion(result) })
         }
     }
@@ -82,7 +82,7 @@ extension NetworkModule {
         guard let pipeline else {
             return perform(source) { result in completion(result.flatMap(transform)) }
         }
-        return RequestOperation.start(source: source, configuration: pipeline.beginCall(source)) { result in
+        return RequestOperation.start(source: source, module: pipeline.beginCall(source)) { result in
             let output = result.flatMap(transform)
             let seen: Result<NetworkResponse, NetworkError> =
                 switch output {

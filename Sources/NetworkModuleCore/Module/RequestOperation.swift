@@ -16,12 +16,13 @@ import Foundation
 /// no recursion. The lifecycle and its guarantees are told in `docs/actions.md`.
 ///
 /// The first events, the start and the first attempt's request built, go in before the
-/// operation exists (``start(source:configuration:completion:)``): nothing else can reach the
+/// operation exists (``start(source:module:transfer:completion:)``): nothing else can reach the
 /// machine then, so they need no lock.
 ///
-/// The operation holds everything it needs (session, actions, executor), so it finishes even
-/// if the caller drops the module. No lock is held while calling out to a builder, a session,
-/// an action, a scheduler, an executor or a completion.
+/// The operation holds its module (session, actions, executor), so it finishes even if the
+/// caller drops the module, which goes when its last request has completed. No lock is held
+/// while calling out to a builder, a session, an action, a scheduler, an executor or a
+/// completion.
 final class RequestOperation: NetworkCancellable {
     /// Hands the outcome to the caller, as the call (`perform`, `performAndDecode`, a download…)
     /// asked.
@@ -155,7 +156,7 @@ final class RequestOperation: NetworkCancellable {
     private let source: RequestSource
     private let acceptableStatusCodes: AcceptableStatusCodes
     private let redirectPolicy: RedirectPolicy
-    private let configuration: ModuleConfiguration
+    private let module: DefaultNetworkModule
     /// The module's session, or the transfer's session around it.
     private let session: any TransferringSession
     /// The session of a transfer (a download, a request with progress); `nil` for the others.
@@ -166,22 +167,22 @@ final class RequestOperation: NetworkCancellable {
     private let state: LockedState<State>
 
     private init(
-        source: RequestSource, configuration: ModuleConfiguration, transfer: TransferSession?, startTime: UInt64,
+        source: RequestSource, module: DefaultNetworkModule, transfer: TransferSession?, startTime: UInt64,
         state: State
     ) {
         self.source = source
-        self.session = transfer ?? configuration.session
+        self.session = transfer ?? module.transferringSession
         self.transfer = transfer
         if case .description(let networkRequest) = source {
             self.acceptableStatusCodes = networkRequest.acceptableStatusCodes.resolved(
-                moduleDefault: configuration.acceptableStatusCodes)
-            self.redirectPolicy = networkRequest.redirectPolicy ?? configuration.redirectPolicy
+                moduleDefault: module.acceptableStatusCodes)
+            self.redirectPolicy = networkRequest.redirectPolicy ?? module.redirectPolicy
         } else {
-            self.acceptableStatusCodes = configuration.acceptableStatusCodes
-            self.redirectPolicy = configuration.redirectPolicy
+            self.acceptableStatusCodes = module.acceptableStatusCodes
+            self.redirectPolicy = module.redirectPolicy
         }
-        self.configuration = configuration
-        (requestID, sequenceNumber) = RequestIdentifiers.next(in: configuration.requestCount)
+        self.module = module
+        (requestID, sequenceNumber) = RequestIdentifiers.next(in: module.requestCount)
         self.startTime = startTime
         self.state = LockedState(state)
     }
@@ -196,23 +197,23 @@ final class RequestOperation: NetworkCancellable {
     ///
     /// - Parameter transfer: for a transfer, the session around the module's to send on.
     static func start(
-        source: RequestSource, configuration: ModuleConfiguration, transfer: TransferSession? = nil,
+        source: RequestSource, module: DefaultNetworkModule, transfer: TransferSession? = nil,
         completion: @escaping Completion
     ) -> RequestOperation {
         let startTime = DispatchTime.now().uptimeNanoseconds
         var state = State(
             machine: RequestStateMachine(
-                actionCount: configuration.actions.count, maximumAttempts: configuration.maximumAttempts),
+                actionCount: module.actions.count, maximumAttempts: module.maximumAttempts),
             completion: completion, clockStartedAt: startTime)
         var next = state.machine.start()
         if case .build = next {
-            let built = buildRequest(source, attempt: 1, configuration: configuration)
+            let built = buildRequest(source, attempt: 1, module: module)
             state.bodyStream = builtBodyStream(built, source: source)
             next = state.machine.built(built)
         }
         let first = state.step(after: consume next)
         let operation = RequestOperation(
-            source: source, configuration: configuration, transfer: transfer, startTime: startTime, state: state)
+            source: source, module: module, transfer: transfer, startTime: startTime, state: state)
         // Moved, not copied: a copy left behind would share the request's storage, and the
         // preparation's first write to the request would copy all of it.
         operation.run(consume first)
@@ -248,7 +249,7 @@ final class RequestOperation: NetworkCancellable {
             case .none:
                 return
             case .build(let attempt):
-                let built = Self.buildRequest(source, attempt: attempt, configuration: configuration)
+                let built = Self.buildRequest(source, attempt: attempt, module: module)
                 let stream = Self.builtBodyStream(built, source: source)
                 let (next, previous, unused) = state.withLock { state -> (Step, InputStream?, InputStream?) in
                     // The previous attempt has ended: its stream is released. A request that
@@ -267,7 +268,7 @@ final class RequestOperation: NetworkCancellable {
                 let totals = step.totals
                 let outcome: RequestStateMachine.PreparationOutcome
                 if let request = step.request.take() {
-                    outcome = configuration.preparer.prepare(
+                    outcome = module.preparer.prepare(
                         request, from: from,
                         context: { self.context(attempt: attempt, sentRequest: nil, totals: totals) },
                         onPrepared: { index, result in
@@ -301,13 +302,13 @@ final class RequestOperation: NetworkCancellable {
                     }
                     continue
                 }
-                configuration.actions[index].retryDecision(for: error, context: context(attempt: attempt, step: step)) {
+                module.actions[index].retryDecision(for: error, context: context(attempt: attempt, step: step)) {
                     decision in
                     self.run(self.update { $0.retryDecided(attempt: attempt, index: index, decision) })
                 }
                 step = update { $0.retryDecisionReturned() }
             case .scheduleRetry(let attempt, let delay):
-                let timer = configuration.delayScheduler.schedule(after: Self.boundedDelay(delay)) {
+                let timer = module.delayScheduler.schedule(after: Self.boundedDelay(delay)) {
                     self.run(self.update { $0.retryTimerFired(attempt: attempt) })
                 }
                 step = update { $0.retryTimerScheduled(timer) }
@@ -321,7 +322,7 @@ final class RequestOperation: NetworkCancellable {
     // MARK: - Call-outs
 
     private static func buildRequest(
-        _ source: RequestSource, attempt: Int, configuration: ModuleConfiguration
+        _ source: RequestSource, attempt: Int, module: DefaultNetworkModule
     ) -> Result<URLRequest, NetworkError> {
         switch source {
         case .urlRequest(var request):
@@ -338,7 +339,7 @@ final class RequestOperation: NetworkCancellable {
             return .success(request)
         case .description(let networkRequest):
             do throws(NetworkError) {
-                return .success(try configuration.requestBuilder.build(request: networkRequest))
+                return .success(try module.requestBuilder.build(request: networkRequest))
             } catch {
                 return .failure(error)
             }
@@ -389,7 +390,7 @@ final class RequestOperation: NetworkCancellable {
     ) -> Result<NetworkResponse, NetworkError> {
         var result = result
         if case .success(let response) = result {
-            for action in configuration.actions {
+            for action in module.actions {
                 do {
                     try action.validate(response, context: context)
                 } catch {
@@ -398,7 +399,7 @@ final class RequestOperation: NetworkCancellable {
                 }
             }
         }
-        for action in configuration.actions { action.didReceive(result, context: context) }
+        for action in module.actions { action.didReceive(result, context: context) }
         return result
     }
 
@@ -411,11 +412,11 @@ final class RequestOperation: NetworkCancellable {
         if let stream = step.bodyStream { BodyStreams.release(stream) }
         guard let completion = step.completion else { return }
         let (seen, deliverToCaller) = completion(finish.result)
-        if finish.notifiesActions, !configuration.actions.isEmpty {
+        if finish.notifiesActions, !module.actions.isEmpty {
             let context = context(attempt: finish.attempt, step: step)
-            for action in configuration.actions { action.didFinish(seen, context: context) }
+            for action in module.actions { action.didFinish(seen, context: context) }
         }
-        configuration.completionExecutor.execute(deliverToCaller)
+        module.completionExecutor.execute(deliverToCaller)
     }
 
     /// Schedules the preparation deadline: a request's timeout bounds the wait for its actions.
@@ -424,7 +425,7 @@ final class RequestOperation: NetworkCancellable {
     ) -> any NetworkCancellable {
         // A timeout that is not a positive number of seconds sets no bound of its own.
         guard timeout > 0, timeout.isFinite else { return NoDeadline() }
-        return configuration.delayScheduler.scheduleTimeLimit(after: Self.boundedDelay(timeout), onExpiry)
+        return module.delayScheduler.scheduleTimeLimit(after: Self.boundedDelay(timeout), onExpiry)
     }
 
     /// `delay` as a scheduler can take it: NaN and negatives as 0, no more than about 30 years.
@@ -442,8 +443,8 @@ final class RequestOperation: NetworkCancellable {
     private func context(attempt: Int, sentRequest: URLRequest?, totals: Totals) -> ActionContext {
         let now = DispatchTime.now().uptimeNanoseconds
         return ActionContext(
-            networkRequest: source.networkRequest, attempt: attempt, baseURL: configuration.baseURL,
-            baseOrigin: configuration.baseOrigin, sentRequest: sentRequest,
+            networkRequest: source.networkRequest, attempt: attempt, baseURL: module.baseURL,
+            baseOrigin: module.baseOrigin, sentRequest: sentRequest,
             elapsed: Self.seconds(now >= startTime ? now - startTime : 0),
             requestID: requestID, sequenceNumber: sequenceNumber,
             preparationTime: Self.seconds(totals.preparationNanoseconds),

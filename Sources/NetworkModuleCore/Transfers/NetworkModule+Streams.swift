@@ -56,11 +56,11 @@ extension NetworkModule {
             }
         }
         let source = RequestSource.description(request)
-        let configuration = pipeline.beginCall(source)
+        let module = pipeline.beginCall(source)
         let delivery = ChunkDelivery(
-            limit: bufferSize, executor: configuration.completionExecutor, onChunk: onChunk, completion: completion)
+            limit: bufferSize, executor: module.completionExecutor, onChunk: onChunk, completion: completion)
         let operation = RequestOperation.startStream(
-            source, configuration: configuration, into: delivery.sink, retryAllowed: { !delivery.hasReceived },
+            source, module: module, into: delivery.sink, retryAllowed: { !delivery.hasReceived },
             end: { result in delivery.finish(result) })
         return delivery.handle(cancelling: operation)
     }
@@ -87,7 +87,7 @@ extension NetworkModule {
         return ResponseStream(bufferSize: bufferSize) { channel in
             let source = RequestSource.description(request)
             return RequestOperation.startStream(
-                source, configuration: pipeline.beginCall(source), into: channel.sink,
+                source, module: pipeline.beginCall(source), into: channel.sink,
                 retryAllowed: { !channel.hasReceived }, end: { result in channel.finish(result) })
         }
     }
@@ -97,13 +97,13 @@ extension RequestOperation {
     /// Starts an operation that streams the body of `source` into `sink`, retries only while
     /// `retryAllowed` says so, and hands the outcome to `end` through the completion executor.
     fileprivate static func startStream(
-        _ source: RequestSource, configuration: ModuleConfiguration, into sink: SessionTransfer.ChunkSink,
+        _ source: RequestSource, module: DefaultNetworkModule, into sink: SessionTransfer.ChunkSink,
         retryAllowed: @escaping @Sendable () -> Bool,
         end: @escaping @Sendable (Result<NetworkResponse, NetworkError>) -> Void
     ) -> RequestOperation {
         let session = TransferSession(
-            base: configuration.session, reporter: nil, download: nil, chunks: sink, retryAllowed: retryAllowed)
-        return start(source: source, configuration: configuration, transfer: session) { result in
+            base: module.transferringSession, reporter: nil, download: nil, chunks: sink, retryAllowed: retryAllowed)
+        return start(source: source, module: module, transfer: session) { result in
             (result, { end(result) })
         }
     }

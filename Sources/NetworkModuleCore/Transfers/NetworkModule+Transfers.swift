@@ -27,10 +27,10 @@ extension NetworkModule {
             }
         }
         let source = RequestSource.description(request)
-        let configuration = pipeline.beginCall(source)
-        let reporter = ProgressReporter(executor: configuration.completionExecutor, handler: progress)
-        let session = TransferSession(base: configuration.session, reporter: reporter, download: nil)
-        return RequestOperation.start(source: source, configuration: configuration, transfer: session) { result in
+        let module = pipeline.beginCall(source)
+        let reporter = ProgressReporter(executor: module.completionExecutor, handler: progress)
+        let session = TransferSession(base: module.transferringSession, reporter: reporter, download: nil)
+        return RequestOperation.start(source: source, module: module, transfer: session) { result in
             let finalReports = reporter.finish(after: result)
             return (
                 result,
@@ -87,11 +87,11 @@ extension NetworkModule {
             }
         }
         let source = RequestSource.description(request)
-        let configuration = pipeline.beginCall(source)
-        let reporter = progress.map { ProgressReporter(executor: configuration.completionExecutor, handler: $0) }
+        let module = pipeline.beginCall(source)
+        let reporter = progress.map { ProgressReporter(executor: module.completionExecutor, handler: $0) }
         let file = DownloadFile(destination: destination)
-        let session = TransferSession(base: configuration.session, reporter: reporter, download: file)
-        return RequestOperation.start(source: source, configuration: configuration, transfer: session) { result in
+        let session = TransferSession(base: module.transferringSession, reporter: reporter, download: file)
+        return RequestOperation.start(source: source, module: module, transfer: session) { result in
             // Off the completion executor: the file is moved (or removed) before the actions'
             // didFinish and before the caller hears of it.
             let output = result.flatMap(file.place)

@@ -205,7 +205,7 @@ extension FakeNetworkModule: PipelineModule {
     /// Records the call, picks its answer from the stubs, and runs it on a module of its own
     /// whose session gives that answer: every variant (typed, decoding, progress, download,
     /// stream) then runs as on the real module.
-    package func beginCall(_ source: RequestSource) -> ModuleConfiguration {
+    package func beginCall(_ source: RequestSource) -> DefaultNetworkModule {
         let performed: PerformedRequest =
             switch source {
             case .description(let request):
@@ -226,11 +226,10 @@ extension FakeNetworkModule: PipelineModule {
             case nil: answer = unmatchedResponse(for: performed)
             }
         }
-        let module = DefaultNetworkModule(
+        return DefaultNetworkModule(
             requestBuilder: requestBuilder,
             session: PresetAnswerSession(session: session, answer: answer),
             completionExecutor: completionExecutor, decoder: decoder)
-        return module.beginCall(source)
     }
 }
 
