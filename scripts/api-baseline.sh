@@ -30,7 +30,8 @@ if [[ -n "$mode" && "$mode" != --update ]]; then
     exit 2
 fi
 
-swift build --target NetworkModuleTesting >&2
+# With the flags of scripts/test.sh's build, so that neither build undoes the other's work.
+swift build --target NetworkModuleTesting -Xswiftc -warnings-as-errors >&2
 modules_dir="$(swift build --show-bin-path)/Modules"
 [[ -d "$modules_dir" ]] || modules_dir="$(swift build --show-bin-path)"
 work=.build/api
