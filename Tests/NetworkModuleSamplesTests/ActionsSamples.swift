@@ -55,16 +55,7 @@ struct ActionsSamples {
         let session = FakeNetworkSession()
         session.stub(.path("/v2/users/1"), with: .status(200))
         session.stub(.path("/v2/users/2"), with: .status(404))
-        let builder = DefaultRequestBuilder(baseURL: sampleBaseURL)
-
-        // sample: actions-module
-        let module = DefaultNetworkModule(
-            requestBuilder: builder,
-            session: session,
-            actions: [AppVersionAction(version: "2.4.1"), SuccessLogger()],
-            completionExecutor: .immediate
-        )
-        // end-sample
+        let module = makeSampleModule(session: session, actions: [AppVersionAction(version: "2.4.1"), SuccessLogger()])
 
         let printed = Transcript.recording {
             module.perform(request: GetUser(id: 1)) { _ in }
@@ -133,11 +124,9 @@ struct ActionsSamples {
         let module = makeSampleModule(session: session, actions: [TraceAction()])
 
         let printed = Transcript.recording {
-            // sample: actions-trace-performed
             module.perform(request: GetUser(id: 1)) { result in
                 print("completion: \((try? result.get())?.statusCode ?? 0)")
             }
-            // end-sample
         }
 
         #expect(
@@ -261,14 +250,12 @@ struct ActionsSamples {
         let module = makeSampleModule(session: session, actions: [BearerTokenAction(tokens: tokens)])
 
         let printed = Transcript.recording {
-            // sample: actions-cancel-during-prepare
             let task = module.perform(request: GetMe()) { result in
                 if case .failure(.cancelled) = result {
                     print("cancelled while the token was being fetched")
                 }
             }
             task.cancel()
-            // end-sample
         }
         tokens.release()  // the token arrives late: ignored
 
@@ -362,54 +349,6 @@ struct ActionsSamples {
         #expect(delivered.lines == ["true"])
         #expect(session.recordedRequests.count == 3)
     }
-
-    // MARK: - State in an action
-
-    // sample: actions-metrics
-    final class AttemptCounter: NetworkModuleAction, @unchecked Sendable {
-        // @unchecked Sendable is safe: `attempts` and `failures` are only touched while holding `lock`.
-        private let lock = NSLock()
-        private var attempts = 0
-        private var failures = 0
-
-        func didReceive(_ result: Result<NetworkResponse, NetworkError>, context: ActionContext) {
-            lock.lock()
-            defer { lock.unlock() }
-            attempts += 1
-        }
-
-        func didFinish(_ result: Result<NetworkResponse, NetworkError>, context: ActionContext) {
-            guard case .failure = result else { return }
-            lock.lock()
-            defer { lock.unlock() }
-            failures += 1
-        }
-
-        var summary: String {
-            lock.lock()
-            defer { lock.unlock() }
-            return "\(attempts) attempts, \(failures) failed requests"
-        }
-    }
-    // end-sample
-
-    @Test("when requests are retried and fail, didReceive should count attempts and didFinish requests")
-    func metrics() {
-        let session = FakeNetworkSession()
-        session.stub(.path("/v2/users/1"), with: .status(503), .status(200))
-        session.stub(.path("/v2/users/2"), with: .status(404))
-        let metrics = AttemptCounter()
-        let scheduler = ManualDelayScheduler()
-        let module = makeSampleModule(
-            session: session, actions: [RetryTransientFailures(maxAttempts: 3, firstDelay: 0.5), metrics],
-            delayScheduler: scheduler)
-
-        module.perform(request: GetUser(id: 1)) { _ in }
-        scheduler.advance(by: 0.5)
-        module.perform(request: GetUser(id: 2)) { _ in }
-
-        #expect(metrics.summary == "3 attempts, 1 failed requests")
-    }
 }
 
 /// Completions waiting for a token, behind a lock.
@@ -465,7 +404,7 @@ extension ActionsSamples {
 
     struct SignedOut: Error {}
 
-    // sample: actions-token-provider
+    /// The app's token store: the keychain's token, refreshed by the authorization server.
     struct SessionTokens: AccessTokenProvider {
         let keychain: Keychain
         let authServer: AuthServer
@@ -481,7 +420,6 @@ extension ActionsSamples {
             }
         }
     }
-    // end-sample
 
     @Test("when the built-in actions are listed as static members, should read as a sentence and work together")
     func builtInModule() {

@@ -42,47 +42,12 @@ struct CookbookSamples {
 
     // MARK: - Paging
 
-    // sample: cookbook-paging-request
-    struct ListNotes: NetworkRequest {
-        let page: Int
-        var path: String { "/notes" }
-        var queryItems: [URLQueryItem] {
-            [URLQueryItem(name: "page", value: "\(page)"), URLQueryItem(name: "per_page", value: "50")]
-        }
-    }
-
+    // sample: cookbook-paging-pages
     struct NotesPage: Decodable, Sendable {
         let items: [Note]
         let nextPage: Int?
     }
-    // end-sample
 
-    // sample: cookbook-paging
-    func allNotes(from module: any NetworkModule) async throws(NetworkError) -> [Note] {
-        var notes: [Note] = []
-        var page: Int? = 1
-        while let current = page {
-            let result = try await module.performAndDecode(request: ListNotes(page: current), responseType: NotesPage.self)
-            notes += result.items
-            page = result.nextPage
-        }
-        return notes
-    }
-    // end-sample
-
-    @Test("when the API pages its results, should fetch every page in order until there is no next page")
-    func paging() async throws {
-        let session = FakeNetworkSession()
-        session.stub(.path("/v2/notes") && .query("page", "1"), with: .json(#"{"items": [{"id": 1, "title": "a"}], "nextPage": 2}"#))
-        session.stub(.path("/v2/notes") && .query("page", "2"), with: .json(#"{"items": [{"id": 2, "title": "b"}], "nextPage": null}"#))
-
-        let notes = try await allNotes(from: makeSampleModule(session: session))
-
-        #expect(notes == [Note(id: 1, title: "a"), Note(id: 2, title: "b")])
-        #expect(session.recordedRequests.map { $0.url?.query ?? "" } == ["page=1&per_page=50", "page=2&per_page=50"])
-    }
-
-    // sample: cookbook-paging-pages
     struct NotesFeed: TypedRequest {
         typealias Response = NotesPage
         var path = "/notes"
@@ -128,23 +93,6 @@ struct CookbookSamples {
 
     // MARK: - Uploading a file with multipart
 
-    // sample: cookbook-multipart-request
-    struct UploadAttachment: NetworkRequest {
-        let noteID: Int
-        let file: URL
-        let contents: Data
-        var path: String { "/notes/\(noteID)/attachments" }
-        var method: HTTPMethod { .post }
-        var timeout: TimeInterval? { 120 }
-        var body: RequestBody? {
-            var form = MultipartFormData()
-            form.addField(name: "caption", value: "Scanned receipt")
-            form.addFile(name: "file", filename: file.lastPathComponent, contentType: "application/pdf", data: contents)
-            return .multipart(form)
-        }
-    }
-    // end-sample
-
     @Test("when a file is uploaded as multipart, should send its name, type and bytes in one form")
     func multipartUpload() async throws {
         let session = FakeNetworkSession()
@@ -156,7 +104,22 @@ struct CookbookSamples {
 
         let printed = try await Transcript.recording {
             // sample: cookbook-multipart-upload
-            let contents = try Data(contentsOf: receipt)
+            struct UploadAttachment: NetworkRequest {
+                let noteID: Int
+                let file: URL
+                let contents: Data
+                var path: String { "/notes/\(noteID)/attachments" }
+                var method: HTTPMethod { .post }
+                var timeout: TimeInterval? { 120 }
+                var body: RequestBody? {
+                    var form = MultipartFormData()
+                    form.addField(name: "caption", value: "Scanned receipt")
+                    form.addFile(name: "file", filename: file.lastPathComponent, contentType: "application/pdf", data: contents)
+                    return .multipart(form)
+                }
+            }
+
+            let contents = try Data(contentsOf: receipt)  // reading may fail; building the request should not
             let response = try await module.perform(request: UploadAttachment(noteID: 7, file: receipt, contents: contents))
             print(response.statusCode)
             // end-sample
@@ -280,24 +243,15 @@ struct CookbookSamples {
         }
 
         func currentToken(completion: @escaping @Sendable (Result<String, any Error>) -> Void) {
-            lock.lock()
-            let token = accessToken
-            lock.unlock()
+            let token = lock.withLock { accessToken }
             completion(token.map { .success($0) } ?? .failure(SignedOut()))
         }
 
         func refreshToken(completion: @escaping @Sendable (Result<String, any Error>) -> Void) {
             let request = RefreshSession(refreshToken: refreshToken)
             authModule.performAndDecode(request: request, responseType: Tokens.self) { result in
-                switch result {
-                case .success(let tokens):
-                    self.lock.lock()
-                    self.accessToken = tokens.accessToken
-                    self.lock.unlock()
-                    completion(.success(tokens.accessToken))
-                case .failure(let error):
-                    completion(.failure(error))
-                }
+                if case .success(let tokens) = result { self.lock.withLock { self.accessToken = tokens.accessToken } }
+                completion(result.map(\.accessToken).mapError { $0 })
             }
         }
     }
@@ -312,7 +266,6 @@ struct CookbookSamples {
         let authModule = makeSampleModule(session: session)
 
         let printed = try await Transcript.recording {
-            // sample: cookbook-token-module
             let tokens = TokenStore(accessToken: "expired", refreshToken: "r-123", authModule: authModule)
             let module = DefaultNetworkModule(
                 requestBuilder: DefaultRequestBuilder(baseURL: URL(string: "https://api.example.com/v2")!),
@@ -322,7 +275,6 @@ struct CookbookSamples {
             )
             let me = try await module.performAndDecode(request: GetMe(), responseType: Profile.self)
             print(me.name)
-            // end-sample
         }
 
         #expect(printed == ["Ada"])
@@ -343,7 +295,6 @@ struct CookbookSamples {
         let module = makeSampleModule(session: session)
 
         let printed = await Transcript.recording {
-            // sample: cookbook-error-body-use
             do throws(NetworkError) {
                 _ = try await module.performAndDecode(request: CreateNote(title: ""), responseType: Note.self)
             } catch {
@@ -353,7 +304,6 @@ struct CookbookSamples {
                     print(error)
                 }
             }
-            // end-sample
         }
 
         #expect(printed == [#"The note needs a title. ["title": "empty"]"#])
@@ -362,14 +312,6 @@ struct CookbookSamples {
     // MARK: - Retrying with backoff
 
     // sample: cookbook-retry-policy
-    let patientRetry: any NetworkModuleAction = {
-        var policy = RetryPolicy.default
-        policy.maxAttempts = 4  // the first attempt and up to 3 retries
-        policy.initialDelay = 1  // then about 2 s and 4 s
-        policy.maxDelay = 10
-        return .retry(policy)
-    }()
-
     struct CreatePayment: NetworkRequest {
         let amount: Int
         let idempotencyKey: String
@@ -385,32 +327,12 @@ struct CookbookSamples {
     }
     // end-sample
 
-    @Test("when a GET keeps failing with 503, should retry with growing waits and deliver the last failure")
-    func retryBackoff() {
-        let session = FakeNetworkSession()
-        session.stub(.any, with: .status(503))
-        let scheduler = ManualDelayScheduler()
-        let module = makeSampleModule(session: session, actions: [patientRetry], delayScheduler: scheduler)
-        let outcome = LockedLines()
-
-        module.perform(request: GetNote(id: 1)) { result in outcome.append("\((try? result.get())?.statusCode ?? -1)") }
-        scheduler.runAll()
-
-        #expect(outcome.lines == ["-1"])
-        #expect(session.recordedRequests.count == 4)
-        let delays = scheduler.requestedDelays
-        #expect(delays.count == 3)
-        for (delay, base) in zip(delays, [1.0, 2.0, 4.0]) {
-            #expect(delay >= base * 0.8 && delay <= base * 1.2, "\(delay) is not within ±20 % of \(base)")
-        }
-    }
-
     @Test("when a POST carries an idempotency key and its own policy, should be retried with the same key")
     func retryIdempotentPost() {
         let session = FakeNetworkSession()
         session.stub(.method(.post) && .path("/v2/payments"), sequence: [.status(503), .json(#"{"id": 1}"#, status: 201)])
         let scheduler = ManualDelayScheduler()
-        let module = makeSampleModule(session: session, actions: [patientRetry], delayScheduler: scheduler)
+        let module = makeSampleModule(session: session, actions: [.retry()], delayScheduler: scheduler)
         let outcome = LockedLines()
 
         module.perform(request: CreatePayment(amount: 100, idempotencyKey: "pay-42")) { result in
@@ -565,9 +487,7 @@ struct CookbookSamples {
             _ urlRequest: URLRequest, context: ActionContext,
             completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void
         ) {
-            lock.lock()
-            let isOpen = openUntil.map { now() < $0 } ?? false
-            lock.unlock()
+            let isOpen = lock.withLock { openUntil.map { now() < $0 } ?? false }
             completion(isOpen ? .failure(NetworkError.cannotConnectToHost) : .success(urlRequest))
         }
 
@@ -644,9 +564,7 @@ struct CookbookSamples {
         backend.stub(.path("/v2/notes/1"), with: .json(Note(id: 1, title: "Groceries")))
         let offline = LockedLines()
 
-        // sample: cookbook-session-decorator-use
         let session = OfflineSwitchSession(wrapped: backend, isOffline: { !offline.lines.isEmpty })
-        // end-sample
         let switched = DefaultNetworkModule(
             requestBuilder: DefaultRequestBuilder(baseURL: sampleBaseURL), session: session, completionExecutor: .immediate)
         let outcomes = LockedLines()
