@@ -132,9 +132,9 @@ struct ErrorsSamples {
             // sample: errors-http-response
             module.perform(request: GetUser(id: 3)) { result in
                 guard case .failure(let error) = result, let response = error.httpErrorResponse else { return }
-                print(response.statusCode)
-                print(response.headers["retry-after"] ?? "no Retry-After")
-                print(response.bodyText ?? "the body is not UTF-8")
+                print(response.statusCode)  // 503
+                print(response.headers["retry-after"] ?? "no Retry-After")  // 120
+                print(response.bodyText ?? "the body is not UTF-8")  // Service Unavailable
             }
             // end-sample
         }
@@ -145,33 +145,34 @@ struct ErrorsSamples {
     @Test("when the server answers 503, should be a server error by its status class")
     func statusClasses() {
         let printed = Transcript.recording {
-            // sample: errors-status-classes
             module.perform(request: GetUser(id: 3)) { result in
                 if case .failure(let error) = result, error.isServerError {
                     print("the server failed; try again later")
                 }
             }
-            // end-sample
         }
 
         #expect(printed == ["the server failed; try again later"])
     }
 
-    // sample: errors-api-problem
     struct APIProblem: Decodable, Sendable {
         let code: String
         let message: String
     }
-    // end-sample
 
     @Test("when the server describes its error in JSON, should decode that body")
     func decodingAnErrorBody() {
         let printed = Transcript.recording {
             // sample: errors-decoded-body
+            struct APIProblem: Decodable, Sendable {
+                let code: String
+                let message: String
+            }
+
             module.perform(request: RenameUser(id: 1, name: "Grace")) { result in
                 guard case .failure(let error) = result else { return }
                 if let problem = try? error.httpErrorResponse?.decodeBody(as: APIProblem.self) {
-                    print("\(error.statusCode ?? 0) \(problem.code): \(problem.message)")
+                    print("\(error.statusCode ?? 0) \(problem.code): \(problem.message)")  // 409 name_taken: That name is taken.
                 } else {
                     print(error)
                 }
@@ -185,7 +186,6 @@ struct ErrorsSamples {
     @Test("when an error body does not decode, decodeBody should say why")
     func decodeBodyThrows() {
         let printed = Transcript.recording {
-            // sample: errors-decode-body
             module.perform(request: GetUser(id: 3)) { result in
                 guard case .failure(.serverError(let response)) = result else { return }
                 do {
@@ -195,7 +195,6 @@ struct ErrorsSamples {
                     print(error)
                 }
             }
-            // end-sample
         }
 
         #expect(printed.count == 1)
@@ -209,9 +208,15 @@ struct ErrorsSamples {
         let printed = Transcript.recording {
             // sample: errors-transport-failure
             module.perform(request: GetUser(id: 4)) { result in
-                guard case .failure(.cannotConnectToHost(let failure)) = result else { return }
-                print(failure.code == .cannotConnectToHost, failure.message ?? "no message")
-                print(failure.failingURL?.absoluteString ?? "no URL")
+                switch result {
+                case .failure(.cannotConnectToHost(let failure)):
+                    print(failure.code == .cannotConnectToHost, failure.message ?? "no message")  // true Connection refused
+                    print(failure.failingURL?.absoluteString ?? "no URL")  // https://api.example.com/v2/users/4
+                case .failure(.underlying(let underlying)):
+                    print(underlying.domain, underlying.code, underlying.message)  // com.example.vpn 420 The VPN is off.
+                default:
+                    break
+                }
             }
             // end-sample
         }
@@ -222,12 +227,10 @@ struct ErrorsSamples {
     @Test("when a session reports an error that is not a URLError, the error should keep its domain, code and message")
     func underlyingError() {
         let printed = Transcript.recording {
-            // sample: errors-underlying
             module.perform(request: GetUser(id: 5)) { result in
                 guard case .failure(.underlying(let underlying)) = result else { return }
                 print(underlying.domain, underlying.code, underlying.message)
             }
-            // end-sample
         }
 
         #expect(printed == ["com.example.vpn 420 The VPN is off."])
@@ -241,6 +244,7 @@ struct ErrorsSamples {
             let vpn = NetworkError(NSError(domain: "com.example.vpn", code: 420))
             let notFound = NetworkError(statusCode: 404, body: Data(#"{"error":"no such user"}"#.utf8))
             print(timedOut == .timedOut, vpn.description.contains("com.example.vpn error 420"), notFound.statusCode ?? 0)
+            // true true 404
             // end-sample
         }
 
@@ -252,11 +256,9 @@ struct ErrorsSamples {
     @Test("when errors are transient, isRetryable should say so")
     func retryable() {
         let printed = Transcript.recording {
-            // sample: errors-retryable
             let unavailable = NetworkError.serverError(HTTPErrorResponse(statusCode: 503))
             let conflict = NetworkError.clientError(HTTPErrorResponse(statusCode: 409))
             print(unavailable.isRetryable, conflict.isRetryable, NetworkError.timedOut.isRetryable)
-            // end-sample
         }
 
         #expect(printed == ["true false true"])
@@ -296,8 +298,8 @@ struct ErrorsSamples {
             // sample: errors-decoding-failure
             module.performAndDecode(request: GetUser(id: 2), responseType: User.self) { result in
                 guard case .failure(.decodingFailed(let failure)) = result else { return }
-                print(failure)
-                print(failure.kind == .keyNotFound("email"), failure.codingPath)
+                print(failure)  // User: key "email" not found at "profile"
+                print(failure.kind == .keyNotFound("email"), failure.codingPath)  // true profile
             }
             // end-sample
         }
@@ -311,7 +313,7 @@ struct ErrorsSamples {
             // sample: errors-empty-body
             let response = try await module.perform(request: DeleteUser(id: 1))
             let deleted = try response.decodeIfPresent(User.self)
-            print(response.statusCode, deleted == nil ? "no body" : "the deleted user")
+            print(response.statusCode, deleted == nil ? "no body" : "the deleted user")  // 204 no body
             // end-sample
         }
         let decoded = LockedLines()
@@ -348,8 +350,8 @@ struct ErrorsSamples {
             // sample: errors-action-failure-handled
             module.perform(request: GetUser(id: 1)) { result in
                 guard case .failure(.actionFailed(let failure)) = result else { return }
-                print(failure.actionName, "-", failure.message)
-                print(failure.underlyingError is SignedOut)
+                print(failure.actionName, "-", failure.message)  // RequireSignIn - The user is signed out.
+                print(failure.underlyingError is SignedOut)  // true
             }
             // end-sample
         }

@@ -35,9 +35,7 @@ struct RequestsAndBodiesSamples {
         let id: Int
         var path: String { "/users/\(id)" }
     }
-    // end-sample
 
-    // sample: requests-typed-kinds
     struct DeleteUser: TypedRequest {
         typealias Response = Void      // no body expected; any body is ignored
         let id: Int
@@ -86,8 +84,7 @@ struct RequestsAndBodiesSamples {
                 case .failure(let error): print("Failed: \(error)")
                 }
             }
-            // end-sample
-            // sample: requests-typed-send
+
             let user = try await module.send(FetchUser(id: 1))
             try await module.send(DeleteUser(id: 2))
             let avatar = try await module.send(DownloadAvatar())
@@ -162,12 +159,8 @@ struct RequestsAndBodiesSamples {
         let printed = try await Transcript.recording {
             // sample: requests-decoder-module
             let module = DefaultNetworkModule(
-                requestBuilder: DefaultRequestBuilder(baseURL: URL(string: "https://api.example.com/v2")!),
-                session: session,
-                completionExecutor: .immediate,
-                decoder: XMLDecoderAdapter()
-            )
-            let user = try await module.send(FetchUser(id: 1))
+                requestBuilder: builder, session: session, completionExecutor: .immediate, decoder: XMLDecoderAdapter())
+            let user = try await module.send(FetchUser(id: 1))  // decoded from XML
             do throws(NetworkError) {
                 _ = try await module.send(FetchUser(id: 9))
             } catch {
@@ -188,7 +181,7 @@ struct RequestsAndBodiesSamples {
             // sample: requests-build
             let builder = DefaultRequestBuilder(baseURL: URL(string: "https://api.example.com/v2")!)
             let urlRequest = try builder.build(request: GetUser(id: 1))
-            print(urlRequest.httpMethod ?? "", urlRequest.url?.absoluteString ?? "")
+            print(urlRequest.httpMethod ?? "", urlRequest.url?.absoluteString ?? "")  // GET https://api.example.com/v2/users/1
             // end-sample
         }
 
@@ -278,6 +271,7 @@ struct RequestsAndBodiesSamples {
             // sample: requests-query-built
             let urlRequest = try builder.build(request: SearchUsers(term: "C++ & Swift = fun #1"))
             print(urlRequest.url?.absoluteString ?? "")
+            // https://api.example.com/v2/users?q=C%2B%2B%20%26%20Swift%20%3D%20fun%20%231&sort=name&active
             // end-sample
         }
 
@@ -298,49 +292,43 @@ struct RequestsAndBodiesSamples {
 
     // MARK: - Headers and methods
 
-    // sample: requests-headers
-    struct DownloadReport: NetworkRequest {
-        var path: String { "/reports/latest" }
-        var headers: HTTPHeaders { ["accept": "text/csv", "X-Request-ID": "7f3c"] }
-    }
-    // end-sample
-
     @Test("when a request sets a default header's name in other case, should replace the default")
     func headers() throws {
         let printed = try Transcript.recording {
-            // sample: requests-headers-built
+            // sample: requests-headers
+            struct DownloadReport: NetworkRequest {
+                var path: String { "/reports/latest" }
+                var headers: HTTPHeaders { ["accept": "text/csv", "X-Request-ID": "7f3c"] }
+            }
+
             let builder = DefaultRequestBuilder(
                 baseURL: URL(string: "https://api.example.com/v2")!,
                 defaultHeaders: ["Accept": "application/json", "User-Agent": "MyApp/1.0"]
             )
             let urlRequest = try builder.build(request: DownloadReport())
-            print(urlRequest.value(forHTTPHeaderField: "Accept") ?? "")
-            print(urlRequest.value(forHTTPHeaderField: "User-Agent") ?? "")
-            print(urlRequest.value(forHTTPHeaderField: "X-Request-ID") ?? "")
+            print(urlRequest.value(forHTTPHeaderField: "Accept") ?? "")  // text/csv
+            print(urlRequest.value(forHTTPHeaderField: "User-Agent") ?? "")  // MyApp/1.0
+            print(urlRequest.value(forHTTPHeaderField: "X-Request-ID") ?? "")  // 7f3c
             // end-sample
         }
 
         #expect(printed == ["text/csv", "MyApp/1.0", "7f3c"])
     }
 
-    // sample: requests-header-injection
     struct TaggedRequest: NetworkRequest {
         let tag: String
         var path: String { "/items" }
         var headers: HTTPHeaders { ["X-Tag": tag] }
     }
-    // end-sample
 
     @Test("when a header value holds CR/LF, should fail to build and name the header, not the value")
     func headerInjection() {
         let printed = Transcript.recording {
-            // sample: requests-header-injection-built
             do {
                 _ = try builder.build(request: TaggedRequest(tag: "blue\r\nX-Admin: true"))
             } catch {
                 print(error)
             }
-            // end-sample
         }
 
         #expect(
@@ -349,12 +337,10 @@ struct RequestsAndBodiesSamples {
             ])
     }
 
-    // sample: requests-method
     struct PurgeCache: NetworkRequest {
         var path: String { "/cache/users" }
         var method: HTTPMethod { "PURGE" }
     }
-    // end-sample
 
     @Test("when a request uses a custom method, should send it as written; an invalid token should fail")
     func methods() throws {
@@ -378,62 +364,56 @@ struct RequestsAndBodiesSamples {
     }
 
     struct UpdateProfile: NetworkRequest {
-        static let encoder: JSONEncoder = {
-            let encoder = JSONEncoder()
-            encoder.keyEncodingStrategy = .convertToSnakeCase
-            encoder.dateEncodingStrategy = .iso8601
-            encoder.outputFormatting = .sortedKeys
-            return encoder
-        }()
-
         let profile: Profile
         var path: String { "/me/profile" }
         var method: HTTPMethod { .put }
-        var body: RequestBody? { .json(profile, encoder: Self.encoder) }
+        var body: RequestBody? { .json(profile) }  // or .json(profile, encoder: anotherEncoder)
     }
     // end-sample
 
-    @Test("when a JSON body names its encoder, should encode with it and set the JSON content type")
+    @Test("when the builder has an encoder, should encode JSON bodies with it and set the JSON content type")
     func jsonBody() throws {
         let printed = try Transcript.recording {
             // sample: requests-json-body-built
+            let encoder = JSONEncoder()  // the builder's, for every JSON body that names none
+            encoder.keyEncodingStrategy = .convertToSnakeCase
+            encoder.dateEncodingStrategy = .iso8601
+            encoder.outputFormatting = .sortedKeys
+            let builder = DefaultRequestBuilder(baseURL: URL(string: "https://api.example.com/v2")!, jsonEncoder: encoder)
             let profile = Profile(displayName: "Ada", birthday: Date(timeIntervalSince1970: 0))
             let urlRequest = try builder.build(request: UpdateProfile(profile: profile))
-            print(urlRequest.value(forHTTPHeaderField: "Content-Type") ?? "")
+            print(urlRequest.value(forHTTPHeaderField: "Content-Type") ?? "")  // application/json
             print(String(decoding: urlRequest.httpBody ?? Data(), as: UTF8.self))
+            // {"birthday":"1970-01-01T00:00:00Z","display_name":"Ada"}
             // end-sample
         }
 
         #expect(printed == ["application/json", #"{"birthday":"1970-01-01T00:00:00Z","display_name":"Ada"}"#])
     }
 
-    @Test("when the builder has an encoder, should use it for JSON bodies that name none")
-    func builderEncoder() throws {
+    @Test("when a JSON body names its encoder, should use it rather than the builder's")
+    func requestEncoder() throws {
         struct Keyed: Encodable, Sendable { let displayName: String }
         struct CreateKeyed: NetworkRequest {
             var path: String { "/profiles" }
             var method: HTTPMethod { .post }
-            var body: RequestBody? { .json(Keyed(displayName: "Ada")) }
+            var body: RequestBody? {
+                let encoder = JSONEncoder()
+                encoder.keyEncodingStrategy = .convertToSnakeCase
+                return .json(Keyed(displayName: "Ada"), encoder: encoder)
+            }
         }
-
-        // sample: requests-builder-encoder
-        let encoder = JSONEncoder()
-        encoder.keyEncodingStrategy = .convertToSnakeCase
-        let builder = DefaultRequestBuilder(baseURL: URL(string: "https://api.example.com/v2")!, jsonEncoder: encoder)
-        // end-sample
 
         let urlRequest = try builder.build(request: CreateKeyed())
         #expect(String(decoding: urlRequest.httpBody ?? Data(), as: UTF8.self) == #"{"display_name":"Ada"}"#)
     }
 
-    // sample: requests-data-body
     struct UploadAvatar: NetworkRequest {
         let png: Data
         var path: String { "/me/avatar" }
         var method: HTTPMethod { .put }
         var body: RequestBody? { .data(png, contentType: "image/png") }
     }
-    // end-sample
 
     @Test("when the body is raw data, should send the bytes as they are with the given content type")
     func dataBody() throws {
@@ -445,25 +425,24 @@ struct RequestsAndBodiesSamples {
         #expect(urlRequest.value(forHTTPHeaderField: "Content-Type") == "image/png")
     }
 
-    // sample: requests-form-body
-    struct SignIn: NetworkRequest {
-        let email: String
-        let password: String
-        var path: String { "/oauth/token" }
-        var method: HTTPMethod { .post }
-        var body: RequestBody? {
-            .formURLEncoded(["grant_type": "password", "username": email, "password": password])
-        }
-    }
-    // end-sample
-
     @Test("when the body is a form, should encode the fields in order, with a space as +")
     func formBody() throws {
         let printed = try Transcript.recording {
-            // sample: requests-form-body-built
+            // sample: requests-form-body
+            struct SignIn: NetworkRequest {
+                let email: String
+                let password: String
+                var path: String { "/oauth/token" }
+                var method: HTTPMethod { .post }
+                var body: RequestBody? {
+                    .formURLEncoded(["grant_type": "password", "username": email, "password": password])
+                }
+            }
+
             let urlRequest = try builder.build(request: SignIn(email: "ada@example.com", password: "pa ss&word"))
-            print(urlRequest.value(forHTTPHeaderField: "Content-Type") ?? "")
+            print(urlRequest.value(forHTTPHeaderField: "Content-Type") ?? "")  // application/x-www-form-urlencoded
             print(String(decoding: urlRequest.httpBody ?? Data(), as: UTF8.self))
+            // grant_type=password&username=ada%40example.com&password=pa+ss%26word
             // end-sample
         }
 
@@ -525,11 +504,9 @@ struct RequestsAndBodiesSamples {
         defer { try? FileManager.default.removeItem(at: movieURL) }
 
         let printed = try Transcript.recording {
-            // sample: requests-file-body-built
             let urlRequest = try builder.build(request: UploadVideo(movie: movieURL))
             print(urlRequest.value(forHTTPHeaderField: "Content-Length") ?? "")
             print(urlRequest.httpBody == nil, urlRequest.httpBodyStream != nil)
-            // end-sample
         }
 
         #expect(printed == ["3145728", "true true"])
@@ -569,7 +546,6 @@ struct RequestsAndBodiesSamples {
         #expect(session.recordedRequests[0].httpBodyStream !== session.recordedRequests[1].httpBodyStream)
     }
 
-    // sample: requests-multipart-files
     struct UploadAlbum: NetworkRequest {
         let title: String
         let photos: [URL]
@@ -584,7 +560,6 @@ struct RequestsAndBodiesSamples {
             return .multipart(form)
         }
     }
-    // end-sample
 
     @Test("when a form's files are small, should encode it in memory; when large, should stream it")
     func multipartFiles() throws {
@@ -601,7 +576,6 @@ struct RequestsAndBodiesSamples {
         #expect(Int(streamed.value(forHTTPHeaderField: "Content-Length") ?? "") ?? 0 > 11_001_000)
     }
 
-    // sample: requests-content-type
     struct CreateArticle: NetworkRequest {
         let article: [String: String]
         var path: String { "/articles" }
@@ -609,7 +583,6 @@ struct RequestsAndBodiesSamples {
         var headers: HTTPHeaders { ["Content-Type": "application/vnd.api+json"] }
         var body: RequestBody? { .json(article) }
     }
-    // end-sample
 
     @Test("when the request sets Content-Type, should keep it; a default Content-Type should yield to the body's")
     func contentTypeRules() throws {
@@ -649,13 +622,11 @@ struct RequestsAndBodiesSamples {
 
     // MARK: - Timeout, cache policy, status codes
 
-    // sample: requests-timeout-cache
     struct ExportArchive: NetworkRequest {
         var path: String { "/exports/archive" }
         var timeout: TimeInterval? { 300 }
         var cachePolicy: URLRequest.CachePolicy? { .reloadIgnoringLocalCacheData }
     }
-    // end-sample
 
     @Test("when a request sets a timeout and cache policy, should override the builder's defaults; a bad timeout should fail")
     func timeoutAndCachePolicy() throws {
@@ -674,15 +645,6 @@ struct RequestsAndBodiesSamples {
         #expect(throws: NetworkError.invalidRequest(.invalidTimeout(0))) { try builder.build(request: NoTimeout()) }
     }
 
-    // sample: requests-acceptable-status
-    struct UserExists: NetworkRequest {
-        let id: Int
-        var path: String { "/users/\(id)" }
-        var method: HTTPMethod { .head }
-        var acceptableStatusCodes: AcceptableStatusCodes { [200, 404] }
-    }
-    // end-sample
-
     @Test("when 404 is acceptable, should deliver it as a response, not an error")
     func acceptableStatusCodes() async throws {
         let session = FakeNetworkSession()
@@ -691,24 +653,23 @@ struct RequestsAndBodiesSamples {
         let module = makeSampleModule(session: session)
 
         let printed = try await Transcript.recording {
-            // sample: requests-acceptable-status-performed
+            // sample: requests-acceptable-status
+            struct UserExists: NetworkRequest {
+                let id: Int
+                var path: String { "/users/\(id)" }
+                var method: HTTPMethod { .head }
+                var acceptableStatusCodes: AcceptableStatusCodes { [200, 404] }
+            }
+
             let response = try await module.perform(request: UserExists(id: 9))
             print(response.statusCode == 200 ? "exists" : "no such user")
             // end-sample
+            #expect(try await module.perform(request: UserExists(id: 1)).statusCode == 200)
         }
 
         #expect(printed == ["no such user"])
-        #expect(try await module.perform(request: UserExists(id: 1)).statusCode == 200)
         #expect(AcceptableStatusCodes(200..<300, 304..<305).contains(304))
     }
-
-    // sample: requests-redirect-refuse
-    struct StartSignIn: NetworkRequest {
-        var path: String { "/sign-in/start" }
-        var redirectPolicy: RedirectPolicy? { .refuse }
-        var acceptableStatusCodes: AcceptableStatusCodes { [302, 303] }
-    }
-    // end-sample
 
     @Test("when a redirect is refused, should deliver the 3xx so that the caller can read Location")
     func refusedRedirect() async throws {
@@ -718,7 +679,13 @@ struct RequestsAndBodiesSamples {
         let module = makeSampleModule(session: session)
 
         let printed = try await Transcript.recording {
-            // sample: requests-redirect-refuse-performed
+            // sample: requests-redirect-refuse
+            struct StartSignIn: NetworkRequest {
+                var path: String { "/sign-in/start" }
+                var redirectPolicy: RedirectPolicy? { .refuse }
+                var acceptableStatusCodes: AcceptableStatusCodes { [302, 303] }
+            }
+
             let response = try await module.perform(request: StartSignIn())
             print(response.headers["Location"] ?? "no Location")
             // end-sample
@@ -763,9 +730,7 @@ struct RequestsAndBodiesSamples {
 
     @Test("when a module refuses redirects, should be created with the policy")
     func moduleRedirectPolicy() {
-        // sample: requests-redirect-module
         let module = DefaultNetworkModule(requestBuilder: builder, redirectPolicy: .refuse)
-        // end-sample
 
         #expect(module.session is URLSessionTransport)
     }
