@@ -151,7 +151,7 @@ struct ExecutorsAndThreadingSamples {
                     print("completion:", (try? result.get())?.statusCode ?? 0)
                 }
             }
-            // The module is gone; the request it started still completes.
+            // You let the module go; the request it started still completes.
             session.releaseAll()
             // end-sample
         }
