@@ -11,9 +11,9 @@ import Testing
     import Combine
 #endif
 
-/// The samples of docs/migration.md: every "after", and every "before" that compiles unchanged
-/// against NetworkModule. The "before" snippets that need the ancestor module's or Alamofire's
-/// own types are not compiled: this package depends on neither.
+/// The samples of docs/migration.md, every "after" it shows, and tests of what its tables claim
+/// (the ancestor's executors, its 3xx rule, its own `URLSession` calls). The "before" snippets that
+/// need the ancestor module's or Alamofire's own types are not compiled: this package depends on neither.
 @Suite("Migration samples")
 struct MigrationSamples {
     struct Character: Codable, Sendable, Equatable {
@@ -64,7 +64,6 @@ struct MigrationSamples {
         session.stub(.path("/api/v0/character"), with: .json([Character(id: 1, name: "Gary")]))
 
         let printed = Transcript.recording {
-            // sample: migration-module
             let networkModule = DefaultNetworkModule(
                 requestBuilder: DefaultRequestBuilder(
                     baseURL: URL(string: "https://finalspaceapi.com/api/v0")!,
@@ -74,9 +73,7 @@ struct MigrationSamples {
                 actions: [LogNetworkModuleAction()],
                 completionExecutor: .immediate  // .main when left out
             )
-            // end-sample
 
-            // sample: migration-perform-and-decode
             let request = FetchCharacters(species: "Human")
             networkModule.performAndDecode(request: request, responseType: [Character].self) { result in
                 switch result {
@@ -86,7 +83,6 @@ struct MigrationSamples {
                     print("Request failed: \(error)")
                 }
             }
-            // end-sample
         }
 
         #expect(
@@ -188,11 +184,9 @@ struct MigrationSamples {
     func urlSessionUnchanged() {
         let request = URLRequest(url: URL(string: "https://finalspaceapi.com/api/v0/character")!)
 
-        // sample: migration-urlsession-unchanged
         let task = URLSession.shared.dataTask(with: request) { data, response, error in
             print("Legacy call finished: \(error == nil ? "ok" : "failed")")
         }
-        // end-sample
 
         #expect(task.originalRequest?.url == request.url)
         task.cancel()
@@ -243,14 +237,12 @@ struct MigrationSamples {
         session.stub(.any, with: .status(304))
         let results = LockedLines()
 
-        // sample: migration-status-codes
         let networkModule = DefaultNetworkModule(
             requestBuilder: DefaultRequestBuilder(baseURL: URL(string: "https://finalspaceapi.com/api/v0")!),
             session: session,
             completionExecutor: .immediate,
             acceptableStatusCodes: AcceptableStatusCodes(200..<400)  // the ancestor's success range
         )
-        // end-sample
         networkModule.perform(request: FetchCharacters(species: "Human")) { result in
             results.append("\((try? result.get())?.statusCode ?? -1)")
         }
@@ -345,7 +337,6 @@ struct MigrationSamples {
         #expect(session.recordedRequests.map { $0.value(forHTTPHeaderField: "Access-Token") } == ["t-1", "t-2"])
     }
 
-    // sample: migration-session
     struct PrintingSession: NetworkSession {
         let wrapped: any NetworkSession
 
@@ -357,7 +348,6 @@ struct MigrationSamples {
             return wrapped.dataTask(with: request, completionHandler: completionHandler)
         }
     }
-    // end-sample
 
     @Test("when a session wraps another, should see each request and return the wrapped session's task")
     func session() {
@@ -407,12 +397,10 @@ struct MigrationSamples {
     func executors() {
         let builder = DefaultRequestBuilder(baseURL: sampleBaseURL)
 
-        // sample: migration-executors
         let onMain = DefaultNetworkModule(requestBuilder: builder, completionExecutor: .main)  // MainQueueOperationsExecutor()
         let serial = DefaultNetworkModule(requestBuilder: builder, completionExecutor: .background)  // BackgroundQueueOperationsExecutor()
         let concurrent = DefaultNetworkModule(
             requestBuilder: builder, completionExecutor: .queue(.global(qos: .userInitiated)))  // the ancestor's concurrent delivery
-        // end-sample
 
         #expect((onMain.completionExecutor as? DispatchQueueExecutor)?.queue.label == DispatchQueue.main.label)
         #expect((serial.completionExecutor as? DispatchQueueExecutor)?.queue === DispatchQueueExecutor.background.queue)
