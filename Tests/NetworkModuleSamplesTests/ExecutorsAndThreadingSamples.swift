@@ -112,6 +112,7 @@ struct ExecutorsAndThreadingSamples {
             print("cancelling")
             task.cancel()
             print("cancel() returned")
+            // Prints "cancelling", "completion: cancelled", "cancel() returned".
             // end-sample
         }
 
@@ -125,9 +126,9 @@ struct ExecutorsAndThreadingSamples {
         let printed = Transcript.recording {
             // sample: executors-exactly-once
             let task = module.perform(request: GetUser(id: 1)) { result in
-                print("completion:", (try? result.get())?.statusCode ?? 0)
+                print("completion:", (try? result.get())?.statusCode ?? 0)  // "completion: 200", once
             }
-            task.cancel()  // already completed: does nothing
+            task.cancel()  // already completed (.immediate, a fake session that answers at once): does nothing
             task.cancel()  // nor does a second cancel
             // end-sample
         }
@@ -152,7 +153,7 @@ struct ExecutorsAndThreadingSamples {
                 }
             }
             // You let the module go; the request it started still completes.
-            session.releaseAll()
+            session.releaseAll()  // the FakeNetworkSession answers: prints "completion: 200"
             // end-sample
         }
 

@@ -25,9 +25,7 @@ struct SessionsSamples {
         var path: String { "/feed" }
         var headers: HTTPHeaders { ["Cache-Control": "no-cache"] }  // asks the server, stores the answer
     }
-    // end-sample
 
-    // sample: sessions-cache-policy
     struct OfflineFeed: NetworkRequest {
         var path: String { "/feed" }
         var cachePolicy: URLRequest.CachePolicy? { .returnCacheDataDontLoad }  // memory only, stale or not
@@ -191,7 +189,7 @@ struct SessionsSamples {
             module.perform(request: GetUser(id: 1)) { _ in }  // from memory
             clock.advance(by: 61)
             module.perform(request: GetUser(id: 1)) { _ in }  // stale: from the server again
-            print("hits: \(session.statistics.hits), misses: \(session.statistics.misses)")
+            print("hits: \(session.statistics.hits), misses: \(session.statistics.misses)")  // hits: 1, misses: 2
             // end-sample
         }
 

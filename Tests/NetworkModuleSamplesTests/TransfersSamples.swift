@@ -15,6 +15,11 @@ struct TransfersSamples {
         let id: Int
         var path: String { "/videos/\(id)/file" }
     }
+
+    struct GetExport: NetworkRequest {
+        let id: Int
+        var path: String { "/exports/\(id)" }
+    }
     // end-sample
 
     final class ProgressBar: @unchecked Sendable {

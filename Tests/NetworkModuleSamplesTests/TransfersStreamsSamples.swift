@@ -10,12 +10,7 @@ import Testing
 /// The samples of docs/transfers.md, "Streaming a response".
 @Suite("Transfers samples: streams")
 struct TransfersStreamsSamples {
-    // sample: transfers-stream-request
-    struct GetExport: NetworkRequest {
-        let id: Int
-        var path: String { "/exports/\(id)" }
-    }
-    // end-sample
+    typealias GetExport = TransfersSamples.GetExport
 
     static let export = Data((0..<10_000).map { UInt8($0 % 251) })
 
