@@ -44,8 +44,8 @@ package struct SessionTransfer: Sendable {
         ///   ``URLSessionTransport``, ``URLSessionTransport/maximumResponseSize``).
         /// - A task cancelled, failed or completed hands the sink nothing more.
         ///
-        /// A session that cannot stream (the default implementation) hands the whole body over as
-        /// one chunk once it has arrived.
+        /// A session that cannot stream (a user's, through ``BufferedSession``) hands the whole
+        /// body over as one chunk once it has arrived.
         case chunks(ChunkSink)
     }
 
