@@ -31,14 +31,8 @@ extension NetworkModule {
         let reporter = ProgressReporter(executor: module.completionExecutor, handler: progress)
         let session = TransferSession(base: module.transferringSession, reporter: reporter, download: nil)
         return RequestOperation.start(source: source, module: module, transfer: session) { result in
-            let finalReports = reporter.finish(after: result)
-            return (
-                result,
-                {
-                    finalReports()
-                    completion(result)
-                }
-            )
+            let end = reporter.finish(after: result)
+            return (result, { end { completion(result) } })
         }
     }
 
@@ -101,14 +95,8 @@ extension NetworkModule {
                 case .success(let download): .success(download.response)
                 case .failure(let error): .failure(error)
                 }
-            let finalReports = reporter?.finish(after: output)
-            return (
-                seen,
-                {
-                    finalReports?()
-                    completion(output)
-                }
-            )
+            guard let end = reporter?.finish(after: output) else { return (seen, { completion(output) }) }
+            return (seen, { end { completion(output) } })
         }
     }
 }

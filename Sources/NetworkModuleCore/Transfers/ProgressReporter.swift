@@ -4,9 +4,15 @@ import Foundation
 /// executor, as ``ProgressThrottle`` allows: the throttle behind one lock, the handler called
 /// outside it.
 final class ProgressReporter: Sendable {
+    private struct State {
+        var throttle = ProgressThrottle()
+        /// The end, while it waits for deliveries still running (``ProgressThrottle/endIsReady()``).
+        var waitingEnd: (@Sendable () -> Void)?
+    }
+
     private let handler: @Sendable (TransferProgress) -> Void
     private let executor: any CompletionExecutor
-    private let throttle = LockedState(ProgressThrottle())
+    private let state = LockedState(State())
 
     init(executor: any CompletionExecutor, handler: @escaping @Sendable (TransferProgress) -> Void) {
         self.executor = executor
@@ -16,19 +22,35 @@ final class ProgressReporter: Sendable {
     /// A report from the session, from any thread.
     func report(_ report: TransferProgress) {
         let now = DispatchTime.now().uptimeNanoseconds
-        guard let delivery = throttle.withLock({ $0.received(report, at: now) }) else { return }
+        guard let delivery = state.withLock({ $0.throttle.received(report, at: now) }) else { return }
         executor.execute { [self] in
-            if throttle.withLock({ $0.mayDeliver(delivery) }) { handler(delivery.report) }
+            guard state.withLock({ $0.throttle.mayDeliver(delivery) }) else { return }
+            handler(delivery.report)
+            let end = state.withLock { state in state.throttle.delivered() ? state.waitingEnd.take() : nil }
+            end?()
         }
     }
 
-    /// Ends the reports and returns the call that delivers the final ones; run it on the
-    /// completion executor, just before the result, so that they come before it.
-    func finish<Success>(after result: Result<Success, NetworkError>) -> @Sendable () -> Void {
+    /// Ends the reports and returns the end: a call, to run on the completion executor, that
+    /// delivers the final reports and then runs `then` (which delivers the result). On a
+    /// concurrent executor a report handed to the caller before the end may still be running:
+    /// the end then waits for it, and runs on its thread when it returns.
+    func finish<Success>(
+        after result: Result<Success, NetworkError>
+    ) -> @Sendable (_ then: @escaping @Sendable () -> Void) -> Void {
         let succeeded = if case .success = result { true } else { false }
-        let reports = throttle.withLock { $0.finish(succeeded: succeeded) }
-        return { [handler] in
-            for report in reports { handler(report) }
+        let reports = state.withLock { $0.throttle.finish(succeeded: succeeded) }
+        return { [handler, state] then in
+            let end: @Sendable () -> Void = {
+                for report in reports { handler(report) }
+                then()
+            }
+            let runsNow = state.withLock { state in
+                guard !state.throttle.endIsReady() else { return true }
+                state.waitingEnd = end
+                return false
+            }
+            if runsNow { end() }
         }
     }
 }

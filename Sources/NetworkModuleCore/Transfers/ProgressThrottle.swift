@@ -35,6 +35,11 @@ struct ProgressThrottle {
     /// The number of the last delivery the caller heard of.
     private var lastDelivered = 0
     private(set) var isFinished = false
+    /// Deliveries handed to the caller's handler that have not returned yet: on a concurrent
+    /// executor one may still run when the end is ready.
+    private var deliveriesRunning = 0
+    /// The end (the final reports, then the result) waits for the deliveries running.
+    private var endIsWaiting = false
 
     /// The session made `report` at `now` (nanoseconds): the delivery to submit now, or `nil` if
     /// it comes too soon after the last one (it is kept, for the final report).
@@ -55,12 +60,30 @@ struct ProgressThrottle {
 
     /// Whether a delivery submitted earlier may still reach the caller: not after the final
     /// reports, and not after a newer one (an executor on a concurrent queue may run them out of
-    /// order). Marks it delivered when it may.
+    /// order). Marks it delivered, and running until ``delivered()``, when it may.
     mutating func mayDeliver(_ delivery: Delivery) -> Bool {
         guard !isFinished, delivery.number > lastDelivered else { return false }
         lastDelivered = delivery.number
         withTrack(delivery.report.direction) { $0.deliveredNumber = delivery.number }
+        deliveriesRunning += 1
         return true
+    }
+
+    /// A delivery's handler returned. Whether the end, which waited for it, is to run now.
+    mutating func delivered() -> Bool {
+        deliveriesRunning -= 1
+        guard endIsWaiting, deliveriesRunning == 0 else { return false }
+        endIsWaiting = false
+        return true
+    }
+
+    /// The end is ready to run, after ``finish(succeeded:)``. Whether it runs now; otherwise it
+    /// waits for the deliveries still running, and the last of them to return runs it
+    /// (``delivered()``), so that no report reaches the caller after the final ones or the result.
+    mutating func endIsReady() -> Bool {
+        guard deliveriesRunning > 0 else { return true }
+        endIsWaiting = true
+        return false
     }
 
     /// The request ended: the final reports, upload first. Each direction's newest report comes

@@ -28,7 +28,7 @@ struct ProgressReporterTests {
     func noReportAfterTheEnd() {
         let queue = DispatchQueue(label: "ProgressReporterTests", attributes: .concurrent)
         for _ in 0..<20 {
-            // Each entry: the bytes reported, and whether the final reports had run by then.
+            // Each entry: the bytes reported, and whether the result had been delivered by then.
             let heard = LockedState([(bytes: Int64, afterEnd: Bool)]())
             let ended = LockedState(false)
             let reporter = ProgressReporter(executor: .queue(queue)) { report in
@@ -39,10 +39,9 @@ struct ProgressReporterTests {
                 for index in 0..<2_000 {
                     reporter.report(download(Int64(thread * 10_000 + index)))
                     if thread == 0, index == 1_000 {
-                        let finalReports = reporter.finish(after: Result<Int, NetworkError>.success(1))
+                        let end = reporter.finish(after: Result<Int, NetworkError>.success(1))
                         queue.async {
-                            finalReports()
-                            ended.withLock { $0 = true }
+                            end { ended.withLock { $0 = true } }
                         }
                     }
                 }

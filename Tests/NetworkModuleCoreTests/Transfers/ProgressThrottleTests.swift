@@ -90,6 +90,57 @@ struct ProgressThrottleTests {
         #expect(pending.map { throttle.mayDeliver($0) } == false)
     }
 
+    @Test("when the end is ready and no delivery is running, should run it at once")
+    func endRunsAtOnce() {
+        var throttle = ProgressThrottle()
+        _ = throttle.received(download(1), at: 0).map { throttle.mayDeliver($0) }
+        #expect(throttle.delivered() == false)
+        _ = throttle.finish(succeeded: true)
+
+        #expect(throttle.endIsReady() == true)
+    }
+
+    @Test("when the end is ready while a delivery runs, should wait, and run when that delivery returns")
+    func endWaitsForRunningDelivery() {
+        var throttle = ProgressThrottle()
+        let running = throttle.received(download(1), at: 0).map { throttle.mayDeliver($0) }
+        _ = throttle.finish(succeeded: true)
+
+        #expect(running == true)
+        #expect(throttle.endIsReady() == false)
+        #expect(throttle.delivered() == true)
+    }
+
+    @Test("when two deliveries run as the end gets ready, should run the end after the last of them, once")
+    func endWaitsForTheLastDelivery() {
+        var throttle = ProgressThrottle()
+        _ = throttle.received(download(1), at: 0).map { throttle.mayDeliver($0) }
+        _ = throttle.received(upload(1), at: 0).map { throttle.mayDeliver($0) }
+        _ = throttle.finish(succeeded: false)
+
+        #expect(throttle.endIsReady() == false)
+        #expect(throttle.delivered() == false)
+        #expect(throttle.delivered() == true)
+    }
+
+    @Test("when a delivery returns and no end waits, should run nothing")
+    func deliveredWithoutEnd() {
+        var throttle = ProgressThrottle()
+        _ = throttle.received(download(1), at: 0).map { throttle.mayDeliver($0) }
+
+        #expect(throttle.delivered() == false)
+    }
+
+    @Test("when a delivery is dropped after the final reports, should not hold up the end")
+    func droppedDeliveryDoesNotHoldTheEnd() {
+        var throttle = ProgressThrottle()
+        let late = throttle.received(download(1), at: 0)
+        _ = throttle.finish(succeeded: true)
+
+        #expect(late.map { throttle.mayDeliver($0) } == false)
+        #expect(throttle.endIsReady() == true)
+    }
+
     @Test("when a report arrives after the final reports, should drop it")
     func reportAfterFinishDropped() {
         var throttle = ProgressThrottle()
