@@ -76,8 +76,18 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
     /// handler runs on ``CompletionHandlerQueue``, not on the session's serial delegate queue,
     /// after the transfer's file is closed: the module may remove it or resume it from there.
     func finish(_ identifier: Int, data: Data?, response: URLResponse?, error: (any Error)?) {
+        finish(identifier) { _ in (data, response, error) }
+    }
+
+    /// Takes the record of task `identifier` out of the table, once, and reports what `report`
+    /// makes of it: one look-up, whoever ends the task.
+    private func finish(
+        _ identifier: Int,
+        report: (TransportTaskRecord) -> (data: Data?, response: URLResponse?, error: (any Error)?)
+    ) {
         guard let record = tasks.withLock({ $0.removeValue(forKey: identifier) }) else { return }
         record.end()
+        let (data, response, error) = report(record)
         CompletionHandlerQueue.shared.call(record.completionHandler, data: data, response: response, error: error)
     }
 
@@ -188,9 +198,9 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        guard let record = tasks.withLock({ $0[task.taskIdentifier] }) else { return }
-        let report = record.report(error: error, response: task.response, sent: task.currentRequest)
-        finish(task.taskIdentifier, data: report.data, response: report.response, error: report.error)
+        finish(task.taskIdentifier) { record in
+            record.report(error: error, response: task.response, sent: task.currentRequest)
+        }
     }
 
     func urlSession(
