@@ -127,7 +127,7 @@ final class DeliveryClockExecutor: CompletionExecutor {
     var lastDelivery: Date? { deliveredAt.withLock { $0 } }
 
     func execute(_ work: @escaping @Sendable () -> Void) {
-        DispatchQueueExecutor.background.execute {
+        BuiltInExecutor.background.execute {
             self.deliveredAt.withLock { $0 = Date() }
             work()
         }

@@ -15,7 +15,8 @@ import Testing
 /// server's `/resumable` serves the pattern (byte i is i % 251) and can cut the connection.
 @Suite("Integration: downloads to a file", .integration)
 struct DownloadIntegrationTests {
-    static let retryQuickly = RetryAction(policy: RetryPolicy(maxAttempts: 3, initialDelay: 0.05, jitter: 0))
+    static let retryQuickly: any NetworkModuleAction = .retry(
+        RetryPolicy(maxAttempts: 3, initialDelay: 0.05, jitter: 0))
 
     static func resumable(size: Int, cut: Int? = nil, etag: String, changedETag: String? = nil) -> Endpoint {
         var items = [URLQueryItem(name: "size", value: "\(size)"), URLQueryItem(name: "etag", value: etag)]

@@ -193,7 +193,7 @@ struct HeaderInjectionIntegrationTests {
         let controlMarker = "control-\(UUID().uuidString)"
         let module = IntegrationServers.module(
             baseURL: try IntegrationServers.faultServer(),
-            actions: [HeadersAction.header("X-Action") { _ in "safe\r\nX-Injected: \(marker)" }])
+            actions: [BuiltInAction.header("X-Action") { _ in "safe\r\nX-Injected: \(marker)" }])
         let cleanModule = IntegrationServers.module(baseURL: try IntegrationServers.faultServer())
         let injected = try Self.injectedRequest(marker: marker)
 
@@ -249,8 +249,8 @@ struct LifetimeIntegrationTests {
             let module = IntegrationServers.module(
                 baseURL: httpbin, session: cached,
                 actions: [
-                    authentication, RetryAction.retry(), HeadersAction.requestID(),
-                    LoggingAction.logging(sink: { _ in _ = sentinel }), MetricsAction.metrics { _ in _ = sentinel },
+                    authentication, BuiltInAction.retry(), BuiltInAction.requestID(),
+                    BuiltInAction.logging(sink: { _ in _ = sentinel }), BuiltInAction.metrics { _ in _ = sentinel },
                 ])
             (weakTransport, weakCached, weakDeduplicated, weakThrottled) = (transport, cached, deduplicated, throttled)
             (weakModule, weakAuthentication, weakSentinel) = (module, authentication, sentinel)

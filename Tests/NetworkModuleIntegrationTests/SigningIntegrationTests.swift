@@ -22,18 +22,15 @@ struct SigningIntegrationTests {
 
     @Test("when signed with query items and a header, should reach the server with each of them")
     func signatureArrives() async throws {
-        let signing = SigningAction(
-            secrets: ["hash"], clock: { Date(timeIntervalSince1970: 1_700_000_000) },
-            sign: {
-                request in
-                let ts = String(Int(request.date.timeIntervalSince1970))
-                return SigningAction.Signature(
-                    queryItems: [
-                        URLQueryItem(name: "ts", value: ts), URLQueryItem(name: "apikey", value: "pub"),
-                        URLQueryItem(name: "hash", value: "\(ts)+priv+pub"),
-                    ],
-                    headers: ["X-Signed-Method": request.method])
-            })
+        let signing = BuiltInAction.signing(secrets: ["hash"]) { request in
+            let ts = String(Int(Date(timeIntervalSince1970: 1_700_000_000).timeIntervalSince1970))
+            return RequestSignature(
+                queryItems: [
+                    URLQueryItem(name: "ts", value: ts), URLQueryItem(name: "apikey", value: "pub"),
+                    URLQueryItem(name: "hash", value: "\(ts)+priv+pub"),
+                ],
+                headers: ["X-Signed-Method": request.httpMethod ?? "GET"])
+        }
         let module = IntegrationServers.module(baseURL: try IntegrationServers.httpbin(), actions: [signing])
 
         let echo = try await module.send(Anything())

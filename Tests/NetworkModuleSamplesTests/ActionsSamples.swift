@@ -544,9 +544,10 @@ extension ActionsSamples {
         @Sendable func hmacHex(_ text: String, key: String) -> String { "\(text.utf8.count)-\(key.utf8.count)" }  // stand-in
         // sample: actions-signing
         let signing: any NetworkModuleAction = .signing(secrets: ["X-Signature"]) { request in
-            let timestamp = String(Int(request.date.timeIntervalSince1970))
-            let body = request.body.map { String(decoding: $0, as: UTF8.self) } ?? ""
-            let signed = [request.method, request.url.path, timestamp, body].joined(separator: "\n")
+            let timestamp = String(Int(Date().timeIntervalSince1970))
+            let body = request.httpBody.map { String(decoding: $0, as: UTF8.self) } ?? ""
+            let method = request.httpMethod ?? "GET", path = request.url?.path ?? "/"
+            let signed = [method, path, timestamp, body].joined(separator: "\n")
             return .headers([
                 "X-Timestamp": timestamp,
                 "X-Signature": hmacHex(signed, key: secretKey),

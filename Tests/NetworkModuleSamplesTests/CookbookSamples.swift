@@ -687,8 +687,8 @@ struct CookbookSamples {
         let privateKey = "priv-456"
 
         // sample: cookbook-signing
-        let signing = SigningAction(secrets: ["apikey", "hash"]) { request in
-            let ts = String(Int(request.date.timeIntervalSince1970))
+        let signing: any NetworkModuleAction = .signing(secrets: ["apikey", "hash"]) { _ in
+            let ts = String(Int(Date().timeIntervalSince1970))
             return .queryItems([
                 URLQueryItem(name: "ts", value: ts),
                 URLQueryItem(name: "apikey", value: publicKey),

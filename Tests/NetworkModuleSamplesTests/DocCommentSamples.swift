@@ -312,9 +312,9 @@ struct DocCommentSamples: Sendable {
     }
 
     func exampleSigningAction1() async throws {
-        // sample: doc: NetworkModuleCore/Actions/SigningAction.swift#1
-        let signing = SigningAction(secrets: ["apikey", "hash"]) { request in
-            let ts = String(Int(request.date.timeIntervalSince1970))
+        // sample: doc: NetworkModuleCore/Actions/Signing/SigningAction.swift#1
+        let signing: any NetworkModuleAction = .signing(secrets: ["apikey", "hash"]) { _ in
+            let ts = String(Int(Date().timeIntervalSince1970))
             return .queryItems([
                 URLQueryItem(name: "ts", value: ts),
                 URLQueryItem(name: "apikey", value: publicKey),
@@ -356,7 +356,7 @@ struct DocCommentSamples: Sendable {
     func exampleNetworkError1() async throws {
         // sample: doc: NetworkModuleCore/Errors/NetworkError.swift#1
         let error = NetworkError(NSError(domain: "com.example.vpn", code: 420))
-        // .underlying(UnderlyingError(domain: "com.example.vpn", code: 420, …))
+        // .underlying(the NSError), whose domain and code count for equality
         // end-sample
         _ = error
     }
@@ -365,14 +365,6 @@ struct DocCommentSamples: Sendable {
         // sample: doc: NetworkModuleCore/Errors/TransportFailure.swift#1
         if case .secureConnectionFailed(let failure) = error {
             print(failure.code, failure.failingURL?.absoluteString ?? "-", failure.message ?? "-")
-        }
-        // end-sample
-    }
-
-    func exampleUnderlyingError1() async throws {
-        // sample: doc: NetworkModuleCore/Errors/UnderlyingError.swift#1
-        if case .underlying(let underlying) = error, underlying.domain == "com.example.vpn" {
-            print(underlying.code, underlying.message)
         }
         // end-sample
     }

@@ -67,8 +67,7 @@ struct ErrorsSamples {
             .path("/v2/users/5"),
             with: .raw(
                 data: nil, response: nil,
-                error: NSError(
-                    domain: "com.example.vpn", code: 420, userInfo: [NSLocalizedDescriptionKey: "The VPN is off."])))
+                error: VPNError(reason: "The VPN is off.")))
         module = makeSampleModule(session: session)
     }
 
@@ -212,8 +211,8 @@ struct ErrorsSamples {
                 case .failure(.cannotConnectToHost(let failure)):
                     print(failure.code == .cannotConnectToHost, failure.message ?? "no message")  // true Connection refused
                     print(failure.failingURL?.absoluteString ?? "no URL")  // https://api.example.com/v2/users/4
-                case .failure(.underlying(let underlying)):
-                    print(underlying.domain, underlying.code, underlying.message)  // com.example.vpn 420 The VPN is off.
+                case .failure(.underlying(let underlying as VPNError)):
+                    print(underlying.reason)  // The VPN is off.
                 default:
                     break
                 }
@@ -224,16 +223,16 @@ struct ErrorsSamples {
         #expect(printed == ["true Connection refused", "https://api.example.com/v2/users/4"])
     }
 
-    @Test("when a session reports an error that is not a URLError, the error should keep its domain, code and message")
+    @Test("when a session reports an error that is not a URLError, the error should be the session's own")
     func underlyingError() {
         let printed = Transcript.recording {
             module.perform(request: GetUser(id: 5)) { result in
-                guard case .failure(.underlying(let underlying)) = result else { return }
-                print(underlying.domain, underlying.code, underlying.message)
+                guard case .failure(.underlying(let underlying as VPNError)) = result else { return }
+                print(underlying.reason)
             }
         }
 
-        #expect(printed == ["com.example.vpn 420 The VPN is off."])
+        #expect(printed == ["The VPN is off."])
     }
 
     @Test("when errors are made from an error, a URLError or a status, should map them as the module does")
@@ -369,4 +368,9 @@ struct ErrorsSamples {
             NetworkError.actionFailed(ActionFailure(actionName: "A", message: "m", underlyingError: SignedOut()))
                 == .actionFailed(ActionFailure(actionName: "A", message: "m")))
     }
+}
+
+/// A session's own error, as a VPN layer might report it.
+private struct VPNError: Error {
+    let reason: String
 }

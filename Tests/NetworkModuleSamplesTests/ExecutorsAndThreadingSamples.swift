@@ -1,5 +1,5 @@
 import Foundation
-import NetworkModuleCore
+@testable import NetworkModuleCore
 import NetworkModuleTesting
 import Testing
 
@@ -40,11 +40,11 @@ struct ExecutorsAndThreadingSamples {
         let inTests = DefaultNetworkModule(requestBuilder: builder, session: fakeSession, completionExecutor: .immediate)
         // end-sample
 
-        #expect((forUI.completionExecutor as? DispatchQueueExecutor)?.queue.label == DispatchQueue.main.label)
-        #expect((onMyQueue.completionExecutor as? DispatchQueueExecutor)?.queue === imageQueue)
-        #expect((offTheMainThread.completionExecutor as? DispatchQueueExecutor)?.queue === DispatchQueueExecutor.background.queue)
-        #expect(inTests.completionExecutor is ImmediateExecutor)
-        #expect(DefaultNetworkModule(requestBuilder: builder).completionExecutor is DispatchQueueExecutor)
+        #expect((forUI.completionExecutor as? BuiltInExecutor)?.deliveryQueue?.label == DispatchQueue.main.label)
+        #expect((onMyQueue.completionExecutor as? BuiltInExecutor)?.deliveryQueue === imageQueue)
+        #expect((offTheMainThread.completionExecutor as? BuiltInExecutor)?.deliveryQueue === BuiltInExecutor.background.deliveryQueue)
+        #expect((inTests.completionExecutor as? BuiltInExecutor).map { $0.deliveryQueue == nil } == true)
+        #expect((DefaultNetworkModule(requestBuilder: builder).completionExecutor as? BuiltInExecutor)?.deliveryQueue?.label == DispatchQueue.main.label)
     }
 
     @Test("when completions run on a queue executor, should run asynchronously on that queue")

@@ -1,5 +1,5 @@
 import Foundation
-import NetworkModuleCore
+@testable import NetworkModuleCore
 import NetworkModuleTesting
 import Testing
 
@@ -390,7 +390,7 @@ struct MigrationSamples {
             Issue.record("an NSError outside NSURLErrorDomain should be .underlying")
             return
         }
-        #expect(underlying.domain == "com.example.vpn" && underlying.code == 404)
+        #expect((underlying as NSError).domain == "com.example.vpn" && (underlying as NSError).code == 404)
     }
 
     @Test("when the ancestor's executors are mapped, should deliver on main, the shared serial queue, or a concurrent one")
@@ -402,10 +402,10 @@ struct MigrationSamples {
         let concurrent = DefaultNetworkModule(
             requestBuilder: builder, completionExecutor: .queue(.global(qos: .userInitiated)))  // the ancestor's concurrent delivery
 
-        #expect((onMain.completionExecutor as? DispatchQueueExecutor)?.queue.label == DispatchQueue.main.label)
-        #expect((serial.completionExecutor as? DispatchQueueExecutor)?.queue === DispatchQueueExecutor.background.queue)
+        #expect((onMain.completionExecutor as? BuiltInExecutor)?.deliveryQueue?.label == DispatchQueue.main.label)
+        #expect((serial.completionExecutor as? BuiltInExecutor)?.deliveryQueue === BuiltInExecutor.background.deliveryQueue)
         #expect(
-            (concurrent.completionExecutor as? DispatchQueueExecutor)?.queue.label
+            (concurrent.completionExecutor as? BuiltInExecutor)?.deliveryQueue?.label
                 == DispatchQueue.global(qos: .userInitiated).label)
     }
 

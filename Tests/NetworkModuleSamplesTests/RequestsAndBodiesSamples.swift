@@ -530,7 +530,7 @@ struct RequestsAndBodiesSamples {
         let session = FakeNetworkSession()
         session.stub(.streamedBody(length: 12), with: .status(503), .status(201))
         let scheduler = ManualDelayScheduler()
-        let retry = RetryAction(policy: RetryPolicy(retriesNonIdempotentMethods: true), random: { 0 })
+        let retry: any NetworkModuleAction = .retry(RetryPolicy(jitter: 0, retriesNonIdempotentMethods: true))
         let module = DefaultNetworkModule(
             requestBuilder: builder, session: session, actions: [retry], completionExecutor: .immediate,
             delayScheduler: scheduler)

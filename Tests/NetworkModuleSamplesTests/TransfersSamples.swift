@@ -104,7 +104,7 @@ struct TransfersSamples {
         let module = DefaultNetworkModule(
             requestBuilder: DefaultRequestBuilder(baseURL: URL(string: "https://api.example.com/v2")!),
             session: session,
-            actions: [RetryAction(policy: RetryPolicy(maxAttempts: 5))],
+            actions: [.retry(RetryPolicy(maxAttempts: 5))],
             completionExecutor: .main
         )
         let download = try await module.download(

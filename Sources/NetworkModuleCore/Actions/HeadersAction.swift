@@ -4,28 +4,13 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// Adds headers to every request: fixed ones (`User-Agent`, `Accept-Language`) and computed
-/// ones (a request ID), without overriding a header the request already has.
-///
-/// ```swift
-/// actions: [
-///     .headers(["User-Agent": "Notes/2.4.1", "Accept-Language": "pl-PL"]),
-///     .requestID(),                                   // X-Request-ID: <UUID>, per request
-///     .header("X-Client-Time") { _ in "\(Date().timeIntervalSince1970)" },
-/// ]
-/// ```
-///
-/// Values are computed before each attempt, from its ``ActionContext``. The request ID of
-/// ``requestID(headerName:)`` is the context's ``ActionContext/requestID``: the same on every
-/// attempt of one request (so the server's logs tie a retry to its first attempt), different
-/// for every request. A header the request (or an earlier action) already set is left as it is.
-/// These headers go to every host, so never put a secret in them: use
-/// ``AuthenticationAction``, which keeps credentials on the base URL's origin.
-public struct HeadersAction: NetworkModuleAction {
+/// The action of ``NetworkModuleAction/headers(_:)``, ``NetworkModuleAction/header(_:value:)``
+/// and ``NetworkModuleAction/requestID(headerName:)``.
+struct HeadersAction: NetworkModuleAction {
     private let fields: [(name: String, value: @Sendable (ActionContext) -> String)]
 
     /// Headers with fixed values.
-    public init(_ headers: HTTPHeaders) {
+    init(_ headers: HTTPHeaders) {
         fields = headers.map { field in
             let value = field.value
             return (field.name, { _ in value })
@@ -33,7 +18,7 @@ public struct HeadersAction: NetworkModuleAction {
     }
 
     /// One header whose value is computed before each attempt.
-    public init(name: String, value: @escaping @Sendable (ActionContext) -> String) {
+    init(name: String, value: @escaping @Sendable (ActionContext) -> String) {
         fields = [(name, value)]
     }
 
@@ -42,7 +27,7 @@ public struct HeadersAction: NetworkModuleAction {
     /// A name that is not an HTTP token, or a value that holds a control character (CR and LF
     /// among them), fails the request with ``NetworkError/invalidRequest(_:)`` when the module
     /// checks its header fields, just before sending it.
-    public func prepare(
+    func prepare(
         _ urlRequest: URLRequest, context: ActionContext,
         completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void
     ) {
@@ -64,22 +49,41 @@ extension HeadersAction: HeaderFieldPreparing {
     }
 }
 
-extension NetworkModuleAction where Self == HeadersAction {
-    /// Adds these fixed headers to every request that does not set them:
-    /// `.headers(["User-Agent": "Notes/2.4.1"])`.
-    public static func headers(_ headers: HTTPHeaders) -> HeadersAction {
-        HeadersAction(headers)
+extension NetworkModuleAction where Self == BuiltInAction {
+    /// Adds these fixed headers to every request that does not set them.
+    ///
+    /// The header actions add fixed headers (`User-Agent`, `Accept-Language`) and computed ones
+    /// (a request ID), without overriding a header the request already has:
+    ///
+    /// ```swift
+    /// actions: [
+    ///     .headers(["User-Agent": "Notes/2.4.1", "Accept-Language": "pl-PL"]),
+    ///     .requestID(),                                   // X-Request-ID: <UUID>, per request
+    ///     .header("X-Client-Time") { _ in "\(Date().timeIntervalSince1970)" },
+    /// ]
+    /// ```
+    ///
+    /// Values are computed before each attempt, from its ``ActionContext``. The request ID of
+    /// ``requestID(headerName:)`` is the context's ``ActionContext/requestID``: the same on every
+    /// attempt of one request (so the server's logs tie a retry to its first attempt), different
+    /// for every request. A header the request (or an earlier action) already set is left as it is.
+    /// These headers go to every host, so never put a secret in them: use
+    /// ``AuthenticationAction``, which keeps credentials on the base URL's origin. A name that is
+    /// not an HTTP token, or a value that holds a control character (CR and LF among them), fails
+    /// the request with ``NetworkError/invalidRequest(_:)``.
+    public static func headers(_ headers: HTTPHeaders) -> BuiltInAction {
+        BuiltInAction(HeadersAction(headers))
     }
 
     /// Adds the header `name`, computed before each attempt:
     /// `.header("X-Client-Time") { _ in "\(Date().timeIntervalSince1970)" }`.
-    public static func header(_ name: String, value: @escaping @Sendable (ActionContext) -> String) -> HeadersAction {
-        HeadersAction(name: name, value: value)
+    public static func header(_ name: String, value: @escaping @Sendable (ActionContext) -> String) -> BuiltInAction {
+        BuiltInAction(HeadersAction(name: name, value: value))
     }
 
     /// Adds a request ID (a UUID), the same on every attempt of one request:
     /// `X-Request-ID: 6F1C…` by default.
-    public static func requestID(headerName: String = "X-Request-ID") -> HeadersAction {
-        HeadersAction(name: headerName) { $0.requestID.uuidString }
+    public static func requestID(headerName: String = "X-Request-ID") -> BuiltInAction {
+        header(headerName) { $0.requestID.uuidString }
     }
 }

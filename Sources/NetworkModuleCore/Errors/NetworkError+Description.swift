@@ -56,8 +56,13 @@ extension NetworkError: LocalizedError, CustomStringConvertible {
             return "The request failed in transport (\(failure.code.summary)). \(failure.code.transportHint)"
                 + failure.sessionDetail
         case .underlying(let error):
-            return "The request failed with an error that is not a URLError (\(error.domain) error \(error.code)): "
-                + "\(error.message.asSentence) Check the session (a custom session, decorator or fake) that reported it."
+            let nsError = error as NSError
+            let message =
+                (nsError.userInfo[NSLocalizedDescriptionKey] as? String)
+                ?? (error as? LocalizedError)?.errorDescription
+                ?? String(describing: error)
+            return "The request failed with an error that is not a URLError (\(nsError.domain) error \(nsError.code)): "
+                + "\(message.asSentence) Check the session (a custom session, decorator or fake) that reported it."
         case .cancelled:
             return "The request was cancelled by its caller (cancel() on its handle, or its Task's "
                 + "cancellation). Usually there is nothing to show."

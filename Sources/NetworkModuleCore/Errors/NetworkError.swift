@@ -10,7 +10,8 @@ import Foundation
 ///   so a server's error JSON can be decoded with ``HTTPErrorResponse/decodeBody(as:decoder:)-(_,JSONDecoder)``.
 /// - Transport errors carry a ``TransportFailure``: the `URLError`'s code (``urlErrorCode``),
 ///   the failing URL and the session's message.
-/// - Any other error a session reports keeps its domain, code and message (``UnderlyingError``).
+/// - Any other error a session reports is kept as it is (``underlying(_:)``), to cast back to
+///   your own error type.
 /// - Decoding errors say which type, key and path failed (``DecodingFailure``).
 /// - ``isRetryable`` says whether sending the same request again may succeed.
 ///
@@ -62,8 +63,10 @@ public enum NetworkError: Error, Equatable, Sendable {
     /// Another transport failure, with its `URLError` code, failing URL and message.
     case transportError(TransportFailure)
     /// The session reported an error that is neither a `URLError` nor a ``NetworkError``
-    /// (a custom session's or a fake's own error), with its domain, code and message.
-    case underlying(UnderlyingError)
+    /// (a custom session's or a fake's own error): the error itself, to cast back to your own
+    /// type (`if case .underlying(let error) = failure, let vpn = error as? VPNError`). Its
+    /// domain and code are those of `error as NSError`.
+    case underlying(any Error)
 
     /// The request was cancelled by its caller.
     case cancelled
@@ -132,11 +135,11 @@ public enum NetworkError: Error, Equatable, Sendable {
     /// - a `URLError`, or an `NSError` in `NSURLErrorDomain`, by its code, keeping its failing
     ///   URL and message (``init(_:)-(URLError)``);
     /// - Swift's `CancellationError` as ``cancelled``;
-    /// - anything else as ``underlying(_:)``, keeping its domain, code and message.
+    /// - anything else as ``underlying(_:)``, as it is.
     ///
     /// ```swift
     /// let error = NetworkError(NSError(domain: "com.example.vpn", code: 420))
-    /// // .underlying(UnderlyingError(domain: "com.example.vpn", code: 420, …))
+    /// // .underlying(the NSError), whose domain and code count for equality
     /// ```
     public init(_ error: any Error) {
         if let networkError = error as? NetworkError {
@@ -148,7 +151,7 @@ public enum NetworkError: Error, Equatable, Sendable {
         } else {
             let nsError = error as NSError
             guard nsError.domain == NSURLErrorDomain else {
-                self = .underlying(UnderlyingError(error))
+                self = .underlying(error)
                 return
             }
             #if canImport(FoundationNetworking)
@@ -280,7 +283,10 @@ public enum NetworkError: Error, Equatable, Sendable {
             if case .secureConnectionFailed(let right) = rhs { return left.code == right.code }
         case .transportError(let left): if case .transportError(let right) = rhs { return left.code == right.code }
         case .underlying(let left):
-            if case .underlying(let right) = rhs { return left.domain == right.domain && left.code == right.code }
+            if case .underlying(let right) = rhs {
+                let (left, right) = (left as NSError, right as NSError)
+                return left.domain == right.domain && left.code == right.code
+            }
         case .cancelled: if case .cancelled = rhs { return true }
         case .responseTooLarge(let left): if case .responseTooLarge(let right) = rhs { return left == right }
         case .invalidResponse: if case .invalidResponse = rhs { return true }

@@ -34,7 +34,8 @@ public final class DefaultNetworkModule: NetworkModule {
     public let requestBuilder: any RequestBuilder
     /// The transport.
     public let session: any NetworkSession
-    /// The actions run around every request, in order.
+    /// The actions run around every request, in order (a ``BuiltInAction`` as the action it
+    /// was made as).
     public let actions: [any NetworkModuleAction]
     /// Where completions run.
     public let completionExecutor: any CompletionExecutor
@@ -102,6 +103,7 @@ public final class DefaultNetworkModule: NetworkModule {
     ) {
         self.requestBuilder = requestBuilder
         self.session = session
+        let actions = actions.map { $0.unwrapped }
         self.actions = actions
         self.completionExecutor = completionExecutor
         self.decoder = decoder

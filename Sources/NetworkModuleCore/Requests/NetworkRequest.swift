@@ -54,7 +54,7 @@ public protocol NetworkRequest: Sendable {
     /// only when this is `true` and the URL has the base URL's origin. Default: `false`.
     var requiresAuthentication: Bool { get }
 
-    /// How a module's ``RetryAction`` treats this request, overriding the action's own policy:
+    /// How a module's retry action (``NetworkModuleAction/retry(_:random:now:)``) treats this request, overriding the action's own policy:
     /// ``RetryPolicy/never`` for a request that must not be sent twice, a longer policy for an
     /// important one. `nil` uses the action's policy; without a retry action it has no effect.
     /// Default: `nil`.

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The query item names that carry secrets because an action writes secrets into them (a
-/// ``SigningAction``'s `hash`, say), beside the names every ``Redaction`` lists itself.
+/// signing action's `hash`, say), beside the names every ``Redaction`` lists itself.
 ///
 /// One process-wide list, like ``CredentialHeaders``: once an action has declared a name a
 /// secret, every redaction in the process masks it, in log lines, `curl` commands and recorded

@@ -18,7 +18,7 @@ import Foundation
 ///   OAuth token request or response (one that also has a `grant_type` field), `code` and
 ///   `code_verifier`;
 /// - a password in a URL (`https://user:password@host`);
-/// - the query items and headers every ``SigningAction`` created in the process declared secret.
+/// - the query items and headers every signing action (``NetworkModuleAction/signing(secrets:sign:)``) created in the process declared secret.
 ///
 /// Names are compared ignoring case, and field names also ignoring `_` and `-`, so
 /// `accessToken`, `ACCESS-TOKEN` and `access_token` are one name. Add the names your API uses:

@@ -49,7 +49,7 @@ extension NetworkModule {
     ///
     /// The body goes to a hidden file beside `destination` (never held whole in memory, and
     /// bounded by the session's response size limit), moved there when the request succeeds and
-    /// removed whatever way it fails or is cancelled. A retry (by a ``RetryAction``, say) resumes
+    /// removed whatever way it fails or is cancelled. A retry (by ``NetworkModuleAction/retry(_:random:now:)``, say) resumes
     /// from what the failed attempt wrote, with a `Range` request checked by `If-Range`, when the
     /// server sent a strong `ETag` or a `Last-Modified` date; otherwise it starts over.
     ///

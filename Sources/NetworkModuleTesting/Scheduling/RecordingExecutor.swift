@@ -25,7 +25,7 @@ import NetworkModuleCore
 /// #expect(await executor.deliver())  // the completion ran here, on the test's actor
 /// ```
 ///
-/// For tests that need neither, use the core's `.immediate` (`ImmediateExecutor`).
+/// For tests that need neither, use the core's `.immediate`.
 ///
 /// Thread-safe.
 public final class RecordingExecutor: CompletionExecutor {

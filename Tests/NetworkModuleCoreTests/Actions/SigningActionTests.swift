@@ -1,7 +1,8 @@
 import Foundation
-import NetworkModuleCore
 import NetworkModuleTesting
 import Testing
+
+@testable import NetworkModuleCore
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -13,8 +14,8 @@ struct SigningActionTests {
 
     /// The Marvel scheme, with a stand-in for the hash: `ts`, `apikey` and `hash` query items.
     static func marvel(clock: @escaping @Sendable () -> Date = { fixedDate }) -> SigningAction {
-        SigningAction(secrets: ["apikey", "hash"], clock: clock) { request in
-            let ts = String(Int(request.date.timeIntervalSince1970))
+        SigningAction(secrets: ["apikey", "hash"]) { _ in
+            let ts = String(Int(clock().timeIntervalSince1970))
             return .queryItems([
                 URLQueryItem(name: "ts", value: ts),
                 URLQueryItem(name: "apikey", value: "public"),
@@ -47,12 +48,12 @@ struct SigningActionTests {
     @Test("when signing with headers, should compute them from the method, URL and body")
     func headersFromMethodURLAndBody() throws {
         let signing = SigningAction(
-            secrets: ["X-Signature"], clock: { Self.fixedDate },
+            secrets: ["X-Signature"],
             sign: { request in
-                let body = request.body.map { String(decoding: $0, as: UTF8.self) } ?? ""
+                let body = request.httpBody.map { String(decoding: $0, as: UTF8.self) } ?? ""
                 return .headers([
-                    "X-Signature": "\(request.method) \(request.url.path) \(body)",
-                    "X-Timestamp": "\(Int(request.date.timeIntervalSince1970))",
+                    "X-Signature": "\(request.httpMethod ?? "-") \(request.url?.path ?? "-") \(body)",
+                    "X-Timestamp": "\(Int(Self.fixedDate.timeIntervalSince1970))",
                 ])
             })
         struct Post: NetworkRequest {
@@ -111,9 +112,9 @@ struct SigningActionTests {
     func secretsMasked() throws {
         let entries = LockedState<[String]>([])
         let signing = SigningAction(
-            secrets: ["sig_hash", "X-Signed-Key"], clock: { Self.fixedDate },
+            secrets: ["sig_hash", "X-Signed-Key"],
             sign: { _ in
-                Signature(
+                RequestSignature(
                     queryItems: [URLQueryItem(name: "sig_hash", value: "s3cr3t")], headers: ["X-Signed-Key": "k3y"])
             })
         let logging = LoggingAction(headers: true, curl: true) { entry in entries.withLock { $0.append(entry) } }
@@ -130,5 +131,3 @@ struct SigningActionTests {
         #expect(Redaction.default.redacted(url).absoluteString == "https://api.example.com/?sigHash=REDACTED&ts=2")
     }
 }
-
-private typealias Signature = SigningAction.Signature

@@ -1,7 +1,8 @@
 import Foundation
-import NetworkModuleCore
 import NetworkModuleTesting
 import Testing
+
+@testable import NetworkModuleCore
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -52,7 +53,7 @@ struct StreamedBodyActionsTests {
     func signingSeesStream() {
         let seen = LockedState<(body: Data?, stream: Bool)?>(nil)
         let signing = SigningAction(secrets: []) { request in
-            seen.withLock { $0 = (request.body, request.hasBodyStream) }
+            seen.withLock { $0 = (request.httpBody, request.httpBodyStream != nil) }
             return .headers(["X-Signature": "unsigned-payload"])
         }
 

@@ -173,9 +173,8 @@ struct NetworkErrorConversionTests {
             Issue.record("expected .underlying, got \(String(describing: results.singleError))")
             return
         }
-        #expect(underlying.domain == "x")
-        #expect(underlying.code == 420)
-        #expect(underlying.message == "Enhance your calm")
+        #expect((underlying as NSError).domain == "x")
+        #expect((underlying as NSError).code == 420)
         #expect(results.singleError?.description.contains("x error 420") == true)
         #expect(results.singleError?.localizedDescription.contains("Enhance your calm") == true)
     }

@@ -28,7 +28,7 @@ struct NetworkErrorDescriptionTests {
         .invalidRequest(.invalidTimeout(-1)), .invalidRequest(.missingURL),
         .notConnectedToInternet, .timedOut, .cannotFindHost, .cannotConnectToHost, .networkConnectionLost,
         .secureConnectionFailed(.serverCertificateUntrusted), .transportError(.badServerResponse), .cancelled,
-        .underlying(UnderlyingError(domain: "x", code: 420, message: "Enhance your calm")),
+        .underlying(NSError(domain: "x", code: 420, userInfo: [NSLocalizedDescriptionKey: "Enhance your calm"])),
         .timedOut(
             TransportFailure(code: .timedOut, failingURL: URL(string: urlText), message: "The request timed out.")),
         .invalidResponse, .noResponseData,
@@ -119,7 +119,7 @@ struct NetworkErrorDescriptionTests {
             #"The request timed out: no answer came within its timeout (the builder's defaultTimeout unless the request sets one). Check that the server is up and reachable, or raise the timeout. The session said: "The request timed out.""#
         ),
         (
-            .underlying(UnderlyingError(domain: "x", code: 420, message: "Enhance your calm.")),
+            .underlying(NSError(domain: "x", code: 420, userInfo: [NSLocalizedDescriptionKey: "Enhance your calm."])),
             "The request failed with an error that is not a URLError (x error 420): Enhance your calm. Check the session (a custom session, decorator or fake) that reported it."
         ),
         (

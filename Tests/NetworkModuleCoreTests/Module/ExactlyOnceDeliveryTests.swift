@@ -1,7 +1,8 @@
 import Foundation
-import NetworkModuleCore
 import NetworkModuleTesting
 import Testing
+
+@testable import NetworkModuleCore
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -204,10 +205,10 @@ struct ExactlyOnceDeliveryTests {
 
     @Test("when completions run on the background executor, should use one shared queue")
     func backgroundExecutorIsShared() {
-        let first: DispatchQueueExecutor = .background
-        let second: DispatchQueueExecutor = .background
-        #expect(first.queue === second.queue)
-        #expect(first.queue !== DispatchQueue.main)
+        let first: BuiltInExecutor = .background
+        let second: BuiltInExecutor = .background
+        #expect(first.deliveryQueue === second.deliveryQueue)
+        #expect(first.deliveryQueue.map { $0 !== DispatchQueue.main } == true)
     }
 }
 

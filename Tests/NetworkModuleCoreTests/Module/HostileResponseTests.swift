@@ -40,7 +40,7 @@ struct HostileResponseTests {
     func foreignError() {
         struct Weird: Error {}
         let error = perform(.raw(data: nil, response: nil, error: Weird())).singleError
-        #expect((error.flatMap { if case .underlying(let underlying) = $0 { underlying.error } else { nil } }) is Weird)
+        #expect((error.flatMap { if case .underlying(let underlying) = $0 { underlying } else { nil } }) is Weird)
     }
 
     @Test("when the error is an NSError in the URL domain, should map its code")

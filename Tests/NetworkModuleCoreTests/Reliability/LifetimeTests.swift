@@ -1,7 +1,8 @@
 import Foundation
-import NetworkModuleCore
 import NetworkModuleTesting
 import Testing
+
+@testable import NetworkModuleCore
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -74,14 +75,14 @@ struct LifetimeTests {
                 requestBuilder: DefaultRequestBuilder(baseURL: apiBaseURL),
                 session: cached,
                 actions: [
-                    HeadersAction.header("X-Trace") { _ in
+                    BuiltInAction.header("X-Trace") { _ in
                         _ = headerSentinel
                         return "t"
                     },
                     authentication,
                     RetryAction(policy: RetryPolicy(maxAttempts: 2), random: { 0.5 }),
-                    LoggingAction.logging(sink: { _ in _ = loggingSentinel }),
-                    MetricsAction.metrics { _ in _ = metricsSentinel },
+                    BuiltInAction.logging(sink: { _ in _ = loggingSentinel }),
+                    BuiltInAction.metrics { _ in _ = metricsSentinel },
                 ],
                 completionExecutor: .immediate, delayScheduler: scheduler)
             weakModule = module

@@ -63,7 +63,7 @@ struct ManualDelaySchedulerTests {
             session: session,
             actions: [
                 PreparesOnNextTick(scheduler: scheduler),
-                RetryAction(policy: RetryPolicy(initialDelay: 0.5, jitter: 0)),
+                .retry(RetryPolicy(initialDelay: 0.5, jitter: 0)),
             ],
             completionExecutor: .immediate, delayScheduler: scheduler)
         let status = LockedState<Int?>(nil)

@@ -4,49 +4,18 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// Writes each attempt down, readably: the request, the response's status, time and size,
-/// headers and bodies (JSON pretty-printed, cut at a set length), and optionally the request
-/// as a `curl` command. Secrets are masked.
-///
-/// ```swift
-/// let toStandardError: any NetworkModuleAction = .logging()
-/// let toLogger: any NetworkModuleAction = .logging(curl: true, sink: { logger.debug("\($0)") })
-/// ```
-///
-/// One entry per attempt that was sent, written when its outcome is known (so it shows the
-/// request exactly as it was sent, after every action prepared it):
-///
-/// ```text
-/// → GET https://api.example.com/v2/me?token=REDACTED
-///   Authorization: REDACTED
-/// ← 200 GET https://api.example.com/v2/me (34 ms, 27 bytes)
-///   Content-Type: application/json
-///   {
-///     "name" : "Ada"
-///   }
-/// ```
-///
-/// A request whose latest attempt ends without an answer (cancelled, or failed by an action
-/// before it was sent) gets one `✗` line. The times are seconds since `perform` was called.
-///
-/// **Redaction.** Header values, query values and body fields named by ``Redaction`` are
-/// masked everywhere, the `curl` command included: by default credential headers (the
-/// authentication actions' too, whatever their name), `password`, `token`, `access_token`,
-/// `client_secret` and the other documented fields, in query items, JSON bodies (at any depth,
-/// request and response) and form bodies; so is a password in the URL. Other bodies are
-/// written as they are: turn `bodies` off for APIs that put secrets in bodies that are neither
-/// JSON nor forms, or add their field names to the redaction.
-public struct LoggingAction: NetworkModuleAction {
+/// The action of ``NetworkModuleAction/logging(redaction:headers:bodies:maxBodyLength:curl:sink:)``.
+struct LoggingAction: NetworkModuleAction {
     /// Which header, query and body values are masked.
-    public let redaction: Redaction
+    let redaction: Redaction
     /// Whether headers are written.
-    public let headers: Bool
+    let headers: Bool
     /// Whether bodies are written.
-    public let bodies: Bool
+    let bodies: Bool
     /// How many characters of a body are written; the rest is cut, with a note.
-    public let maxBodyLength: Int
+    let maxBodyLength: Int
     /// Whether each request is also written as a `curl` command.
-    public let curl: Bool
+    let curl: Bool
     private let sink: @Sendable (String) -> Void
     /// The last attempt written for each request in progress, so that `didFinish` can tell a
     /// request that ended without an answer to its latest attempt, with the bytes received by
@@ -59,22 +28,12 @@ public struct LoggingAction: NetworkModuleAction {
     }
 
     /// Writes each entry to standard error, followed by a newline.
-    public static let standardError: @Sendable (String) -> Void = { entry in
+    static let standardError: @Sendable (String) -> Void = { entry in
         FileHandle.standardError.write(Data((entry + "\n").utf8))
     }
 
-    /// Creates a logging action.
-    ///
-    /// - Parameters:
-    ///   - redaction: the header and field names whose values are masked; ``Redaction/default``
-    ///     masks credential headers and the documented secret fields.
-    ///   - headers: whether headers are written.
-    ///   - bodies: whether bodies are written.
-    ///   - maxBodyLength: how many characters of a body are written.
-    ///   - curl: whether each request is also written as a `curl` command.
-    ///   - sink: receives each entry (several lines, without a final newline), on the thread
-    ///     the hook runs on; standard error by default.
-    public init(
+    /// Creates a logging action; ``NetworkModuleAction/logging(redaction:headers:bodies:maxBodyLength:curl:sink:)`` says what each parameter does.
+    init(
         redaction: Redaction = .default, headers: Bool = true, bodies: Bool = true, maxBodyLength: Int = 2048,
         curl: Bool = false, sink: @escaping @Sendable (String) -> Void = LoggingAction.standardError
     ) {
@@ -87,7 +46,7 @@ public struct LoggingAction: NetworkModuleAction {
     }
 
     /// Writes the attempt: request, then response or error.
-    public func didReceive(_ result: Result<NetworkResponse, NetworkError>, context: ActionContext) {
+    func didReceive(_ result: Result<NetworkResponse, NetworkError>, context: ActionContext) {
         guard let request = context.sentRequest else { return }
         let receivedBefore = writtenAttempts.withLock { attempts in
             defer { attempts[context.requestID] = (context.attempt, context.bytesReceived) }
@@ -103,7 +62,7 @@ public struct LoggingAction: NetworkModuleAction {
 
     /// Writes a request whose latest attempt ended without an answer: cancelled, or failed
     /// before it was sent (by a token refresh that failed, say).
-    public func didFinish(_ result: Result<NetworkResponse, NetworkError>, context: ActionContext) {
+    func didFinish(_ result: Result<NetworkResponse, NetworkError>, context: ActionContext) {
         let lastWritten = writtenAttempts.withLock { $0.removeValue(forKey: context.requestID)?.attempt }
         guard case .failure(let error) = result, error == .cancelled || lastWritten != context.attempt else { return }
         let method = context.sentRequest?.httpMethod ?? context.networkRequest?.method.rawValue ?? "GET"
@@ -176,15 +135,56 @@ public struct LoggingAction: NetworkModuleAction {
     }
 }
 
-extension NetworkModuleAction where Self == LoggingAction {
-    /// Logs each attempt, secrets masked: `.logging()` to standard error,
-    /// `.logging(curl: true, sink: { print($0) })` anywhere else. See ``LoggingAction/init(redaction:headers:bodies:maxBodyLength:curl:sink:)``.
+extension NetworkModuleAction where Self == BuiltInAction {
+    /// Writes each attempt down, readably: the request, the response's status, time and size,
+    /// headers and bodies (JSON pretty-printed, cut at a set length), and optionally the request
+    /// as a `curl` command. Secrets are masked.
+    ///
+    /// ```swift
+    /// let toStandardError: any NetworkModuleAction = .logging()
+    /// let toLogger: any NetworkModuleAction = .logging(curl: true, sink: { logger.debug("\($0)") })
+    /// ```
+    ///
+    /// One entry per attempt that was sent, written when its outcome is known (so it shows the
+    /// request exactly as it was sent, after every action prepared it):
+    ///
+    /// ```text
+    /// → GET https://api.example.com/v2/me?token=REDACTED
+    ///   Authorization: REDACTED
+    /// ← 200 GET https://api.example.com/v2/me (34 ms, 27 bytes)
+    ///   Content-Type: application/json
+    ///   {
+    ///     "name" : "Ada"
+    ///   }
+    /// ```
+    ///
+    /// A request whose latest attempt ends without an answer (cancelled, or failed by an action
+    /// before it was sent) gets one `✗` line. The times are seconds since `perform` was called.
+    ///
+    /// **Redaction.** Header values, query values and body fields named by ``Redaction`` are
+    /// masked everywhere, the `curl` command included: by default credential headers (the
+    /// authentication actions' too, whatever their name), `password`, `token`, `access_token`,
+    /// `client_secret` and the other documented fields, in query items, JSON bodies (at any depth,
+    /// request and response) and form bodies; so is a password in the URL. Other bodies are
+    /// written as they are: turn `bodies` off for APIs that put secrets in bodies that are neither
+    /// JSON nor forms, or add their field names to the redaction.
+    ///
+    /// - Parameters:
+    ///   - redaction: the header and field names whose values are masked; ``Redaction/default``
+    ///     masks credential headers and the documented secret fields.
+    ///   - headers: whether headers are written.
+    ///   - bodies: whether bodies are written.
+    ///   - maxBodyLength: how many characters of a body are written.
+    ///   - curl: whether each request is also written as a `curl` command.
+    ///   - sink: receives each entry (several lines, without a final newline), on the thread
+    ///     the hook runs on; standard error when `nil`.
     public static func logging(
         redaction: Redaction = .default, headers: Bool = true, bodies: Bool = true, maxBodyLength: Int = 2048,
-        curl: Bool = false, sink: @escaping @Sendable (String) -> Void = LoggingAction.standardError
-    ) -> LoggingAction {
-        LoggingAction(
-            redaction: redaction, headers: headers, bodies: bodies, maxBodyLength: maxBodyLength, curl: curl, sink: sink
-        )
+        curl: Bool = false, sink: (@Sendable (String) -> Void)? = nil
+    ) -> BuiltInAction {
+        BuiltInAction(
+            LoggingAction(
+                redaction: redaction, headers: headers, bodies: bodies, maxBodyLength: maxBodyLength, curl: curl,
+                sink: sink ?? LoggingAction.standardError))
     }
 }

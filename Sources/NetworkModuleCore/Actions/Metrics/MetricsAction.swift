@@ -1,15 +1,7 @@
 import Foundation
 
-/// Reports ``RequestMetrics`` for each request, once, when its result is known: attempts,
-/// durations (total, preparation, in flight), bytes, and the final status or error.
-///
-/// ```swift
-/// actions: [.metrics { metrics in analytics.track("request", metrics.totalDuration, metrics.statusCode) }]
-/// ```
-///
-/// `report` runs on the thread that finishes the request (never under a lock), just before the
-/// completion is delivered; forward the metrics rather than doing slow work there.
-public struct MetricsAction: NetworkModuleAction {
+/// The action of ``NetworkModuleAction/metrics(redaction:_:)``.
+struct MetricsAction: NetworkModuleAction {
     private let redaction: Redaction
     private let report: @Sendable (RequestMetrics) -> Void
 
@@ -18,13 +10,13 @@ public struct MetricsAction: NetworkModuleAction {
     /// - Parameters:
     ///   - redaction: which query values are masked in ``RequestMetrics/url``.
     ///   - report: receives the metrics of each request.
-    public init(redaction: Redaction = .default, report: @escaping @Sendable (RequestMetrics) -> Void) {
+    init(redaction: Redaction = .default, report: @escaping @Sendable (RequestMetrics) -> Void) {
         self.redaction = redaction
         self.report = report
     }
 
     /// Reports the request's metrics.
-    public func didFinish(_ result: Result<NetworkResponse, NetworkError>, context: ActionContext) {
+    func didFinish(_ result: Result<NetworkResponse, NetworkError>, context: ActionContext) {
         report(
             RequestMetrics(
                 method: context.sentRequest?.httpMethod ?? context.networkRequest?.method.rawValue ?? "GET",
@@ -39,9 +31,23 @@ public struct MetricsAction: NetworkModuleAction {
     }
 }
 
-extension NetworkModuleAction where Self == MetricsAction {
-    /// Reports each request's metrics to `report`: `.metrics { analytics.track($0) }`.
-    public static func metrics(_ report: @escaping @Sendable (RequestMetrics) -> Void) -> MetricsAction {
-        MetricsAction(report: report)
+extension NetworkModuleAction where Self == BuiltInAction {
+    /// Reports ``RequestMetrics`` for each request, once, when its result is known: attempts,
+    /// durations (total, preparation, in flight), bytes, and the final status or error.
+    ///
+    /// ```swift
+    /// actions: [.metrics { metrics in analytics.track("request", metrics.totalDuration, metrics.statusCode) }]
+    /// ```
+    ///
+    /// `report` runs on the thread that finishes the request (never under a lock), just before the
+    /// completion is delivered; forward the metrics rather than doing slow work there.
+    ///
+    /// - Parameters:
+    ///   - redaction: which query values are masked in ``RequestMetrics/url``.
+    ///   - report: receives the metrics of each request.
+    public static func metrics(
+        redaction: Redaction = .default, _ report: @escaping @Sendable (RequestMetrics) -> Void
+    ) -> BuiltInAction {
+        BuiltInAction(MetricsAction(redaction: redaction, report: report))
     }
 }

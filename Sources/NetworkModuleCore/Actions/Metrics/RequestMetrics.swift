@@ -1,6 +1,6 @@
 import Foundation
 
-/// What one request cost, from `perform` to its result: reported by ``MetricsAction``.
+/// What one request cost, from `perform` to its result: reported by ``NetworkModuleAction/metrics(redaction:_:)``.
 public struct RequestMetrics: Sendable, Equatable {
     /// The method, for example `"GET"`.
     public let method: String
@@ -23,7 +23,7 @@ public struct RequestMetrics: Sendable, Equatable {
     /// The final status code, or the error the request failed with.
     public let outcome: Result<Int, NetworkError>
 
-    /// Creates metrics; ``MetricsAction`` does, tests may too.
+    /// Creates metrics; the metrics action does, tests may too.
     public init(
         method: String, url: String?, attempts: Int, totalDuration: TimeInterval, preparationDuration: TimeInterval,
         inFlightDuration: TimeInterval, bytesSent: Int, bytesReceived: Int, outcome: Result<Int, NetworkError>

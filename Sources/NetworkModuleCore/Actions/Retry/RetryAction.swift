@@ -4,31 +4,15 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// Sends failed requests again, following a ``RetryPolicy``: a limited number of attempts,
-/// exponential backoff with jitter, `Retry-After` honoured, and by default only idempotent
-/// methods and transient failures.
-///
-/// ```swift
-/// let module = DefaultNetworkModule(requestBuilder: builder, actions: [.retry(.default)])
-/// ```
-///
-/// The module waits with its ``DelayScheduler``, so tests drive the waits with a manual clock.
-/// A request's own ``NetworkRequest/retryPolicy`` overrides the action's. Attempts count every
-/// attempt of the request, those another action retried (after a token refresh, say) included.
-public struct RetryAction: NetworkModuleAction {
+/// The action of ``NetworkModuleAction/retry(_:random:now:)``.
+struct RetryAction: NetworkModuleAction {
     /// The policy for requests that do not set their own.
-    public let policy: RetryPolicy
+    let policy: RetryPolicy
     private let random: @Sendable () -> Double
     private let now: @Sendable () -> Date
 
-    /// Creates a retry action.
-    ///
-    /// - Parameters:
-    ///   - policy: the policy for requests that do not set ``NetworkRequest/retryPolicy``.
-    ///   - random: a number in `0..<1` for the jitter of each wait; tests pass a constant.
-    ///   - now: the current date, against which a `Retry-After` date is read; tests pass a
-    ///     fixed date.
-    public init(
+    /// Creates the action; ``NetworkModuleAction/retry(_:random:now:)`` says what each parameter is.
+    init(
         policy: RetryPolicy = .default,
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
         now: @escaping @Sendable () -> Date = { Date() }
@@ -40,7 +24,7 @@ public struct RetryAction: NetworkModuleAction {
 
     /// Answers ``RetryDecision/retryAfter(_:)`` with the policy's wait for a retryable failure
     /// of a retryable method while attempts remain; ``RetryDecision/doNotRetry`` otherwise.
-    public func retryDecision(
+    func retryDecision(
         for error: NetworkError, context: ActionContext,
         completion: @escaping @Sendable (RetryDecision) -> Void
     ) {
@@ -64,9 +48,29 @@ public struct RetryAction: NetworkModuleAction {
     }
 }
 
-extension NetworkModuleAction where Self == RetryAction {
-    /// Retries failed requests with `policy`: `actions: [.retry(.default)]`.
-    public static func retry(_ policy: RetryPolicy = .default) -> RetryAction {
-        RetryAction(policy: policy)
+extension NetworkModuleAction where Self == BuiltInAction {
+    /// Sends failed requests again, following `policy`: a limited number of attempts,
+    /// exponential backoff with jitter, `Retry-After` honoured, and by default only idempotent
+    /// methods and transient failures.
+    ///
+    /// ```swift
+    /// let module = DefaultNetworkModule(requestBuilder: builder, actions: [.retry(.default)])
+    /// ```
+    ///
+    /// The module waits with its ``DelayScheduler``, so tests drive the waits with a manual clock.
+    /// A request's own ``NetworkRequest/retryPolicy`` overrides the action's. Attempts count every
+    /// attempt of the request, those another action retried (after a token refresh, say) included.
+    ///
+    /// - Parameters:
+    ///   - policy: the policy for requests that do not set ``NetworkRequest/retryPolicy``.
+    ///   - random: a number in `0..<1` for the jitter of each wait; tests pass a constant.
+    ///   - now: the current date, against which a `Retry-After` date is read; tests pass a
+    ///     fixed date.
+    public static func retry(
+        _ policy: RetryPolicy = .default,
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) -> BuiltInAction {
+        BuiltInAction(RetryAction(policy: policy, random: random, now: now))
     }
 }

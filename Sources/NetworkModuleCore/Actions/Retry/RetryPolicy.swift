@@ -1,6 +1,6 @@
 import Foundation
 
-/// Which failed requests a ``RetryAction`` sends again, how many times, and how long it waits.
+/// Which failed requests ``NetworkModuleAction/retry(_:random:now:)`` sends again, how many times, and how long it waits.
 ///
 /// ```swift
 /// var policy = RetryPolicy.default              // 3 attempts, 0.5 s, 1 s, … ±20 %

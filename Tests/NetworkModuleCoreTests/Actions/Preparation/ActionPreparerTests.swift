@@ -30,7 +30,7 @@ struct ActionPreparerTests {
     @Test("when header actions prepare, should set their fields and make the attempt's context once")
     func headerActionsShareOneContext() throws {
         let actions: [any NetworkModuleAction] = [.headers(["X-One": "1"]), .headers(["X-Two": "2"])]
-        let preparer = ActionPreparer(preparations: actions.map(ActionPreparation.init))
+        let preparer = ActionPreparer(preparations: actions.map { ActionPreparation($0.unwrapped) })
         let contexts = LockedState(0)
 
         let outcome = try Self.prepare(preparer, from: 0, contexts: contexts)
@@ -47,7 +47,7 @@ struct ActionPreparerTests {
     @Test("when no action is left from the index, should change nothing and make no context")
     func nothingToPrepare() throws {
         let actions: [any NetworkModuleAction] = [.headers(["X-One": "1"]), .metrics { _ in }]
-        let preparer = ActionPreparer(preparations: actions.map(ActionPreparation.init))
+        let preparer = ActionPreparer(preparations: actions.map { ActionPreparation($0.unwrapped) })
         let contexts = LockedState(0)
 
         let outcome = try Self.prepare(preparer, from: 2, contexts: contexts)
@@ -63,7 +63,7 @@ struct ActionPreparerTests {
     @Test("when a built-in action that changes no request comes next, should call its prepare as any action's")
     func builtInActionsAreNotSkipped() throws {
         let actions: [any NetworkModuleAction] = [.headers(["X-One": "1"]), .metrics { _ in }]
-        let preparer = ActionPreparer(preparations: actions.map(ActionPreparation.init))
+        let preparer = ActionPreparer(preparations: actions.map { ActionPreparation($0.unwrapped) })
         let prepared = LockedState<[Int]>([])
 
         let outcome = preparer.prepare(
@@ -80,7 +80,7 @@ struct ActionPreparerTests {
     @Test("when header actions change nothing, should leave the request's own fields as they were")
     func unchangedFieldsStay() throws {
         let actions: [any NetworkModuleAction] = [.headers(["Accept": "text/plain"])]
-        let preparer = ActionPreparer(preparations: actions.map(ActionPreparation.init))
+        let preparer = ActionPreparer(preparations: actions.map { ActionPreparation($0.unwrapped) })
 
         let outcome = try Self.prepare(
             preparer, from: 0, contexts: LockedState(0), fields: ["accept": "application/json", "X-Own": "1"])
@@ -95,7 +95,7 @@ struct ActionPreparerTests {
     @Test("when a request without fields goes through header actions that set none, should still have no fields")
     func noFieldsStayNone() throws {
         let actions: [any NetworkModuleAction] = [.headers([:])]
-        let preparer = ActionPreparer(preparations: actions.map(ActionPreparation.init))
+        let preparer = ActionPreparer(preparations: actions.map { ActionPreparation($0.unwrapped) })
 
         let outcome = try Self.prepare(preparer, from: 0, contexts: LockedState(0))
 
@@ -113,7 +113,7 @@ struct ActionPreparerTests {
         let actions: [any NetworkModuleAction] = [
             .headers(["X-One": "1"]), FieldRecordingAction(seen: seen), .headers(["X-Two": "2"]),
         ]
-        let preparer = ActionPreparer(preparations: actions.map(ActionPreparation.init))
+        let preparer = ActionPreparer(preparations: actions.map { ActionPreparation($0.unwrapped) })
 
         let outcome = try Self.prepare(preparer, from: 0, contexts: LockedState(0), fields: ["X-Own": "0"])
 
