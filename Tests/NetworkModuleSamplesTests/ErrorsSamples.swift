@@ -98,7 +98,7 @@ struct ErrorsSamples {
     func matchingCases() {
         #expect(message(for: .cancelled) == nil)
         #expect(message(for: .notConnectedToInternet) == "You are offline.")
-        #expect(message(for: NetworkError(urlErrorCode: .dnsLookupFailed)) == "The server cannot be reached. Try again later.")
+        #expect(message(for: NetworkError(URLError(.dnsLookupFailed))) == "The server cannot be reached. Try again later.")
         #expect(message(for: .unauthorized(HTTPErrorResponse(statusCode: 401))) == "Please sign in again.")
         #expect(message(for: .serverError(HTTPErrorResponse(statusCode: 503))) == "Down for maintenance.")
         #expect(message(for: .serverError(HTTPErrorResponse(statusCode: 500))) == "Something went wrong.")
@@ -283,8 +283,8 @@ struct ErrorsSamples {
         let retryable: [URLError.Code] = [.timedOut, .networkConnectionLost, .notConnectedToInternet, .cannotConnectToHost]
         let notRetryable: [URLError.Code] = [.cannotFindHost, .secureConnectionFailed, .badURL, .cancelled, .unknown]
 
-        for code in retryable { #expect(NetworkError(urlErrorCode: code).isRetryable, "\(code)") }
-        for code in notRetryable { #expect(!NetworkError(urlErrorCode: code).isRetryable, "\(code)") }
+        for code in retryable { #expect(NetworkError(URLError(code)).isRetryable, "\(code)") }
+        for code in notRetryable { #expect(!NetworkError(URLError(code)).isRetryable, "\(code)") }
         #expect(!NetworkError.noResponseData.isRetryable)
         #expect(!NetworkError.invalidResponse.isRetryable)
     }
@@ -362,8 +362,8 @@ struct ErrorsSamples {
     @Test("when errors are compared, should be equal by case and payload, ignoring an action's underlying error")
     func equatable() {
         #expect(NetworkError(URLError(.cancelled)) == .cancelled)
-        #expect(NetworkError(urlErrorCode: .serverCertificateUntrusted) == .secureConnectionFailed(.serverCertificateUntrusted))
-        #expect(NetworkError(urlErrorCode: .badServerResponse) == .transportError(.badServerResponse))
+        #expect(NetworkError(URLError(.serverCertificateUntrusted)) == .secureConnectionFailed(.serverCertificateUntrusted))
+        #expect(NetworkError(URLError(.badServerResponse)) == .transportError(.badServerResponse))
         #expect(
             NetworkError.actionFailed(ActionFailure(actionName: "A", message: "m", underlyingError: SignedOut()))
                 == .actionFailed(ActionFailure(actionName: "A", message: "m")))

@@ -124,11 +124,6 @@ public enum NetworkError: Error, Equatable, Sendable {
         self.init(transportFailure: TransportFailure(urlError))
     }
 
-    /// Maps a `URLError` code to the matching case, with no failing URL or message.
-    public init(urlErrorCode code: URLError.Code) {
-        self.init(transportFailure: TransportFailure(code: code))
-    }
-
     /// Maps any error, as the module maps what a session reports, for code that builds errors
     /// itself (custom sessions, fakes, mappers):
     /// - a ``NetworkError`` as it is;
@@ -184,7 +179,7 @@ public enum NetworkError: Error, Equatable, Sendable {
 
     /// The error for an ``HTTPErrorResponse``, mapped by its status as
     /// ``init(response:body:)`` maps a response.
-    public init(response: HTTPErrorResponse) {
+    init(response: HTTPErrorResponse) {
         switch response.statusCode {
         case 401: self = .unauthorized(response)
         case 403: self = .forbidden(response)

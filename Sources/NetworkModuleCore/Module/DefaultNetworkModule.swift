@@ -36,9 +36,9 @@ public final class DefaultNetworkModule: NetworkModule {
     public let session: any NetworkSession
     /// The actions run around every request, in order (a ``BuiltInAction`` as the action it
     /// was made as).
-    public let actions: [any NetworkModuleAction]
+    let actions: [any NetworkModuleAction]
     /// Where completions run.
-    public let completionExecutor: any CompletionExecutor
+    let completionExecutor: any CompletionExecutor
     /// Decodes the bodies of ``TypedRequest``s that name no decoder of their own.
     public let decoder: any ResponseDecoder
 

@@ -1,5 +1,5 @@
 /// The class of an HTTP status code (RFC 9110 section 15), behind the `isSuccess`,
-/// `isRedirect`, `isClientError` and `isServerError` of responses and errors.
+/// `isRedirect`, `isClientError` and `isServerError` of responses, and the last three of errors.
 enum StatusClass {
     static func isSuccess(_ code: Int) -> Bool { (200..<300).contains(code) }
     static func isRedirect(_ code: Int) -> Bool { (300..<400).contains(code) }
@@ -18,21 +18,7 @@ extension NetworkResponse {
     public var isServerError: Bool { StatusClass.isServerError(statusCode) }
 }
 
-extension HTTPErrorResponse {
-    /// Whether the status is 2xx (one the request did not accept).
-    public var isSuccess: Bool { StatusClass.isSuccess(statusCode) }
-    /// Whether the status is 3xx.
-    public var isRedirect: Bool { StatusClass.isRedirect(statusCode) }
-    /// Whether the status is 4xx.
-    public var isClientError: Bool { StatusClass.isClientError(statusCode) }
-    /// Whether the status is 5xx.
-    public var isServerError: Bool { StatusClass.isServerError(statusCode) }
-}
-
 extension NetworkError {
-    /// Whether this is an HTTP status error with a 2xx status the request did not accept;
-    /// `false` for errors without a status.
-    public var isSuccess: Bool { statusCode.map(StatusClass.isSuccess) ?? false }
     /// Whether this is an HTTP status error with a 3xx status; `false` for errors without a status.
     public var isRedirect: Bool { statusCode.map(StatusClass.isRedirect) ?? false }
     /// Whether this is an HTTP status error with a 4xx status (``unauthorized(_:)``,

@@ -40,7 +40,7 @@ struct NetworkErrorTests {
             (.networkConnectionLost, .networkConnectionLost),
         ])
     func urlErrorMapping(code: URLError.Code, expected: NetworkError) {
-        #expect(NetworkError(urlErrorCode: code) == expected)
+        #expect(NetworkError(URLError(code)) == expected)
         #expect(NetworkError(URLError(code)) == expected)
     }
 
@@ -52,9 +52,9 @@ struct NetworkErrorTests {
             .clientCertificateRequired,
         ])
     func tlsMapping(code: URLError.Code) {
-        #expect(NetworkError(urlErrorCode: code) == .secureConnectionFailed(code))
         #expect(NetworkError(URLError(code)) == .secureConnectionFailed(code))
-        #expect(NetworkError(urlErrorCode: code).urlErrorCode == code)
+        #expect(NetworkError(URLError(code)) == .secureConnectionFailed(code))
+        #expect(NetworkError(URLError(code)).urlErrorCode == code)
     }
 
     @Test(
@@ -65,9 +65,9 @@ struct NetworkErrorTests {
             .userAuthenticationRequired, .fileDoesNotExist,
         ])
     func transportMapping(code: URLError.Code) {
-        #expect(NetworkError(urlErrorCode: code) == .transportError(code))
         #expect(NetworkError(URLError(code)) == .transportError(code))
-        #expect(NetworkError(urlErrorCode: code).urlErrorCode == code)
+        #expect(NetworkError(URLError(code)) == .transportError(code))
+        #expect(NetworkError(URLError(code)).urlErrorCode == code)
     }
 
     @Test("when a session reports an NSError in the URL error domain, should map it by its code")
