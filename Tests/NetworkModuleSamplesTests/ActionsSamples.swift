@@ -235,7 +235,7 @@ struct ActionsSamples {
         let failed = LockedLines()
 
         module.perform(request: GetMe()) { result in
-            if case .failure(.actionFailed(let failure)) = result { failed.append(failure.actionName) }
+            if case .failure(.actionFailed(let action, _)) = result { failed.append(action) }
         }
 
         #expect(failed.lines == ["BearerTokenAction"])
@@ -672,8 +672,8 @@ extension ActionsSamples {
             if case .failure(.unacceptableStatusCode(let response)) = result { delivered.append("\(response.statusCode)") }
         }
         module.perform(request: GetUser(id: 2)) { result in
-            if case .failure(.actionFailed(let failure)) = result {
-                delivered.append((failure.underlyingError as? ErrorEnvelope)?.error ?? "?")
+            if case .failure(.actionFailed(_, let envelope as ErrorEnvelope)) = result {
+                delivered.append(envelope.error)
             }
         }
 

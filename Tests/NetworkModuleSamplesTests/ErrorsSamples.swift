@@ -348,9 +348,9 @@ struct ErrorsSamples {
         let printed = Transcript.recording {
             // sample: errors-action-failure-handled
             module.perform(request: GetUser(id: 1)) { result in
-                guard case .failure(.actionFailed(let failure)) = result else { return }
-                print(failure.actionName, "-", failure.message)  // RequireSignIn - The user is signed out.
-                print(failure.underlyingError is SignedOut)  // true
+                guard case .failure(.actionFailed(let action, let error)) = result else { return }
+                print(action, "-", error.localizedDescription)  // RequireSignIn - The user is signed out.
+                print(error is SignedOut)  // true
             }
             // end-sample
         }
@@ -359,14 +359,12 @@ struct ErrorsSamples {
         #expect(session.recordedRequests.isEmpty)
     }
 
-    @Test("when errors are compared, should be equal by case and payload, ignoring an action's underlying error")
+    @Test("when errors are compared, should be equal by case and payload, an action's error by its domain and code")
     func equatable() {
         #expect(NetworkError(URLError(.cancelled)) == .cancelled)
         #expect(NetworkError(URLError(.serverCertificateUntrusted)) == .secureConnectionFailed(.serverCertificateUntrusted))
         #expect(NetworkError(URLError(.badServerResponse)) == .transportError(.badServerResponse))
-        #expect(
-            NetworkError.actionFailed(ActionFailure(actionName: "A", message: "m", underlyingError: SignedOut()))
-                == .actionFailed(ActionFailure(actionName: "A", message: "m")))
+        #expect(NetworkError.actionFailed(action: "A", error: SignedOut()) == .actionFailed(action: "A", error: SignedOut()))
     }
 }
 

@@ -29,7 +29,7 @@ public protocol NetworkModuleAction: Sendable {
     /// The simple, synchronous form of preparation: rewrite `urlRequest` before it is sent.
     ///
     /// Throw to fail the request; a thrown ``NetworkError`` is delivered as it is, any other
-    /// error as ``NetworkError/actionFailed(_:)``. Called by the default
+    /// error as ``NetworkError/actionFailed(action:error:)``. Called by the default
     /// ``prepare(_:context:completion:)`` before every attempt.
     ///
     /// - Parameters:
@@ -52,7 +52,7 @@ public protocol NetworkModuleAction: Sendable {
     /// fails the attempt by throwing: for a `200` whose body is an error envelope, say.
     ///
     /// A thrown ``NetworkError`` becomes the attempt's failure as it is, any other error
-    /// ``NetworkError/actionFailed(_:)``; the failure is then observed and may be retried like
+    /// ``NetworkError/actionFailed(action:error:)``; the failure is then observed and may be retried like
     /// any other. Runs for each action in order until one throws.
     func validate(_ response: NetworkResponse, context: ActionContext) throws
 

@@ -31,7 +31,7 @@ extension NetworkModuleAction where Self == BuiltInAction {
     ///
     /// The failure is what actions observe and what the caller receives; it can be retried like
     /// any other. A thrown ``NetworkError`` is delivered as it is, any other error as
-    /// ``NetworkError/actionFailed(_:)`` (its ``ActionFailure/underlyingError`` is your error).
+    /// ``NetworkError/actionFailed(action:error:)`` (carrying your error).
     /// For one request, ``NetworkRequest/acceptableStatusCodes`` says the same more simply.
     public static func validate(_ check: @escaping @Sendable (NetworkResponse) throws -> Void) -> BuiltInAction {
         BuiltInAction(ResponseValidationAction(check))

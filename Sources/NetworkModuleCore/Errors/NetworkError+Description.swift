@@ -57,12 +57,8 @@ extension NetworkError: LocalizedError, CustomStringConvertible {
                 + failure.sessionDetail
         case .underlying(let error):
             let nsError = error as NSError
-            let message =
-                (nsError.userInfo[NSLocalizedDescriptionKey] as? String)
-                ?? (error as? LocalizedError)?.errorDescription
-                ?? String(describing: error)
             return "The request failed with an error that is not a URLError (\(nsError.domain) error \(nsError.code)): "
-                + "\(message.asSentence) Check the session (a custom session, decorator or fake) that reported it."
+                + "\(Self.message(of: error).asSentence) Check the session (a custom session, decorator or fake) that reported it."
         case .cancelled:
             return "The request was cancelled by its caller (cancel() on its handle, or its Task's "
                 + "cancellation). Usually there is nothing to show."
@@ -77,9 +73,17 @@ extension NetworkError: LocalizedError, CustomStringConvertible {
                 + "answer 204 No Content, decode with decodeIfPresent."
         case .decodingFailed(let failure):
             return "The response could not be decoded: \(failure). Check the type against the server's JSON."
-        case .actionFailed(let failure):
-            return "The action \(failure.actionName) failed the request: \(failure.message)"
+        case .actionFailed(let action, let error):
+            return "The action \(action) failed the request: \(Self.message(of: error))"
         }
+    }
+
+    /// An error's own words: its `NSLocalizedDescriptionKey`, its `errorDescription` as a
+    /// `LocalizedError`, or else its `String(describing:)`.
+    static func message(of error: any Error) -> String {
+        ((error as NSError).userInfo[NSLocalizedDescriptionKey] as? String)
+            ?? (error as? LocalizedError)?.errorDescription
+            ?? String(describing: error)
     }
 }
 

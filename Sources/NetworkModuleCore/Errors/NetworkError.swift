@@ -81,8 +81,10 @@ public enum NetworkError: Error, Equatable, Sendable {
     case noResponseData
     /// The body could not be decoded into the expected type.
     case decodingFailed(DecodingFailure)
-    /// An action failed the request.
-    case actionFailed(ActionFailure)
+    /// An action failed the request with an error that is not a ``NetworkError``: the action's
+    /// type name (`"TokenAction"`, say), so that the failing action can be found, and the error
+    /// it reported, to cast back to your own type.
+    case actionFailed(action: String, error: any Error)
 
     // MARK: - The transport cases with only a code
 
@@ -278,17 +280,24 @@ public enum NetworkError: Error, Equatable, Sendable {
             if case .secureConnectionFailed(let right) = rhs { return left.code == right.code }
         case .transportError(let left): if case .transportError(let right) = rhs { return left.code == right.code }
         case .underlying(let left):
-            if case .underlying(let right) = rhs {
-                let (left, right) = (left as NSError, right as NSError)
-                return left.domain == right.domain && left.code == right.code
-            }
+            if case .underlying(let right) = rhs { return Self.sameDomainAndCode(left, right) }
         case .cancelled: if case .cancelled = rhs { return true }
         case .responseTooLarge(let left): if case .responseTooLarge(let right) = rhs { return left == right }
         case .invalidResponse: if case .invalidResponse = rhs { return true }
         case .noResponseData: if case .noResponseData = rhs { return true }
         case .decodingFailed(let left): if case .decodingFailed(let right) = rhs { return left == right }
-        case .actionFailed(let left): if case .actionFailed(let right) = rhs { return left == right }
+        case .actionFailed(let leftAction, let left):
+            if case .actionFailed(let rightAction, let right) = rhs {
+                return leftAction == rightAction && Self.sameDomainAndCode(left, right)
+            }
         }
         return false
+    }
+
+    /// Whether two errors have the same domain and code as `NSError`s: how ``underlying(_:)`` and
+    /// ``actionFailed(action:error:)`` compare the errors they carry.
+    private static func sameDomainAndCode(_ left: any Error, _ right: any Error) -> Bool {
+        let (left, right) = (left as NSError, right as NSError)
+        return left.domain == right.domain && left.code == right.code
     }
 }

@@ -48,12 +48,12 @@ struct ResponseValidationActionTests {
         makeModule(session: session, actions: [validation]).perform(
             request: TestRequest(), completion: results.completion)
 
-        guard case .actionFailed(let failure)? = results.singleError else {
+        guard case .actionFailed(let action, let error)? = results.singleError else {
             Issue.record("expected .actionFailed, got \(String(describing: results.single))")
             return
         }
-        #expect(failure.actionName == "ResponseValidationAction")
-        #expect(failure.underlyingError as? ErrorEnvelope == ErrorEnvelope(error: "quota exceeded"))
+        #expect(action == "ResponseValidationAction")
+        #expect(error as? ErrorEnvelope == ErrorEnvelope(error: "quota exceeded"))
     }
 
     @Test("when the status is already a failure, or the response passes, should not change the result")

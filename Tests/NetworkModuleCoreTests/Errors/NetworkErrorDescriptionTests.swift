@@ -34,7 +34,7 @@ struct NetworkErrorDescriptionTests {
         .invalidResponse, .noResponseData,
         .decodingFailed(
             DecodingFailure(typeName: "User", kind: .keyNotFound("id"), codingPath: "", debugDescription: "d")),
-        .actionFailed(ActionFailure(actionName: "TokenAction", message: "no token")),
+        .actionFailed(action: "TokenAction", error: NoToken()),
     ]
 
     @Test(
@@ -132,7 +132,7 @@ struct NetworkErrorDescriptionTests {
             #"The response could not be decoded: User: key "id" not found. Check the type against the server's JSON."#
         ),
         (
-            .actionFailed(ActionFailure(actionName: "TokenAction", message: "no token")),
+            .actionFailed(action: "TokenAction", error: NoToken()),
             "The action TokenAction failed the request: no token"
         ),
     ]
@@ -172,4 +172,9 @@ struct NetworkErrorDescriptionTests {
             #expect(!text.contains("X-Admin"))
         }
     }
+}
+
+/// An action's own error, whose description is "no token".
+private struct NoToken: LocalizedError {
+    var errorDescription: String? { "no token" }
 }

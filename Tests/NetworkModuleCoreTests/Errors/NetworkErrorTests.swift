@@ -161,7 +161,7 @@ struct NetworkErrorTests {
         "when the error is not an HTTP status error, should have no response and no status code",
         arguments: [
             NetworkError.invalidRequest(.missingURL), .timedOut, .cancelled, .invalidResponse, .noResponseData,
-            .transportError(.badServerResponse), .actionFailed(ActionFailure(actionName: "A", message: "m")),
+            .transportError(.badServerResponse), .actionFailed(action: "A", error: NoToken()),
         ])
     func noHTTPResponse(error: NetworkError) {
         #expect(error.httpErrorResponse == nil)
@@ -191,7 +191,7 @@ struct NetworkErrorTests {
         arguments: [
             NetworkError.invalidRequest(.invalidMethod("x")), .invalidResponse, .noResponseData,
             .decodingFailed(DecodingFailure(typeName: "T", kind: .other, codingPath: "", debugDescription: "d")),
-            .actionFailed(ActionFailure(actionName: "A", message: "m")),
+            .actionFailed(action: "A", error: NoToken()),
         ])
     func noURLErrorCode(error: NetworkError) {
         #expect(error.urlErrorCode == nil)
@@ -225,7 +225,7 @@ struct NetworkErrorTests {
             .invalidRequest(.invalidHeaderValue(name: "X")),
             .decodingFailed(
                 DecodingFailure(typeName: "T", kind: .dataCorrupted, codingPath: "", debugDescription: "d")),
-            .actionFailed(ActionFailure(actionName: "A", message: "m")),
+            .actionFailed(action: "A", error: NoToken()),
         ])
     func notRetryable(error: NetworkError) {
         #expect(!error.isRetryable)
@@ -304,17 +304,22 @@ struct NetworkErrorTests {
         #expect(NetworkError.decodingFailed(failure) != .decodingFailed(elsewhere))
     }
 
-    @Test("when two action failures differ only in the underlying error, should be equal")
+    @Test("when two action failures have the same action and error domain and code, should be equal")
     func actionFailureEquality() {
-        struct First: Error {}
-        struct Second: Error {}
-        let lhs = ActionFailure(actionName: "TokenAction", message: "no token", underlyingError: First())
-        let rhs = ActionFailure(actionName: "TokenAction", message: "no token", underlyingError: Second())
-        #expect(NetworkError.actionFailed(lhs) == .actionFailed(rhs))
+        struct Other: Error {}
+        let failure = NetworkError.actionFailed(action: "TokenAction", error: NoToken())
+
+        #expect(failure == .actionFailed(action: "TokenAction", error: NoToken()))
+        #expect(failure != .actionFailed(action: "Other", error: NoToken()))
+        #expect(failure != .actionFailed(action: "TokenAction", error: Other()))
         #expect(
-            NetworkError.actionFailed(lhs) != .actionFailed(ActionFailure(actionName: "Other", message: "no token")))
-        #expect(
-            NetworkError.actionFailed(lhs) != .actionFailed(ActionFailure(actionName: "TokenAction", message: "other")))
-        #expect(lhs.description == "TokenAction: no token")
+            NetworkError.actionFailed(action: "A", error: NSError(domain: "x", code: 1))
+                != .actionFailed(action: "A", error: NSError(domain: "x", code: 2)))
+        #expect(failure.description == "The action TokenAction failed the request: no token")
     }
+}
+
+/// An action's own error, whose description is "no token".
+private struct NoToken: LocalizedError {
+    var errorDescription: String? { "no token" }
 }

@@ -79,12 +79,12 @@ struct ActionLifecycleTests {
         makeModule(session: session, actions: [ProbeAction(prepare: .fail(MissingTokenError())), observer])
             .perform(request: TestRequest(), completion: results.completion)
 
-        guard case .actionFailed(let failure)? = results.singleError else {
+        guard case .actionFailed(let action, let error)? = results.singleError else {
             Issue.record("expected .actionFailed, got \(results.results)")
             return
         }
-        #expect(failure.actionName == "ProbeAction")
-        #expect(failure.underlyingError is MissingTokenError)
+        #expect(action == "ProbeAction")
+        #expect(error is MissingTokenError)
         #expect(session.recordedRequests.isEmpty)
         #expect(observer.log.value.prepared.isEmpty, "later actions do not prepare a failed request")
         #expect(observer.log.value.finished.count == 1, "every action still sees the final result")

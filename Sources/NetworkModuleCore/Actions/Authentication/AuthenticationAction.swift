@@ -31,7 +31,7 @@ import Foundation
 /// Each request is retried this way **once**: a request rejected again with a fresh token gets
 /// its `401`, so a server that rejects every token cannot cause a refresh loop. When the
 /// refresh fails, every request waiting for it fails with the provider's error (as it is if it
-/// is a ``NetworkError``, as ``NetworkError/actionFailed(_:)`` otherwise), and the next
+/// is a ``NetworkError``, as ``NetworkError/actionFailed(action:error:)`` otherwise), and the next
 /// request asks ``AccessTokenProvider/currentToken(completion:)`` again.
 ///
 /// ## Sign-out and sign-in

@@ -77,7 +77,7 @@ extension NetworkModuleAction where Self == BuiltInAction {
     ///   ``AuthenticationAction``'s tokens: a request to an absolute URL on another host is sent
     ///   unsigned. Secret headers are also removed on a redirect to another origin.
     /// - A query item is appended to the URL, percent-encoded per RFC 3986; a header replaces one
-    ///   of the same name. A thrown error fails the request (``NetworkError/actionFailed(_:)``, or
+    ///   of the same name. A thrown error fails the request (``NetworkError/actionFailed(action:error:)``, or
     ///   the ``NetworkError`` thrown).
     /// - `secrets` names query items (compared as ``Redaction`` compares field names) and headers
     ///   (ignoring case) for every redaction in the process, from the moment the action is created.

@@ -185,12 +185,12 @@ struct AuthenticationActionTests {
         #expect(tokens.refreshCalls == 1)
         #expect(results.count == 3)
         for result in results.results {
-            guard case .failure(.actionFailed(let failure)) = result else {
+            guard case .failure(.actionFailed(let action, let error)) = result else {
                 Issue.record("expected the refresh failure, got \(result)")
                 continue
             }
-            #expect(failure.actionName == "AuthenticationAction")
-            #expect(failure.underlyingError is SignedOut)
+            #expect(action == "AuthenticationAction")
+            #expect(error is SignedOut)
         }
         #expect(session.recordedRequests.count == 4, "the 3 are not sent again; the next request is")
         #expect(tokens.currentCalls == 2, "after a failed refresh the current token is asked for again")
