@@ -125,7 +125,7 @@ struct DownloadIntegrationTests {
             case "missing folder":
                 DownloadDestination(folder.appendingPathComponent("gone/file.bin"), createsFolders: false)
             case "file in a folder's place": DownloadDestination(blocker.appendingPathComponent("file.bin"))
-            case "existing file kept": DownloadDestination(blocker, existingFile: .fail)
+            case "existing file kept": DownloadDestination(blocker, replacesExistingFile: false)
             default: DownloadDestination(URL(string: "https://example.com/file.bin")!)
             }
 
