@@ -230,11 +230,11 @@ public final class FakeNetworkSession: NetworkSession, TransferringSession {
                 break
             }
             let original = task.request.url
-            let hop = RedirectHop(
-                response: redirect, request: CredentialHeaders.strippedForRedirect(proposed, from: original),
-                number: hops)
+            let next = CredentialHeaders.strippedForRedirect(proposed, from: original)
             // The policy is the test's code: no lock is held.
-            guard let chosen = task.redirectPolicy.nextRequest(for: hop) else { break }
+            guard let chosen = task.redirectPolicy.nextRequest(after: redirect, next: next, hopNumber: hops) else {
+                break
+            }
             request = CredentialHeaders.strippedForRedirect(chosen, from: original)
             answer = stubbedAnswer(for: request, preset: nil)
             raw = answer.answer(for: request)
