@@ -692,7 +692,7 @@ struct DocCommentSamples: Sendable {
     func exampleTransferProgress1() {
         // sample: doc: NetworkModuleCore/Transfers/TransferProgress.swift#1
         module.download(request: GetVideo(id: 7), to: DownloadDestination(videoURL), progress: { progress in
-            guard progress.direction == .download else { return }
+            guard !progress.isUpload else { return }
             bar.progress = Float(progress.fractionCompleted ?? 0)
         }) { result in show(result) }
         // end-sample
