@@ -23,7 +23,7 @@ import NetworkModuleCore
 ///   request does: a `501` whose body names the request and the closest recorded entries,
 ///   the same message on standard error and to `onMiss`; the request is kept in
 ///   ``missedRequests``.
-/// - Answers are delivered inside `resume()` (or when released, with `delivery: .manual`),
+/// - Answers are delivered inside `resume()` (or when released, with `holdingResponses: true`),
 ///   with no delay: with the `.immediate` executor a replayed request completes inside
 ///   `perform`.
 ///
@@ -48,12 +48,13 @@ public final class HARReplaySession: NetworkSession, TransferringSession {
     ///   - matching: what must equal the recorded request; method and URL by default.
     ///   - redaction: masks the URL of each request before it is compared; use the one the
     ///     archive was recorded with.
-    ///   - delivery: `.manual` holds answers until the test releases them.
+    ///   - holdingResponses: whether answers are held until the test releases them; `false` by
+    ///     default.
     ///   - onMiss: called with a message for each request that has no recorded entry.
     /// - Throws: an error whose description says what was wrong, if the file cannot be read or is not a HAR archive.
     public convenience init(
         contentsOf fileURL: URL, matching: Matching = .methodAndURL, redaction: Redaction = .default,
-        delivery: FakeNetworkSession.Delivery = .immediate, onMiss: (@Sendable (String) -> Void)? = nil
+        holdingResponses: Bool = false, onMiss: (@Sendable (String) -> Void)? = nil
     ) throws {
         let data: Data
         do {
@@ -61,17 +62,18 @@ public final class HARReplaySession: NetworkSession, TransferringSession {
         } catch {
             throw HARReadError(description: "cannot read \(fileURL.path): \(error)")
         }
-        try self.init(harData: data, matching: matching, redaction: redaction, delivery: delivery, onMiss: onMiss)
+        try self.init(
+            harData: data, matching: matching, redaction: redaction, holdingResponses: holdingResponses, onMiss: onMiss)
     }
 
     /// Creates a replay session from HAR JSON, with the same options as
-    /// ``init(contentsOf:matching:redaction:delivery:onMiss:)``.
+    /// ``init(contentsOf:matching:redaction:holdingResponses:onMiss:)``.
     ///
     /// - Throws: an error whose description says what was wrong, if `harData` is not a HAR
     ///   archive, or an entry's body is invalid base64.
     public init(
         harData: Data, matching: Matching = .methodAndURL, redaction: Redaction = .default,
-        delivery: FakeNetworkSession.Delivery = .immediate, onMiss: (@Sendable (String) -> Void)? = nil
+        holdingResponses: Bool = false, onMiss: (@Sendable (String) -> Void)? = nil
     ) throws {
         let archive: HARArchive
         do {
@@ -80,7 +82,7 @@ public final class HARReplaySession: NetworkSession, TransferringSession {
             throw HARReadError(description: "not a HAR archive: \(error)")
         }
         book = try ReplayBook(archive: archive, matching: matching, redaction: redaction, onMiss: onMiss)
-        session = FakeNetworkSession(delivery: delivery)
+        session = FakeNetworkSession(holdingResponses: holdingResponses)
         session.stub(RequestMatcher("an entry of the HAR archive") { _ in true }) { [book] request in
             book.answer(for: request)
         }
@@ -101,12 +103,12 @@ public final class HARReplaySession: NetworkSession, TransferringSession {
         session.recordedRequests
     }
 
-    /// How many answers are held, with `delivery: .manual`.
+    /// How many answers are held, with `holdingResponses: true`.
     public var heldCount: Int {
         session.heldCount
     }
 
-    /// Delivers the oldest held answer, with `delivery: .manual`; returns `false` if none was held.
+    /// Delivers the oldest held answer, with `holdingResponses: true`; returns `false` if none was held.
     @discardableResult
     public func releaseNext() -> Bool {
         session.releaseNext()

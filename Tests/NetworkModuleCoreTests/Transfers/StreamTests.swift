@@ -87,7 +87,7 @@ struct StreamTests {
 
     @Test("when cancelled after the first chunk, should complete once with .cancelled and hand over no more chunks")
     func cancelAfterFirstChunk() {
-        let session = FakeNetworkSession(delivery: .manual)
+        let session = FakeNetworkSession(holdingResponses: true)
         session.stub(.any, with: .status(200, body: body).inChunks(of: 3))
         let recorder = Recorder()
         let handle = LockedState<(any NetworkCancellable)?>(nil)
@@ -277,7 +277,7 @@ struct StreamTests {
 
     @Test("when the iterator is released, should cancel the request")
     func releasingIteratorCancels() {
-        let session = FakeNetworkSession(delivery: .manual)
+        let session = FakeNetworkSession(holdingResponses: true)
         session.stub(.any, with: .status(200, body: body))
         let stream = makeModule(session: session).stream(request: TestRequest())
 

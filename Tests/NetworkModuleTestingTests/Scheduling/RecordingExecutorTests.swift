@@ -23,7 +23,7 @@ struct RecordingExecutorTests {
 
     @Test("when a request fails, succeeds or is cancelled, should count one delivery for each")
     func exactlyOnce() {
-        let session = FakeNetworkSession(delivery: .manual)
+        let session = FakeNetworkSession(holdingResponses: true)
         session.stub(.path("/users/1"), with: .status(200))
         session.stub(.path("/users/2"), with: .status(500))
         let executor = RecordingExecutor()
