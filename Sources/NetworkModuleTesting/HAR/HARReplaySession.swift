@@ -14,7 +14,7 @@ import NetworkModuleCore
 /// ```
 ///
 /// - A request is answered by the recorded entries with the same method and URL (and the
-///   same body, with ``Matching-swift.enum/methodURLAndBody``), in the order they were
+///   same body, with `matchingBodies: true`), in the order they were
 ///   recorded; when they run out, the last one repeats. The URL is compared after masking
 ///   it with `redaction`, as it was masked when recorded, so pass the recorder's redaction.
 /// - A recorded transport failure (status `0` with `_urlErrorCode`) fails again with the
@@ -29,15 +29,6 @@ import NetworkModuleCore
 ///
 /// Thread-safe.
 public final class HARReplaySession: NetworkSession, TransferringSession {
-    /// Which parts of a request must equal the recorded one.
-    public enum Matching: Sendable {
-        /// The method and the URL.
-        case methodAndURL
-        /// The method, the URL and the body. JSON bodies are compared by value, whatever the
-        /// key order; other bodies byte for byte.
-        case methodURLAndBody
-    }
-
     private let session: FakeNetworkSession
     private let book: ReplayBook
 
@@ -45,7 +36,9 @@ public final class HARReplaySession: NetworkSession, TransferringSession {
     ///
     /// - Parameters:
     ///   - fileURL: the HAR file to serve, as `HARRecordingSession` writes it or a browser saves it.
-    ///   - matching: what must equal the recorded request; method and URL by default.
+    ///   - matchingBodies: whether a request's body must equal the recorded one too, besides its
+    ///     method and URL; `false` by default. JSON bodies are compared by value, whatever the
+    ///     key order; other bodies byte for byte.
     ///   - redaction: masks the URL of each request before it is compared; use the one the
     ///     archive was recorded with.
     ///   - holdingResponses: whether answers are held until the test releases them; `false` by
@@ -53,7 +46,7 @@ public final class HARReplaySession: NetworkSession, TransferringSession {
     ///   - onMiss: called with a message for each request that has no recorded entry.
     /// - Throws: an error whose description says what was wrong, if the file cannot be read or is not a HAR archive.
     public convenience init(
-        contentsOf fileURL: URL, matching: Matching = .methodAndURL, redaction: Redaction = .default,
+        contentsOf fileURL: URL, matchingBodies: Bool = false, redaction: Redaction = .default,
         holdingResponses: Bool = false, onMiss: (@Sendable (String) -> Void)? = nil
     ) throws {
         let data: Data
@@ -63,16 +56,17 @@ public final class HARReplaySession: NetworkSession, TransferringSession {
             throw HARReadError(description: "cannot read \(fileURL.path): \(error)")
         }
         try self.init(
-            harData: data, matching: matching, redaction: redaction, holdingResponses: holdingResponses, onMiss: onMiss)
+            harData: data, matchingBodies: matchingBodies, redaction: redaction, holdingResponses: holdingResponses,
+            onMiss: onMiss)
     }
 
     /// Creates a replay session from HAR JSON, with the same options as
-    /// ``init(contentsOf:matching:redaction:holdingResponses:onMiss:)``.
+    /// ``init(contentsOf:matchingBodies:redaction:holdingResponses:onMiss:)``.
     ///
     /// - Throws: an error whose description says what was wrong, if `harData` is not a HAR
     ///   archive, or an entry's body is invalid base64.
     public init(
-        harData: Data, matching: Matching = .methodAndURL, redaction: Redaction = .default,
+        harData: Data, matchingBodies: Bool = false, redaction: Redaction = .default,
         holdingResponses: Bool = false, onMiss: (@Sendable (String) -> Void)? = nil
     ) throws {
         let archive: HARArchive
@@ -81,7 +75,7 @@ public final class HARReplaySession: NetworkSession, TransferringSession {
         } catch {
             throw HARReadError(description: "not a HAR archive: \(error)")
         }
-        book = try ReplayBook(archive: archive, matching: matching, redaction: redaction, onMiss: onMiss)
+        book = try ReplayBook(archive: archive, matchingBodies: matchingBodies, redaction: redaction, onMiss: onMiss)
         session = FakeNetworkSession(holdingResponses: holdingResponses)
         session.stub(RequestMatcher("an entry of the HAR archive") { _ in true }) { [book] request in
             book.answer(for: request)

@@ -64,7 +64,7 @@ struct HARReplaySessionTests {
                 makeURLRequest("/search", method: "POST", body: Data(#"{"q":"a","page":1}"#.utf8)),
                 makeURLRequest("/search", method: "POST", body: Data(#"{"q":"b","page":1}"#.utf8)),
             ], from: backend)
-        let byBody = try HARReplaySession(harData: archive, matching: .methodURLAndBody)
+        let byBody = try HARReplaySession(harData: archive, matchingBodies: true)
         let byURL = try HARReplaySession(harData: archive)
 
         let second = byBody.send(
