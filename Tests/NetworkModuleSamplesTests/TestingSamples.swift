@@ -102,7 +102,7 @@ struct TestingSamples {
             module: DefaultNetworkModule(
                 requestBuilder: DefaultRequestBuilder(baseURL: URL(string: "https://api.example.com")!),
                 session: session,
-                actions: [.authentication(AsyncTokenProvider(current: { try await store.accessToken() }))],
+                actions: [.authentication(current: { try await store.accessToken() })],
                 completionExecutor: executor))
 
         viewModel.load(userID: 1)
