@@ -53,11 +53,11 @@ struct DownloadIntegrationTests {
         let log = try await Self.serverLog(etag: etag)
         #expect(log == [[nil, nil], ["bytes=1000000-", "\"\(etag)\""]])
         // The kept bytes count: the resumed attempt reports from 1,000,000 of 2,000,000 on.
-        let resumed = progress.reports(.download).filter {
+        let resumed = progress.reports(isUpload: false).filter {
             $0.expectedBytes == 2_000_000 && $0.completedBytes >= 1_000_000
         }
-        #expect(!resumed.isEmpty, "\(progress.reports(.download))")
-        #expect(progress.reports(.download).last?.completedBytes == 2_000_000)
+        #expect(!resumed.isEmpty, "\(progress.reports(isUpload: false))")
+        #expect(progress.reports(isUpload: false).last?.completedBytes == 2_000_000)
         #expect(TransferTestSupport.contents(of: folder) == ["file.bin"])
     }
 
@@ -126,7 +126,7 @@ struct DownloadIntegrationTests {
             case "missing folder":
                 DownloadDestination(folder.appendingPathComponent("gone/file.bin"), createsFolders: false)
             case "file in a folder's place": DownloadDestination(blocker.appendingPathComponent("file.bin"))
-            case "existing file kept": DownloadDestination(blocker, existingFile: .fail)
+            case "existing file kept": DownloadDestination(blocker, replacesExistingFile: false)
             default: DownloadDestination(URL(string: "https://example.com/file.bin")!)
             }
 

@@ -209,9 +209,9 @@ struct HostileServerIntegrationTests {
             DefaultNetworkModule(
                 requestBuilder: DefaultRequestBuilder(baseURL: try IntegrationServers.faultServer()),
                 session: IntegrationServers.makeSession(), completionExecutor: .background,
-                redirectPolicy: .decide { hop in
-                    hops.withLock { $0.append(hop.number) }
-                    return hop.number <= limit ? hop.request : nil
+                redirectPolicy: .decide { _, next, hopNumber in
+                    hops.withLock { $0.append(hopNumber) }
+                    return hopNumber <= limit ? next : nil
                 })
         }
 
@@ -237,9 +237,9 @@ struct HostileServerIntegrationTests {
         request.httpMethod = "POST"
         request.httpBody = Data("x".utf8)
         let redirected = LockedState(false)
-        let follow = RedirectPolicy.decide { hop in
+        let follow = RedirectPolicy.decide { _, next, _ in
             redirected.withLock { $0 = true }
-            return hop.request
+            return next
         }
         let errors = LockedState([URLError?]())
 

@@ -35,9 +35,9 @@ struct ProgressIntegrationTests {
         }
 
         #expect(try result.get().data.count == 4_000_000)
-        let reports = progress.reports(.download)
+        let reports = progress.reports(isUpload: false)
         #expect(
-            reports.last == TransferProgress(direction: .download, completedBytes: 4_000_000, expectedBytes: 4_000_000))
+            reports.last == TransferProgress(isUpload: false, completedBytes: 4_000_000, expectedBytes: 4_000_000))
         // Reported while the body arrived, not only once at the end (the in-memory default).
         let partial = reports.filter { $0.completedBytes > 0 && $0.completedBytes < 4_000_000 }
         #expect(partial.count >= 3, "\(reports)")
@@ -59,9 +59,9 @@ struct ProgressIntegrationTests {
         }
 
         _ = try result.get()
-        let uploads = progress.reports(.upload)
+        let uploads = progress.reports(isUpload: true)
         #expect(
-            uploads.last == TransferProgress(direction: .upload, completedBytes: 1_000_000, expectedBytes: 1_000_000))
+            uploads.last == TransferProgress(isUpload: true, completedBytes: 1_000_000, expectedBytes: 1_000_000))
         #expect(uploads.allSatisfy { $0.expectedBytes == 1_000_000 }, "\(uploads)")
     }
 }

@@ -36,11 +36,11 @@ struct RedirectPolicyIntegrationTests {
 
         var all: [Seen] { seen.withLock { $0 } }
 
-        func record(_ hop: RedirectHop) {
+        func record(_ response: HTTPURLResponse, _ next: URLRequest, _ hopNumber: Int) {
             let entry = Seen(
-                number: hop.number, status: hop.response.statusCode,
-                location: hop.response.value(forHTTPHeaderField: "Location"), nextURL: hop.request.url?.path,
-                nextAuthorization: hop.request.value(forHTTPHeaderField: "Authorization"))
+                number: hopNumber, status: response.statusCode,
+                location: response.value(forHTTPHeaderField: "Location"), nextURL: next.url?.path,
+                nextAuthorization: next.value(forHTTPHeaderField: "Authorization"))
             seen.withLock { $0.append(entry) }
         }
     }
@@ -101,9 +101,9 @@ struct RedirectPolicyIntegrationTests {
     func callbackSeesEachHop() async throws {
         let module = IntegrationServers.module(baseURL: try IntegrationServers.httpbin())
         let hops = Hops()
-        let policy = RedirectPolicy.decide { hop in
-            hops.record(hop)
-            return hop.request
+        let policy = RedirectPolicy.decide { response, next, hopNumber in
+            hops.record(response, next, hopNumber)
+            return next
         }
 
         let response = try await module.perform(request: Redirected(path: "/redirect/3", redirectPolicy: policy))
@@ -119,9 +119,9 @@ struct RedirectPolicyIntegrationTests {
     func callbackStops() async throws {
         let module = IntegrationServers.module(baseURL: try IntegrationServers.httpbin())
         let hops = Hops()
-        let policy = RedirectPolicy.decide { hop in
-            hops.record(hop)
-            return hop.number < 2 ? hop.request : nil
+        let policy = RedirectPolicy.decide { response, next, hopNumber in
+            hops.record(response, next, hopNumber)
+            return hopNumber < 2 ? next : nil
         }
 
         let response = try await module.perform(
@@ -136,11 +136,11 @@ struct RedirectPolicyIntegrationTests {
     @Test("when the callback changes the next request, should send the changed request")
     func callbackChangesTheRequest() async throws {
         let module = IntegrationServers.module(baseURL: try IntegrationServers.httpbin())
-        let policy = RedirectPolicy.decide { hop in
-            var next = hop.request
-            next.url = hop.request.url.flatMap { URL(string: "/headers", relativeTo: $0)?.absoluteURL }
-            next.setValue("\(hop.number)", forHTTPHeaderField: "X-Hop")
-            return next
+        let policy = RedirectPolicy.decide { _, next, hopNumber in
+            var changed = next
+            changed.url = next.url.flatMap { URL(string: "/headers", relativeTo: $0)?.absoluteURL }
+            changed.setValue("\(hopNumber)", forHTTPHeaderField: "X-Hop")
+            return changed
         }
 
         let echo = try await module.performAndDecode(
@@ -155,13 +155,13 @@ struct RedirectPolicyIntegrationTests {
         let module = IntegrationServers.module(baseURL: try IntegrationServers.faultServer())
         let target = httpbin.appendingPathComponent("headers").absoluteString
         let hops = Hops()
-        let policy = RedirectPolicy.decide { hop in
-            hops.record(hop)
-            var next = hop.request
-            next.setValue("Bearer s3cret", forHTTPHeaderField: "Authorization")
-            next.setValue("k3y", forHTTPHeaderField: "X-API-Key")
-            next.setValue("kept", forHTTPHeaderField: "X-Harmless")
-            return next
+        let policy = RedirectPolicy.decide { response, next, hopNumber in
+            hops.record(response, next, hopNumber)
+            var changed = next
+            changed.setValue("Bearer s3cret", forHTTPHeaderField: "Authorization")
+            changed.setValue("k3y", forHTTPHeaderField: "X-API-Key")
+            changed.setValue("kept", forHTTPHeaderField: "X-Harmless")
+            return changed
         }
 
         let echo = try await module.performAndDecode(

@@ -69,8 +69,8 @@ final class ProgressLog: Sendable {
     var reports: [TransferProgress] { entries.withLock { $0.map(\.report) } }
     var times: [UInt64] { entries.withLock { $0.map(\.at) } }
 
-    func reports(_ direction: TransferProgress.Direction) -> [TransferProgress] {
-        reports.filter { $0.direction == direction }
+    func reports(isUpload: Bool) -> [TransferProgress] {
+        reports.filter { $0.isUpload == isUpload }
     }
 }
 

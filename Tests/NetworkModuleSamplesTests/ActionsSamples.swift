@@ -520,11 +520,10 @@ extension ActionsSamples {
     func asyncTokenProvider() async throws {
         let store = TokenStore()
         // sample: actions-async-token-provider
-        let tokens = AsyncTokenProvider(
+        let authentication: any NetworkModuleAction = .authentication(
             current: { try await store.accessToken() },
             refresh: { try await store.refreshedAccessToken() }
         )
-        let authentication: any NetworkModuleAction = .authentication(tokens)
         // end-sample
         struct Me: NetworkRequest {
             var path: String { "/me" }

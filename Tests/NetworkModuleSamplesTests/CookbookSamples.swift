@@ -379,7 +379,7 @@ struct CookbookSamples {
 
     @Test("when the screen closes before the answer arrives, should cancel the request and show nothing")
     func cancelOnClose() {
-        let session = FakeNetworkSession(delivery: .manual)
+        let session = FakeNetworkSession(holdingResponses: true)
         session.stub(.path("/v2/notes/1"), with: .json(Note(id: 1, title: "Groceries")))
         let shown = LockedLines()
         var screen: NoteScreen? = NoteScreen(module: makeSampleModule(session: session))

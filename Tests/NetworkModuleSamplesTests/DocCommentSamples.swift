@@ -110,6 +110,16 @@ struct DocCommentSamples: Sendable {
         func accessToken() async throws -> String { "t0ken" }
     }
 
+    /// The app's token provider, as the examples name it (`tokens`).
+    struct Tokens: AccessTokenProvider {
+        func currentToken(completion: @escaping @Sendable (Result<String, any Error>) -> Void) {
+            completion(.success("t0ken"))
+        }
+        func refreshToken(completion: @escaping @Sendable (Result<String, any Error>) -> Void) {
+            completion(.success("fresh"))
+        }
+    }
+
     struct Player: Sendable {
         func play(_ url: URL) {}
     }
@@ -151,7 +161,7 @@ struct DocCommentSamples: Sendable {
         request: URLRequest(url: sampleBaseURL))
     let result = Result<User, NetworkError>.failure(.cancelled)
     let error = NetworkError.cancelled
-    let tokens = AsyncTokenProvider(current: { "t0ken" })
+    let tokens = Tokens()
     let store = TokenStore()
     let publicKey = "public"
     let privateKey = "private"
@@ -189,17 +199,6 @@ struct DocCommentSamples: Sendable {
         // end-sample
     }
 
-    func exampleAsyncTokenProvider1() async throws {
-        // sample: doc: NetworkModuleCore/Actions/Authentication/AsyncTokenProvider.swift#1
-        let tokens = AsyncTokenProvider(
-            current: { try await store.accessToken() },
-            refresh: { try await authServer.refresh() }
-        )
-        let actions: [any NetworkModuleAction] = [.authentication(tokens)]
-        // end-sample
-        _ = actions
-    }
-
     func exampleAuthenticationAction1() async throws {
         // sample: doc: NetworkModuleCore/Actions/Authentication/AuthenticationAction.swift#1
         let module = DefaultNetworkModule(
@@ -215,6 +214,17 @@ struct DocCommentSamples: Sendable {
         let raw: AuthenticationAction = .authentication("secret-token", scheme: .header("Access-Token"))  // Access-Token: secret-token
         // end-sample
         _ = (bearer, raw)
+    }
+
+    func exampleAuthenticationAction3() async throws {
+        // sample: doc: NetworkModuleCore/Actions/Authentication/AuthenticationAction.swift#3
+        let actions: [any NetworkModuleAction] = [
+            .authentication(
+                current: { try await store.accessToken() },
+                refresh: { try await authServer.refresh() })
+        ]
+        // end-sample
+        _ = actions
     }
 
     func exampleAuthorizationScheme1() async throws {
@@ -684,7 +694,7 @@ struct DocCommentSamples: Sendable {
     func exampleTransferProgress1() {
         // sample: doc: NetworkModuleCore/Transfers/TransferProgress.swift#1
         module.download(request: GetVideo(id: 7), to: DownloadDestination(videoURL), progress: { progress in
-            guard progress.direction == .download else { return }
+            guard !progress.isUpload else { return }
             bar.progress = Float(progress.fractionCompleted ?? 0)
         }) { result in show(result) }
         // end-sample

@@ -20,8 +20,8 @@ struct ExecutorsAndThreadingSamples {
         var path: String { "/users/\(id)" }
     }
 
-    static func session(delivery: FakeNetworkSession.Delivery = .immediate) -> FakeNetworkSession {
-        let session = FakeNetworkSession(delivery: delivery)
+    static func session(holdingResponses: Bool = false) -> FakeNetworkSession {
+        let session = FakeNetworkSession(holdingResponses: holdingResponses)
         session.stub(.path("/v2/users/1"), with: .json(#"{"id": 1, "name": "Ada"}"#))
         return session
     }
@@ -100,7 +100,7 @@ struct ExecutorsAndThreadingSamples {
 
     @Test("when the immediate executor is used, should complete inside cancel()")
     func immediateCancel() {
-        let module = makeSampleModule(session: Self.session(delivery: .manual))
+        let module = makeSampleModule(session: Self.session(holdingResponses: true))
 
         let printed = Transcript.recording {
             // sample: executors-immediate-cancel
@@ -138,7 +138,7 @@ struct ExecutorsAndThreadingSamples {
 
     @Test("when the module is released with a request in flight, should still complete the request")
     func requestOutlivesModule() {
-        let session = Self.session(delivery: .manual)
+        let session = Self.session(holdingResponses: true)
 
         let printed = Transcript.recording {
             // sample: executors-outlive
@@ -209,7 +209,7 @@ struct ExecutorsAndThreadingSamples {
 
     @Test("when a request moves between threads, should run hooks on the thread that moves it and completions on the executor")
     func hookThreads() {
-        let session = FakeNetworkSession(delivery: .manual)
+        let session = FakeNetworkSession(holdingResponses: true)
         session.stub(.path("/v2/ok"), with: .json("{}"))
         session.stub(.path("/v2/fail"), with: .status(500))
         let probe = ThreadProbe()
@@ -243,7 +243,7 @@ struct ExecutorsAndThreadingSamples {
         #expect(delivered.lines == ["ok on executor: true", "fail on executor: true"])
 
         let cancelled = ThreadProbe()
-        let second = makeSampleModule(session: FakeNetworkSession(delivery: .manual), actions: [cancelled])
+        let second = makeSampleModule(session: FakeNetworkSession(holdingResponses: true), actions: [cancelled])
         let handle = second.perform(request: Path(path: "ok")) { _ in }
         onThread(named: "canceller") { handle.cancel() }
         #expect(cancelled.seen.lines.last == "didFinish canceller")

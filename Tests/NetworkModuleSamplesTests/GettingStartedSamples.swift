@@ -53,8 +53,8 @@ struct GettingStartedSamples {
     // end-sample
 
     /// A fake backend with user 1 that creates users with id 3.
-    static func backend(delivery: FakeNetworkSession.Delivery = .immediate) -> FakeNetworkSession {
-        let session = FakeNetworkSession(delivery: delivery)
+    static func backend(holdingResponses: Bool = false) -> FakeNetworkSession {
+        let session = FakeNetworkSession(holdingResponses: holdingResponses)
         session.stub(.method(.get) && .path("/v2/users/1"), with: .json(User(id: 1, name: "Ada", email: "ada@example.com")))
         session.stub(.method(.post) && .path("/v2/users")) { request in
             struct Incoming: Decodable { let name: String; let email: String }
@@ -146,7 +146,7 @@ struct GettingStartedSamples {
 
     @Test("when the Task is cancelled, should cancel the request and throw .cancelled")
     func taskCancellation() async {
-        let session = Self.backend(delivery: .manual)
+        let session = Self.backend(holdingResponses: true)
         let module = makeSampleModule(session: session)
 
         let printed = await Transcript.recording {

@@ -110,7 +110,7 @@ struct MigrationSamples {
 
     @Test("when a cancelled request is migrated, should complete with .cancelled, which the old module never did")
     func ancestorCancel() {
-        let session = FakeNetworkSession(delivery: .manual)
+        let session = FakeNetworkSession(holdingResponses: true)
         session.stub(.any, with: .json([Character(id: 1, name: "Gary")]))
         let networkModule = makeSampleModule(session: session)
 

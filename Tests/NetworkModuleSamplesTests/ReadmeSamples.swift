@@ -23,8 +23,8 @@ struct ReadmeSamples {
     // end-sample
 
     /// A fake backend that knows user 1, Ada; has no user 42; and fails for user 7.
-    static func adaSession(delivery: FakeNetworkSession.Delivery = .immediate) -> FakeNetworkSession {
-        let session = FakeNetworkSession(delivery: delivery)
+    static func adaSession(holdingResponses: Bool = false) -> FakeNetworkSession {
+        let session = FakeNetworkSession(holdingResponses: holdingResponses)
         session.stub(.path("/v2/users/1"), with: .json(#"{"id": 1, "name": "Ada"}"#))
         session.stub(.path("/v2/users/42"), with: .json(#"{"error": "no such user"}"#, status: 404))
         session.stub(.path("/v2/users/7"), with: .status(503))
@@ -107,7 +107,7 @@ struct ReadmeSamples {
 
     @Test("when a request in flight is cancelled, should deliver .cancelled")
     func cancel() {
-        let session = Self.adaSession(delivery: .manual)
+        let session = Self.adaSession(holdingResponses: true)
         let module = makeSampleModule(session: session)
 
         let printed = Transcript.recording {

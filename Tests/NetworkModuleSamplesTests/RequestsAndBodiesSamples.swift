@@ -699,9 +699,9 @@ struct RequestsAndBodiesSamples {
     struct DownloadLink: NetworkRequest {
         let path: String
         var redirectPolicy: RedirectPolicy? {
-            .decide { hop in
-                print("hop \(hop.number): \(hop.response.statusCode) to \(hop.request.url?.host ?? "?")")
-                return hop.number <= 3 && hop.request.url?.scheme == "https" ? hop.request : nil
+            .decide { response, next, hopNumber in
+                print("hop \(hopNumber): \(response.statusCode) to \(next.url?.host ?? "?")")
+                return hopNumber <= 3 && next.url?.scheme == "https" ? next : nil
             }
         }
     }

@@ -34,9 +34,9 @@ struct SessionsSamples {
 
     let builder = DefaultRequestBuilder(baseURL: sampleBaseURL)
 
-    /// A fake backend with every user, held until released when `delivery` is `.manual`.
-    static func backend(delivery: FakeNetworkSession.Delivery = .immediate) -> FakeNetworkSession {
-        let fake = FakeNetworkSession(delivery: delivery)
+    /// A fake backend with every user, held until released when `holdingResponses` is `true`.
+    static func backend(holdingResponses: Bool = false) -> FakeNetworkSession {
+        let fake = FakeNetworkSession(holdingResponses: holdingResponses)
         fake.stub(.pathPrefix("/v2/users/")) { request in
             .json(
                 #"{"id": \#(request.url?.lastPathComponent ?? "0"), "name": "Ada"}"#, headers: ["Cache-Control": "max-age=60"])
@@ -151,7 +151,7 @@ struct SessionsSamples {
 
     @Test("when decorators run on a manual fake, should show their state at each step")
     func testingThrottledAndShared() {
-        let fake = Self.backend(delivery: .manual)
+        let fake = Self.backend(holdingResponses: true)
 
         let lines = Transcript.recording {
             // sample: sessions-testing

@@ -102,7 +102,7 @@ struct TestingSamples {
             module: DefaultNetworkModule(
                 requestBuilder: DefaultRequestBuilder(baseURL: URL(string: "https://api.example.com")!),
                 session: session,
-                actions: [.authentication(AsyncTokenProvider(current: { try await store.accessToken() }))],
+                actions: [.authentication(current: { try await store.accessToken() })],
                 completionExecutor: executor))
 
         viewModel.load(userID: 1)
@@ -136,7 +136,7 @@ struct TestingSamples {
     @Test("when the view model's cancellation sample runs, should go back to idle, ignore the late answer, and deliver once")
     func viewModelCancellation() {
         // sample: testing-cancellation
-        let session = FakeNetworkSession(delivery: .manual)
+        let session = FakeNetworkSession(holdingResponses: true)
         session.stub(.path("/users/1"), with: .json(#"{"id": 1, "name": "Ada"}"#))
         let executor = RecordingExecutor()
         let viewModel = ProfileViewModel(
@@ -159,7 +159,7 @@ struct TestingSamples {
     @Test("when the ordering sample runs, should answer the newest request first")
     func ordering() {
         let lines = Transcript.recording {
-            let session = FakeNetworkSession(delivery: .manual)
+            let session = FakeNetworkSession(holdingResponses: true)
             session.stub(.pathPrefix("/users")) { request in .json(#"{"id": 0, "name": "\#(request.url?.lastPathComponent ?? "")"}"#) }
             let module = DefaultNetworkModule(
                 requestBuilder: DefaultRequestBuilder(baseURL: URL(string: "https://api.example.com")!),
@@ -310,7 +310,7 @@ struct TestingSamples {
     @Test("when a request is cancelled twice and its answer comes late, should deliver once")
     func exactlyOnce() {
         let executor = RecordingExecutor()
-        let session = FakeNetworkSession(delivery: .manual)
+        let session = FakeNetworkSession(holdingResponses: true)
         session.stub(.any, with: .status(200))
         let module = DefaultNetworkModule(
             requestBuilder: DefaultRequestBuilder(baseURL: URL(string: "https://api.example.com")!),

@@ -126,7 +126,8 @@ struct TransfersSamples {
             module.perform(
                 request: GetVideo(id: 7),
                 progress: { progress in
-                    print("\(progress.direction): \(progress.completedBytes) of \(progress.expectedBytes ?? -1)")
+                    let direction = progress.isUpload ? "upload" : "download"
+                    print("\(direction): \(progress.completedBytes) of \(progress.expectedBytes ?? -1)")
                 },
                 completion: { result in print("done: \((try? result.get())?.statusCode ?? 0)") })
             // end-sample

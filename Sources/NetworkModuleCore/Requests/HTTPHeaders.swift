@@ -23,19 +23,9 @@ import Foundation
 public struct HTTPHeaders: Sendable, Hashable, ExpressibleByDictionaryLiteral, Sequence,
     CustomStringConvertible
 {
-    /// One header field: a name as it was given and its value.
-    public struct Field: Sendable, Hashable {
-        /// The field name, with the casing it was given.
-        public var name: String
-        /// The field value.
-        public var value: String
-
-        /// Creates a field.
-        public init(name: String, value: String) {
-            self.name = name
-            self.value = value
-        }
-    }
+    /// One header field: a name as it was given (with its casing) and its value. The element a
+    /// `for` loop over the headers gets, so both `field.name` and `for (name, value) in` read it.
+    typealias Field = (name: String, value: String)
 
     private var fields: [Field]
 
@@ -79,7 +69,7 @@ public struct HTTPHeaders: Sendable, Hashable, ExpressibleByDictionaryLiteral, S
             if pair.lowercased == previousLowercased, let last = fields.indices.last {
                 fields[last].value += ", " + pair.value
             } else {
-                fields.append(Field(name: pair.name, value: pair.value))
+                fields.append((name: pair.name, value: pair.value))
             }
             previousLowercased = pair.lowercased
         }
@@ -94,12 +84,12 @@ public struct HTTPHeaders: Sendable, Hashable, ExpressibleByDictionaryLiteral, S
         set {
             if let index = fields.firstIndex(where: { $0.name.caseInsensitiveEquals(name) }) {
                 if let newValue {
-                    fields[index] = Field(name: name, value: newValue)
+                    fields[index] = (name: name, value: newValue)
                 } else {
                     fields.remove(at: index)
                 }
             } else if let newValue {
-                fields.append(Field(name: name, value: newValue))
+                fields.append((name: name, value: newValue))
             }
         }
     }
@@ -129,8 +119,10 @@ public struct HTTPHeaders: Sendable, Hashable, ExpressibleByDictionaryLiteral, S
         return merged
     }
 
-    /// Iterates over the fields in order.
-    public func makeIterator() -> IndexingIterator<[Field]> {
+    /// Iterates over the fields in order, each a `(name: String, value: String)` pair with the
+    /// name as it was given: `for field in headers { field.name }` and
+    /// `for (name, value) in headers` both read them.
+    public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {
         fields.makeIterator()
     }
 

@@ -38,7 +38,7 @@ public struct RedirectPolicy: Sendable {
     enum Kind: Sendable {
         case follow
         case refuse
-        case decide(@Sendable (RedirectHop) -> URLRequest?)
+        case decide(@Sendable (_ response: HTTPURLResponse, _ next: URLRequest, _ hopNumber: Int) -> URLRequest?)
     }
 
     let kind: Kind
@@ -49,15 +49,32 @@ public struct RedirectPolicy: Sendable {
     /// Follow no redirect: the `3xx` response is the response.
     public static let refuse = RedirectPolicy(kind: .refuse)
 
-    /// Ask `decide` at each hop: return `hop.request` to follow the redirect, a changed copy of
-    /// it to send that instead (another URL, other headers), or `nil` to stop and deliver the
-    /// `3xx` response.
+    /// Ask `decide` at each hop: return `next` to follow the redirect, a changed copy of it to
+    /// send that instead (another URL, other headers), or `nil` to stop and deliver the `3xx`
+    /// response.
+    ///
+    /// `decide` gets, for each hop:
+    /// - `response`: the redirect response: its `statusCode`, `url`, and headers, `Location`
+    ///   among them.
+    /// - `next`: the request the session would send next: the `Location` resolved against the
+    ///   redirected URL, the method changed to `GET` where the status says so (`303`, and a
+    ///   `POST` answered with `301` or `302`), and the credential headers already removed if it
+    ///   leads to another origin.
+    /// - `hopNumber`: which hop this is: `1` for the first redirect of a request, `2` for the
+    ///   next, and so on.
     ///
     /// `decide` runs once per hop, on the session's thread (for ``URLSessionTransport``,
     /// `URLSession`'s delegate queue), before the next request is sent: keep it quick and do
-    /// not block. Credential headers are removed from the request it returns when that
-    /// request goes to another origin than the original request's, whatever it returns.
-    public static func decide(_ decide: @escaping @Sendable (RedirectHop) -> URLRequest?) -> RedirectPolicy {
+    /// not block. `response` is not `Sendable` on every system (`HTTPURLResponse` is not on
+    /// Linux): copy what you need out of it (the status, the `Location`) rather than keep it.
+    /// Credential headers are removed from the request `decide` returns when that request goes
+    /// to another origin than the original request's, whatever it returns.
+    ///
+    /// - Parameter decide: called at each hop with the redirect response, the request that would
+    ///   be sent next and the hop's number (from 1); returns the request to send, or `nil` to stop.
+    public static func decide(
+        _ decide: @escaping @Sendable (_ response: HTTPURLResponse, _ next: URLRequest, _ hopNumber: Int) -> URLRequest?
+    ) -> RedirectPolicy {
         RedirectPolicy(kind: .decide(decide))
     }
 
@@ -79,12 +96,14 @@ public struct RedirectPolicy: Sendable {
         return URLError(.unsupportedURL, userInfo: userInfo)
     }
 
-    /// The request to send for `hop`, before credentials are stripped; `nil` to stop.
-    package func nextRequest(for hop: RedirectHop) -> URLRequest? {
+    /// The request to send after `response`, the `hopNumber`-th redirect (from 1), whose
+    /// `Location` the session would follow with `next`, before credentials are stripped; `nil`
+    /// to stop.
+    package func nextRequest(after response: HTTPURLResponse, next: URLRequest, hopNumber: Int) -> URLRequest? {
         switch kind {
-        case .follow: hop.request
+        case .follow: next
         case .refuse: nil
-        case .decide(let decide): decide(hop)
+        case .decide(let decide): decide(response, next, hopNumber)
         }
     }
 }

@@ -39,7 +39,7 @@ package enum BufferedTransfer {
         if let progress = transfer.progress, let sent = request.httpBody, !sent.isEmpty {
             progress(
                 TransferProgress(
-                    direction: .upload, completedBytes: Int64(sent.count), expectedBytes: Int64(sent.count)))
+                    isUpload: true, completedBytes: Int64(sent.count), expectedBytes: Int64(sent.count)))
         }
         guard case .file(let url, let resumingAt) = transfer.destination, (200..<300).contains(response.statusCode)
         else {
@@ -60,6 +60,6 @@ package enum BufferedTransfer {
     private static func reportDownload(_ transfer: SessionTransfer, received: Int64, before: Int64) {
         transfer.progress?(
             TransferProgress(
-                direction: .download, completedBytes: before + received, expectedBytes: before + received))
+                isUpload: false, completedBytes: before + received, expectedBytes: before + received))
     }
 }

@@ -12,19 +12,13 @@ import Foundation
 /// rename on one volume, not a copy) and moved there only when the request succeeds; whatever
 /// way it fails or is cancelled, nothing is left behind. See `docs/transfers.md`.
 public struct DownloadDestination: Sendable, Equatable {
-    /// What to do when a file is already at the destination.
-    public enum ExistingFile: Sendable, Equatable {
-        /// Replace it, in one step, once the download has succeeded: until then it stays as it was.
-        case replace
-        /// Fail the download, before anything is sent, with `URLError.cannotCreateFile` (see
-        /// ``NetworkError/transportError(_:)-enum.case``).
-        case fail
-    }
-
     /// The file's URL: a `file:` URL.
     public let url: URL
-    /// What to do when a file is already at ``url``.
-    public let existingFile: ExistingFile
+    /// Whether a file already at ``url`` is replaced. When `true`, it is replaced in one step once
+    /// the download has succeeded (until then it stays as it was); when `false`, the download
+    /// fails, before anything is sent, with `URLError.cannotCreateFile` (see
+    /// ``NetworkError/transportError(_:)-enum.case``).
+    public let replacesExistingFile: Bool
     /// Whether the folders up to ``url`` are created when missing; when `false`, a missing folder
     /// fails the download with `URLError.cannotCreateFile`.
     public let createsFolders: Bool
@@ -34,11 +28,12 @@ public struct DownloadDestination: Sendable, Equatable {
     /// - Parameters:
     ///   - url: a `file:` URL; any other URL fails the download, before anything is sent, with
     ///     `URLError.cannotCreateFile`.
-    ///   - existingFile: what to do about a file already there: ``ExistingFile/replace`` by default.
+    ///   - replacesExistingFile: whether a file already there is replaced once the download has
+    ///     succeeded (`true`, the default) or fails the download before anything is sent (`false`).
     ///   - createsFolders: whether missing folders are created: `true` by default.
-    public init(_ url: URL, existingFile: ExistingFile = .replace, createsFolders: Bool = true) {
+    public init(_ url: URL, replacesExistingFile: Bool = true, createsFolders: Bool = true) {
         self.url = url
-        self.existingFile = existingFile
+        self.replacesExistingFile = replacesExistingFile
         self.createsFolders = createsFolders
     }
 }

@@ -148,7 +148,7 @@ final class DownloadFile: Sendable {
                 throw TransferFile.error(
                     .cannotCreateFile, "a folder is in the destination's place", url: url, errno: nil)
             }
-            if destination.existingFile == .fail {
+            if !destination.replacesExistingFile {
                 throw TransferFile.error(
                     .cannotCreateFile, "a file is already at the destination, which does not replace it", url: url,
                     errno: nil)
@@ -189,7 +189,7 @@ final class DownloadFile: Sendable {
 
     /// Renames the partial file to the destination, in one step on one volume.
     private func move(_ partialURL: URL, to url: URL) throws(URLError) {
-        if destination.existingFile == .fail {
+        if !destination.replacesExistingFile {
             do {
                 try FileManager.default.moveItem(at: partialURL, to: url)
             } catch {

@@ -21,7 +21,7 @@ extension NetworkModule {
             return perform(request: request) { result in
                 if case .success(let response) = result {
                     let received = Int64(response.data.count)
-                    progress(TransferProgress(direction: .download, completedBytes: received, expectedBytes: received))
+                    progress(TransferProgress(isUpload: false, completedBytes: received, expectedBytes: received))
                 }
                 completion(result)
             }
@@ -75,7 +75,7 @@ extension NetworkModule {
                 }
                 if case .success(let download) = output, let progress {
                     let received = DownloadFile.size(of: download.fileURL)
-                    progress(TransferProgress(direction: .download, completedBytes: received, expectedBytes: received))
+                    progress(TransferProgress(isUpload: false, completedBytes: received, expectedBytes: received))
                 }
                 completion(output)
             }

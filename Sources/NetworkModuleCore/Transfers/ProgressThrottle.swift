@@ -47,7 +47,7 @@ struct ProgressThrottle {
         guard !isFinished else { return nil }
         made += 1
         let number = made
-        return withTrack(report.direction) { track in
+        return withTrack(isUpload: report.isUpload) { track in
             track.latest = report
             track.latestNumber = number
             if let last = track.lastLetThrough, now >= last, now - last < Self.minimumInterval {
@@ -64,7 +64,7 @@ struct ProgressThrottle {
     mutating func mayDeliver(_ delivery: Delivery) -> Bool {
         guard !isFinished, delivery.number > lastDelivered else { return false }
         lastDelivered = delivery.number
-        withTrack(delivery.report.direction) { $0.deliveredNumber = delivery.number }
+        withTrack(isUpload: delivery.report.isUpload) { $0.deliveredNumber = delivery.number }
         deliveriesRunning += 1
         return true
     }
@@ -95,13 +95,13 @@ struct ProgressThrottle {
         guard !isFinished else { return [] }
         isFinished = true
         var reports: [TransferProgress] = []
-        for direction in [TransferProgress.Direction.upload, .download] {
-            let track = direction == .upload ? upload : download
+        for isUpload in [true, false] {
+            let track = isUpload ? upload : download
             if succeeded {
                 let completed = track.latest?.completedBytes ?? 0
-                if track.latest != nil || direction == .download {
+                if track.latest != nil || !isUpload {
                     let final = TransferProgress(
-                        direction: direction, completedBytes: completed, expectedBytes: completed)
+                        isUpload: isUpload, completedBytes: completed, expectedBytes: completed)
                     if !(track.latestDelivered && track.latest == final) { reports.append(final) }
                 }
             } else if let latest = track.latest, !track.latestDelivered {
@@ -111,12 +111,7 @@ struct ProgressThrottle {
         return reports
     }
 
-    private mutating func withTrack<Result>(
-        _ direction: TransferProgress.Direction, _ body: (inout Track) -> Result
-    ) -> Result {
-        switch direction {
-        case .upload: body(&upload)
-        case .download: body(&download)
-        }
+    private mutating func withTrack<Result>(isUpload: Bool, _ body: (inout Track) -> Result) -> Result {
+        isUpload ? body(&upload) : body(&download)
     }
 }

@@ -13,16 +13,18 @@ import Foundation
 /// }
 /// ```
 ///
-/// - **The request starts when iteration starts** (``makeAsyncIterator()``), or when
-///   ``response`` is first awaited. Iterate a stream once.
+/// - **The request starts when iteration starts** (``makeAsyncIterator()``, or a first
+///   ``next()``), or when ``response`` is first awaited. Iterate a stream once: it is its own
+///   iterator, and one consumer takes each chunk.
 /// - **Memory stays bounded.** At most about `bufferSize` bytes wait for the consumer (see
 ///   ``NetworkModule/stream(request:bufferSize:)``): a consumer slower than the network pauses
 ///   the transfer, which reads on when the consumer has taken half of them. (With
 ///   ``URLSessionTransport`` on Linux, where swift-corelibs-foundation cannot pause a transfer,
 ///   the transport's ``URLSessionTransport/maximumResponseSize`` is the bound instead.)
 /// - **Cancelling** the iterating `Task`, or releasing the iterator (leaving the loop with
-///   `break`, say) and the stream, cancels the request. The iterator then throws
-///   ``NetworkError/cancelled`` (a cancelled `Task`) or is gone; no chunk comes after it.
+///   `break`, say), cancels the request, and so does releasing the stream and every copy of it.
+///   The iterator then throws ``NetworkError/cancelled`` (a cancelled `Task`) or is gone; no
+///   chunk comes after it.
 /// - **Exactly one end**: after the last chunk, `next()` returns `nil` once the request
 ///   succeeded, or throws its ``NetworkError`` (thrown errors are always `NetworkError`s);
 ///   after that it returns `nil`. Chunks that arrived before a failure are handed over first;
@@ -36,22 +38,48 @@ import Foundation
 ///
 /// Iterating it needs no completion executor hop for chunks; the end arrives through the
 /// module's completion executor, after the actions have seen it.
-public struct ResponseStream: AsyncSequence, Sendable {
-    /// A chunk of the body.
-    public typealias Element = Data
-
+public struct ResponseStream: AsyncSequence, AsyncIteratorProtocol, Sendable {
     private let source: Source
+    /// Cancels the request when the iterator is released: set only on the copy that
+    /// ``makeAsyncIterator()`` returns, so that leaving a loop cancels even while the stream
+    /// itself is still held.
+    private let lifetime: Lifetime?
 
     /// A stream whose request `start` sends, handing its body to the channel's sink and its end
     /// to the channel's ``Channel/finish(_:)``, with at most `bufferSize` bytes waiting.
     init(bufferSize: Int, start: @escaping @Sendable (Channel) -> any NetworkCancellable) {
         self.source = Source(channel: Channel(limit: bufferSize), start: start)
+        self.lifetime = nil
     }
 
-    /// Starts the request (unless it started already) and returns the iterator of its chunks.
-    public func makeAsyncIterator() -> Iterator {
+    private init(source: Source, lifetime: Lifetime) {
+        self.source = source
+        self.lifetime = lifetime
+    }
+
+    /// Starts the request (unless it started already) and returns the stream as the iterator of
+    /// its chunks: releasing that iterator cancels the request.
+    public func makeAsyncIterator() -> ResponseStream {
         source.startIfNeeded()
-        return Iterator(source: source)
+        return ResponseStream(source: source, lifetime: Lifetime(source: source))
+    }
+
+    /// The next chunk; `nil` after the last one of a successful response. Starts the request if
+    /// it has not started.
+    ///
+    /// - Throws: the request's ``NetworkError`` (``NetworkError/cancelled`` when the `Task`
+    ///   was cancelled), once, after the chunks that arrived before it.
+    public mutating func next() async throws -> Data? {
+        let source = source
+        source.startIfNeeded()
+        let pulled = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                if let pull = source.channel.take(continuation) { continuation.resume(returning: pull) }
+            }
+        } onCancel: {
+            source.cancel()
+        }
+        return try pulled.get()
     }
 
     /// The response's head: the status and headers of the streamed body, as soon as its first
@@ -70,34 +98,6 @@ public struct ResponseStream: AsyncSequence, Sendable {
         }
     }
 
-    /// Hands over the chunks of a ``ResponseStream``, one `next()` at a time.
-    public struct Iterator: AsyncIteratorProtocol {
-        private let source: Source
-        /// Cancels the request when the iterator is released.
-        private let lifetime: Lifetime
-
-        fileprivate init(source: Source) {
-            self.source = source
-            self.lifetime = Lifetime(source: source)
-        }
-
-        /// The next chunk; `nil` after the last one of a successful response.
-        ///
-        /// - Throws: the request's ``NetworkError`` (``NetworkError/cancelled`` when the `Task`
-        ///   was cancelled), once, after the chunks that arrived before it.
-        public mutating func next() async throws -> Data? {
-            let source = source
-            let pulled = await withTaskCancellationHandler {
-                await withCheckedContinuation { continuation in
-                    if let pull = source.channel.take(continuation) { continuation.resume(returning: pull) }
-                }
-            } onCancel: {
-                source.cancel()
-            }
-            return try pulled.get()
-        }
-    }
-
     /// Cancels the request when the iterator that holds it is released.
     private final class Lifetime: Sendable {
         let source: Source
@@ -112,7 +112,7 @@ public struct ResponseStream: AsyncSequence, Sendable {
     }
 
     /// The stream's request: started once, cancelled by its iterator's cancel or release, or
-    /// when the stream and its iterators are all released.
+    /// when the stream and all its copies are released.
     final class Source: Sendable {
         private enum Request {
             case notStarted

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// ```swift
 /// module.download(request: GetVideo(id: 7), to: DownloadDestination(videoURL), progress: { progress in
-///     guard progress.direction == .download else { return }
+///     guard !progress.isUpload else { return }
 ///     bar.progress = Float(progress.fractionCompleted ?? 0)
 /// }) { result in show(result) }
 /// ```
@@ -14,16 +14,9 @@ import Foundation
 /// for each direction of a request; the last report of each direction comes at completion, before
 /// the result. See `docs/transfers.md`.
 public struct TransferProgress: Sendable, Equatable {
-    /// Which way the bytes go.
-    public enum Direction: Sendable, Equatable {
-        /// The request body, to the server.
-        case upload
-        /// The response body, from the server.
-        case download
-    }
-
-    /// Which way the bytes go.
-    public let direction: Direction
+    /// Which way the bytes go: `true` for the request body, to the server; `false` for the
+    /// response body, from the server (a download).
+    public let isUpload: Bool
     /// Bytes sent or received so far, in this attempt; for a resumed download, the bytes already
     /// on disk count as received.
     public let completedBytes: Int64
@@ -32,8 +25,14 @@ public struct TransferProgress: Sendable, Equatable {
     public let expectedBytes: Int64?
 
     /// Creates a report; sessions and fakes create them, callers only read them.
-    public init(direction: Direction, completedBytes: Int64, expectedBytes: Int64?) {
-        self.direction = direction
+    ///
+    /// - Parameters:
+    ///   - isUpload: `true` for the request body's progress, `false` for the response body's.
+    ///   - completedBytes: the bytes moved so far; a negative count is taken as 0.
+    ///   - expectedBytes: the bytes expected in all, `nil` when unknown; a negative count is
+    ///     taken as 0.
+    public init(isUpload: Bool, completedBytes: Int64, expectedBytes: Int64?) {
+        self.isUpload = isUpload
         self.completedBytes = max(0, completedBytes)
         self.expectedBytes = expectedBytes.map { max(0, $0) }
     }

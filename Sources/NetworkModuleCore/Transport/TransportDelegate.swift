@@ -222,8 +222,7 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
         }
         // The policy is the caller's code: it runs outside the lock.
         guard
-            let chosen = hop.policy.nextRequest(
-                for: RedirectHop(response: response, request: proposed, number: hop.number))
+            let chosen = hop.policy.nextRequest(after: response, next: proposed, hopNumber: hop.number)
         else {
             // Refused: URLSession completes the task with the redirect response and its body.
             completionHandler(nil)

@@ -84,7 +84,7 @@ final class TransportTransfer: Sendable {
         }
         guard let streams = try opened.get() else { return false }
         if let progress {
-            progress(TransferProgress(direction: .download, completedBytes: kept, expectedBytes: expected))
+            progress(TransferProgress(isUpload: false, completedBytes: kept, expectedBytes: expected))
         }
         return streams
     }
@@ -106,7 +106,7 @@ final class TransportTransfer: Sendable {
             guard progress != nil else { return .success(nil) }
             return .success(
                 TransferProgress(
-                    direction: .download,
+                    isUpload: false,
                     completedBytes: Self.clampedSum(state.keptBytes, Int64(clamping: totalReceived)),
                     expectedBytes: state.expectedBytes))
         }
@@ -121,7 +121,7 @@ final class TransportTransfer: Sendable {
     func bodySent(totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {
         guard let progress, !state.withLock({ $0.isClosed }) else { return }
         let expected = totalBytesExpectedToSend > 0 ? totalBytesExpectedToSend : uploadLength
-        progress(TransferProgress(direction: .upload, completedBytes: totalBytesSent, expectedBytes: expected))
+        progress(TransferProgress(isUpload: true, completedBytes: totalBytesSent, expectedBytes: expected))
     }
 
     /// `a + b`, or the largest `Int64` when the sum is larger: a count never traps.

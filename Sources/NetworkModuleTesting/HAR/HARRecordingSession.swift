@@ -22,7 +22,7 @@ import NetworkModuleCore
 ///   names you add), query item values (in the URL and in `queryString` alike), and the
 ///   secret fields of JSON and form bodies, in requests and responses (a token endpoint's
 ///   `access_token`, a login's `password`). Other bodies are written as they are: record with
-///   test accounts. With `.methodURLAndBody` matching, replay masks a request's body the same
+///   test accounts. With `matchingBodies: true`, replay masks a request's body the same
 ///   way before comparing it.
 /// - Bodies that are not UTF-8 text are written in base64 (`content.encoding` for
 ///   responses, `postData._encoding` for requests). A body given as a stream (a file, a stream,

@@ -14,7 +14,7 @@ import NetworkModuleCore
 /// ```
 ///
 /// - A request is answered by the recorded entries with the same method and URL (and the
-///   same body, with ``Matching-swift.enum/methodURLAndBody``), in the order they were
+///   same body, with `matchingBodies: true`), in the order they were
 ///   recorded; when they run out, the last one repeats. The URL is compared after masking
 ///   it with `redaction`, as it was masked when recorded, so pass the recorder's redaction.
 /// - A recorded transport failure (status `0` with `_urlErrorCode`) fails again with the
@@ -23,21 +23,12 @@ import NetworkModuleCore
 ///   request does: a `501` whose body names the request and the closest recorded entries,
 ///   the same message on standard error and to `onMiss`; the request is kept in
 ///   ``missedRequests``.
-/// - Answers are delivered inside `resume()` (or when released, with `delivery: .manual`),
+/// - Answers are delivered inside `resume()` (or when released, with `holdingResponses: true`),
 ///   with no delay: with the `.immediate` executor a replayed request completes inside
 ///   `perform`.
 ///
 /// Thread-safe.
 public final class HARReplaySession: NetworkSession, TransferringSession {
-    /// Which parts of a request must equal the recorded one.
-    public enum Matching: Sendable {
-        /// The method and the URL.
-        case methodAndURL
-        /// The method, the URL and the body. JSON bodies are compared by value, whatever the
-        /// key order; other bodies byte for byte.
-        case methodURLAndBody
-    }
-
     private let session: FakeNetworkSession
     private let book: ReplayBook
 
@@ -45,15 +36,18 @@ public final class HARReplaySession: NetworkSession, TransferringSession {
     ///
     /// - Parameters:
     ///   - fileURL: the HAR file to serve, as `HARRecordingSession` writes it or a browser saves it.
-    ///   - matching: what must equal the recorded request; method and URL by default.
+    ///   - matchingBodies: whether a request's body must equal the recorded one too, besides its
+    ///     method and URL; `false` by default. JSON bodies are compared by value, whatever the
+    ///     key order; other bodies byte for byte.
     ///   - redaction: masks the URL of each request before it is compared; use the one the
     ///     archive was recorded with.
-    ///   - delivery: `.manual` holds answers until the test releases them.
+    ///   - holdingResponses: whether answers are held until the test releases them; `false` by
+    ///     default.
     ///   - onMiss: called with a message for each request that has no recorded entry.
     /// - Throws: an error whose description says what was wrong, if the file cannot be read or is not a HAR archive.
     public convenience init(
-        contentsOf fileURL: URL, matching: Matching = .methodAndURL, redaction: Redaction = .default,
-        delivery: FakeNetworkSession.Delivery = .immediate, onMiss: (@Sendable (String) -> Void)? = nil
+        contentsOf fileURL: URL, matchingBodies: Bool = false, redaction: Redaction = .default,
+        holdingResponses: Bool = false, onMiss: (@Sendable (String) -> Void)? = nil
     ) throws {
         let data: Data
         do {
@@ -61,17 +55,19 @@ public final class HARReplaySession: NetworkSession, TransferringSession {
         } catch {
             throw HARReadError(description: "cannot read \(fileURL.path): \(error)")
         }
-        try self.init(harData: data, matching: matching, redaction: redaction, delivery: delivery, onMiss: onMiss)
+        try self.init(
+            harData: data, matchingBodies: matchingBodies, redaction: redaction, holdingResponses: holdingResponses,
+            onMiss: onMiss)
     }
 
     /// Creates a replay session from HAR JSON, with the same options as
-    /// ``init(contentsOf:matching:redaction:delivery:onMiss:)``.
+    /// ``init(contentsOf:matchingBodies:redaction:holdingResponses:onMiss:)``.
     ///
     /// - Throws: an error whose description says what was wrong, if `harData` is not a HAR
     ///   archive, or an entry's body is invalid base64.
     public init(
-        harData: Data, matching: Matching = .methodAndURL, redaction: Redaction = .default,
-        delivery: FakeNetworkSession.Delivery = .immediate, onMiss: (@Sendable (String) -> Void)? = nil
+        harData: Data, matchingBodies: Bool = false, redaction: Redaction = .default,
+        holdingResponses: Bool = false, onMiss: (@Sendable (String) -> Void)? = nil
     ) throws {
         let archive: HARArchive
         do {
@@ -79,8 +75,8 @@ public final class HARReplaySession: NetworkSession, TransferringSession {
         } catch {
             throw HARReadError(description: "not a HAR archive: \(error)")
         }
-        book = try ReplayBook(archive: archive, matching: matching, redaction: redaction, onMiss: onMiss)
-        session = FakeNetworkSession(delivery: delivery)
+        book = try ReplayBook(archive: archive, matchingBodies: matchingBodies, redaction: redaction, onMiss: onMiss)
+        session = FakeNetworkSession(holdingResponses: holdingResponses)
         session.stub(RequestMatcher("an entry of the HAR archive") { _ in true }) { [book] request in
             book.answer(for: request)
         }
@@ -101,12 +97,12 @@ public final class HARReplaySession: NetworkSession, TransferringSession {
         session.recordedRequests
     }
 
-    /// How many answers are held, with `delivery: .manual`.
+    /// How many answers are held, with `holdingResponses: true`.
     public var heldCount: Int {
         session.heldCount
     }
 
-    /// Delivers the oldest held answer, with `delivery: .manual`; returns `false` if none was held.
+    /// Delivers the oldest held answer, with `holdingResponses: true`; returns `false` if none was held.
     @discardableResult
     public func releaseNext() -> Bool {
         session.releaseNext()

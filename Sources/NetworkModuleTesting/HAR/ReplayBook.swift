@@ -24,16 +24,17 @@ final class ReplayBook: Sendable {
     }
 
     private let entries: [Entry]
-    private let matching: HARReplaySession.Matching
+    /// Whether a request's body must equal the recorded one too (see `HARReplaySession`).
+    private let matchesBodies: Bool
     private let redaction: Redaction
     private let onMiss: (@Sendable (String) -> Void)?
     private let state = LockedState(State())
 
     init(
-        archive: HARArchive, matching: HARReplaySession.Matching, redaction: Redaction,
+        archive: HARArchive, matchingBodies: Bool, redaction: Redaction,
         onMiss: (@Sendable (String) -> Void)?
     ) throws {
-        self.matching = matching
+        self.matchesBodies = matchingBodies
         self.redaction = redaction
         self.onMiss = onMiss
         self.entries = try archive.log.entries.enumerated().map { index, entry in
@@ -56,7 +57,7 @@ final class ReplayBook: Sendable {
         let body = redaction.writableBody(sent, contentType: request.value(forHTTPHeaderField: "Content-Type"))
         let group = entries.indices.filter { index in
             entries[index].method == method && entries[index].url == url
-                && (matching == .methodAndURL || Self.sameBody(entries[index].body, body))
+                && (!matchesBodies || Self.sameBody(entries[index].body, body))
         }
         guard let first = group.first else { return miss(request, method: method, url: url) }
         let position = state.withLock { state in
@@ -74,7 +75,7 @@ final class ReplayBook: Sendable {
             .map { (name: $0, distance: Self.editDistance($0, wanted)) }
             .sorted { $0.distance < $1.distance }
             .prefix(3)
-        let bodyNote = matching == .methodURLAndBody ? " with a body of \(request.httpBody?.count ?? 0) bytes" : ""
+        let bodyNote = matchesBodies ? " with a body of \(request.httpBody?.count ?? 0) bytes" : ""
         let list = closest.isEmpty ? "\n  (the archive is empty)" : closest.map { "\n  - \($0.name)" }.joined()
         let message =
             "HARReplaySession: no recorded entry for \(LoudMiss.describe(method: method, url: request.url))\(bodyNote)."

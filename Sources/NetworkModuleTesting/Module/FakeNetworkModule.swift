@@ -32,7 +32,7 @@ import NetworkModuleCore
 ///   standard error and to `onUnmatchedRequest`.
 /// - A stubbed response is the call's answer whatever the request's redirect policy: a stubbed
 ///   `3xx` is delivered as it is (checked against `acceptableStatusCodes`), never followed.
-/// - With `delivery: .manual` answers wait for ``releaseNext()``, ``releaseLast()`` or
+/// - With `holdingResponses: true` answers wait for ``releaseNext()``, ``releaseLast()`` or
 ///   ``releaseAll()``, so a test can cancel a call in flight, or answer calls out of order.
 ///
 /// Thread-safe: stubs may be added and calls made from any thread.
@@ -68,7 +68,8 @@ public final class FakeNetworkModule: NetworkModule {
     ///     answered without delay completes inside `perform`.
     ///   - decoder: decodes typed requests' bodies; a `JSONResponseDecoder` by default. Pass the app
     ///     module's decoder when it is another.
-    ///   - delivery: `.manual` holds every answer until the test releases it.
+    ///   - holdingResponses: whether every answer is held until the test releases it; `false`
+    ///     by default.
     ///   - delayScheduler: waits out delayed responses; pass a ``ManualDelayScheduler`` to
     ///     control time.
     ///   - onUnmatchedRequest: called with a message for each call that no stub matches.
@@ -76,14 +77,14 @@ public final class FakeNetworkModule: NetworkModule {
         requestBuilder: some RequestBuilder = DefaultRequestBuilder(baseURL: FakeNetworkModule.defaultBaseURL),
         completionExecutor: some CompletionExecutor = .immediate,
         decoder: any ResponseDecoder = JSONResponseDecoder(),
-        delivery: FakeNetworkSession.Delivery = .immediate,
+        holdingResponses: Bool = false,
         delayScheduler: (any DelayScheduler)? = nil,
         onUnmatchedRequest: (@Sendable (String) -> Void)? = nil
     ) {
         self.requestBuilder = requestBuilder
         self.completionExecutor = completionExecutor
         self.decoder = decoder
-        self.session = FakeNetworkSession(delivery: delivery, delayScheduler: delayScheduler)
+        self.session = FakeNetworkSession(holdingResponses: holdingResponses, delayScheduler: delayScheduler)
         self.onUnmatchedRequest = onUnmatchedRequest
     }
 
@@ -162,7 +163,7 @@ public final class FakeNetworkModule: NetworkModule {
         session.cancelledCount
     }
 
-    // MARK: Manual delivery
+    // MARK: Held answers
 
     /// How many answers are held, waiting to be released.
     public var heldCount: Int {
@@ -199,7 +200,7 @@ public final class FakeNetworkModule: NetworkModule {
 }
 
 /// The session of one call of a ``FakeNetworkModule``: answers with the response the fake's
-/// stubs chose, through the fake's ``FakeNetworkSession`` (for delays, manual delivery and
+/// stubs chose, through the fake's ``FakeNetworkSession`` (for delays, held answers and
 /// cancellation).
 extension FakeNetworkModule: PipelineModule {
     /// Records the call, picks its answer from the stubs, and runs it on a module of its own

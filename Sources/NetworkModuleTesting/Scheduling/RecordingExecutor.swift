@@ -13,7 +13,7 @@ import NetworkModuleCore
 /// ```
 ///
 /// A request completes inside `perform` only when the session answers inside it and every
-/// action answers at once; an action that answers later (an `AsyncTokenProvider`, a token
+/// action answers at once; an action that answers later (an `async` token closure, a token
 /// refresh, a retry's wait) completes the request later, on another thread. With
 /// `holdingDeliveries: true` the test waits for the completion and runs it where it awaits:
 ///

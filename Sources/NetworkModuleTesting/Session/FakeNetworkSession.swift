@@ -23,11 +23,10 @@ import NetworkModuleCore
 ///   and the request is kept in ``unmatchedRequests``. The code under test sees
 ///   `NetworkError.serverError` with that body, so even a test without the hook fails with
 ///   the message in view.
-/// - With ``Delivery-swift.enum/immediate`` an answer without delay is delivered inside
-///   `resume()`, so with the immediate executor a request completes inside `perform`.
-///   With ``Delivery-swift.enum/manual`` answers wait until the test releases them (oldest
-///   first, newest first, or a chosen request), to test cancellation and ordering
-///   deterministically.
+/// - By default an answer without delay is delivered inside `resume()`, so with the immediate
+///   executor a request completes inside `perform`. With `holdingResponses: true` answers
+///   wait until the test releases them (oldest first, newest first, or a chosen request), to
+///   test cancellation and ordering deterministically.
 /// - Cancelling a task that has not answered delivers `URLError.cancelled`, as `URLSession`
 ///   does.
 /// - Redirects: with `.follow` (the default) a stubbed `3xx` is delivered as it
@@ -40,14 +39,6 @@ import NetworkModuleCore
 ///
 /// Thread-safe: stubs may be added and requests made from any thread.
 public final class FakeNetworkSession: NetworkSession, TransferringSession {
-    /// When answers are delivered.
-    public enum Delivery: Sendable {
-        /// When the task is resumed (after the response's delay, if it has one).
-        case immediate
-        /// When the test calls ``releaseNext()`` or ``releaseAll()``.
-        case manual
-    }
-
     private struct State {
         var stubs = StubTable<URLRequest>()
         var recordedRequests: [URLRequest] = []
@@ -57,24 +48,29 @@ public final class FakeNetworkSession: NetworkSession, TransferringSession {
     }
 
     private let state = LockedState(State())
-    private let delivery: Delivery
+    /// Whether answers wait for ``releaseNext()`` and its kin instead of being delivered when
+    /// the task is resumed.
+    private let holdsResponses: Bool
     private let delayScheduler: any DelayScheduler
     private let onUnmatchedRequest: (@Sendable (String) -> Void)?
 
     /// Creates a fake session.
     ///
     /// - Parameters:
-    ///   - delivery: when answers are delivered; `.immediate` by default.
+    ///   - holdingResponses: whether answers are held until the test releases them
+    ///     (``releaseNext()``, ``releaseAll()`` and their kin); `false` by default, which
+    ///     delivers each answer when its task is resumed (after the response's delay, if it has
+    ///     one).
     ///   - delayScheduler: waits out delayed responses; pass a `ManualDelayScheduler` to
     ///     control time in tests.
     ///   - onUnmatchedRequest: called with a message for each request no stub matches,
     ///     for example `{ XCTFail($0) }` or `{ Issue.record(Comment(rawValue: $0)) }`.
     public init(
-        delivery: Delivery = .immediate,
+        holdingResponses: Bool = false,
         delayScheduler: (any DelayScheduler)? = nil,
         onUnmatchedRequest: (@Sendable (String) -> Void)? = nil
     ) {
-        self.delivery = delivery
+        self.holdsResponses = holdingResponses
         self.delayScheduler = delayScheduler ?? DispatchDelayScheduler()
         self.onUnmatchedRequest = onUnmatchedRequest
     }
@@ -126,7 +122,7 @@ public final class FakeNetworkSession: NetworkSession, TransferringSession {
         state.withLock { $0.cancelledCount }
     }
 
-    // MARK: Manual delivery
+    // MARK: Held answers
 
     /// How many answers are held, waiting for ``releaseNext()`` or ``releaseAll()``.
     public var heldCount: Int {
@@ -195,7 +191,7 @@ public final class FakeNetworkSession: NetworkSession, TransferringSession {
 
     /// ``transferTask(with:transfer:completionHandler:)``, answered with `answer` when given
     /// instead of a stub (and then never redirected), with everything else (recording, delay,
-    /// manual delivery, cancellation, chunks) as usual: how ``FakeNetworkModule`` sends the
+    /// held answers, cancellation, chunks) as usual: how ``FakeNetworkModule`` sends the
     /// answer it chose for a call.
     func transferTask(
         with request: URLRequest, transfer: SessionTransfer, answer: StubbedResponse?,
@@ -230,23 +226,22 @@ public final class FakeNetworkSession: NetworkSession, TransferringSession {
                 break
             }
             let original = task.request.url
-            let hop = RedirectHop(
-                response: redirect, request: CredentialHeaders.strippedForRedirect(proposed, from: original),
-                number: hops)
+            let next = CredentialHeaders.strippedForRedirect(proposed, from: original)
             // The policy is the test's code: no lock is held.
-            guard let chosen = task.redirectPolicy.nextRequest(for: hop) else { break }
+            guard let chosen = task.redirectPolicy.nextRequest(after: redirect, next: next, hopNumber: hops) else {
+                break
+            }
             request = CredentialHeaders.strippedForRedirect(chosen, from: original)
             answer = stubbedAnswer(for: request, preset: nil)
             raw = answer.answer(for: request)
         }
         task.setAnswer(raw, chunkSize: answer.chunkSize)
-        switch delivery {
-        case .manual:
+        if holdsResponses {
             state.withLock { $0.held.append(task) }
-        case .immediate where answer.delay > 0:
+        } else if answer.delay > 0 {
             let timer = delayScheduler.schedule(after: answer.delay) { task.deliverAnswer() }
             task.setTimer(timer)
-        case .immediate:
+        } else {
             task.deliverAnswer()
         }
     }

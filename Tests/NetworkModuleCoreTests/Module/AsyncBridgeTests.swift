@@ -40,7 +40,7 @@ struct AsyncBridgeTests {
 
     @Test("when the Task is cancelled in flight, should cancel the request and throw .cancelled")
     func taskCancellationCancelsRequest() async {
-        let session = FakeNetworkSession(delivery: .manual)
+        let session = FakeNetworkSession(holdingResponses: true)
         session.stub(.any, with: .status(200))
         let module = makeModule(session: session)
 
@@ -57,7 +57,7 @@ struct AsyncBridgeTests {
 
     @Test("when the Task is already cancelled, should not send and throw .cancelled")
     func alreadyCancelledTask() async {
-        let session = FakeNetworkSession(delivery: .manual)
+        let session = FakeNetworkSession(holdingResponses: true)
         session.stub(.any, with: .status(200))
         let module = makeModule(session: session)
         let gate = LockedState(false)

@@ -155,7 +155,7 @@
 
         @Test("when the subscription is cancelled in flight, should cancel the request, deliver once, publish nothing")
         func cancelInFlight() {
-            let session = FakeNetworkSession(delivery: .manual)
+            let session = FakeNetworkSession(holdingResponses: true)
             session.stub(.any, with: .status(200))
             let executor = RecordingExecutor()
             let recorder = EventRecorder()

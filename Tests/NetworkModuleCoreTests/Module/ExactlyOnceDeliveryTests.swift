@@ -102,7 +102,7 @@ struct ExactlyOnceDeliveryTests {
     @Test(
         "when cancelled in flight, should deliver .cancelled at once, cancel the session task and drop its late answer")
     func cancelInFlight() {
-        let session = FakeNetworkSession(delivery: .manual)
+        let session = FakeNetworkSession(holdingResponses: true)
         session.stub(.any, with: .status(200))
         let executor = RecordingExecutor()
         let results = ResultCollector<NetworkResponse>()
@@ -168,7 +168,7 @@ struct ExactlyOnceDeliveryTests {
 
     @Test("when the caller drops the module, should complete the request in flight, then release the module")
     func requestOutlivesModule() {
-        let session = FakeNetworkSession(delivery: .manual)
+        let session = FakeNetworkSession(holdingResponses: true)
         session.stub(.any, with: .status(200))
         let results = ResultCollector<NetworkResponse>()
         weak var weakModule: DefaultNetworkModule?

@@ -77,7 +77,7 @@ struct LifecycleGuaranteesTests {
         "when a request is cancelled while actions observe its response, should run every observing hook before didFinish",
         arguments: [HookRecorder.CancelPoint.didReceive, .validate])
     func cancelWhileObserving(point: HookRecorder.CancelPoint) {
-        let session = FakeNetworkSession(delivery: .manual)
+        let session = FakeNetworkSession(holdingResponses: true)
         session.stub(.any, with: .status(200))
         let order = LockedState<[String]>([])
         let first = HookRecorder(name: "A", order: order, cancelPoint: point)
@@ -98,7 +98,7 @@ struct LifecycleGuaranteesTests {
 
     @Test("when a request is cancelled while an action decides to retry, should prepare no further attempt")
     func cancelWhileDeciding() {
-        let session = FakeNetworkSession(delivery: .manual)
+        let session = FakeNetworkSession(holdingResponses: true)
         session.stub(.any, with: .status(503))
         let order = LockedState<[String]>([])
         let action = HookRecorder(name: "A", order: order, cancelPoint: .retryDecision, retries: true)
@@ -115,7 +115,7 @@ struct LifecycleGuaranteesTests {
 
     @Test("when a request is cancelled while a logging action observes it, should log nothing after the cancelled line")
     func loggingAfterCancel() {
-        let session = FakeNetworkSession(delivery: .manual)
+        let session = FakeNetworkSession(holdingResponses: true)
         session.stub(.any, with: .status(200))
         let log = LockedState<[String]>([])
         let order = LockedState<[String]>([])

@@ -46,7 +46,9 @@ struct PipelineModuleTests {
             request: TestRequest(),
             progress: { report in
                 events.withLock {
-                    $0.append("\(report.direction) \(report.completedBytes)/\(report.expectedBytes ?? -1)")
+                    $0.append(
+                        "\(report.isUpload ? "upload" : "download") \(report.completedBytes)/\(report.expectedBytes ?? -1)"
+                    )
                 }
             },
             completion: { result in events.withLock { $0.append("done \((try? result.get().data.count) ?? -1)") } })

@@ -122,7 +122,7 @@ struct StreamedBodyPipelineTests {
     func temporaryFileRemovedOnCancel() throws {
         let (form, file) = try Self.largeForm()
         defer { try? FileManager.default.removeItem(at: file) }
-        let session = FakeNetworkSession(delivery: .manual)
+        let session = FakeNetworkSession(holdingResponses: true)
         session.stub(.any, with: .status(200))
         let results = ResultCollector<NetworkResponse>()
         let handle = makeModule(session: session)

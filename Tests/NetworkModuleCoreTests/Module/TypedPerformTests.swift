@@ -108,7 +108,7 @@ struct TypedPerformTests {
 
     @Test("when cancelled in flight, should deliver .cancelled once through the executor and drop the late answer")
     func cancellation() {
-        let session = FakeNetworkSession(delivery: .manual)
+        let session = FakeNetworkSession(holdingResponses: true)
         session.stub(.any, with: .json(#"{"id": 1, "name": "Ada"}"#))
         let executor = RecordingExecutor()
         let results = ResultCollector<User>()

@@ -131,11 +131,16 @@ struct HTTPHeadersTests {
         #expect(headers != ["Accept": "*/*", "X-Other": "abc"])
     }
 
-    @Test("when a field is created directly, should keep its name and value")
-    func field() {
-        let field = HTTPHeaders.Field(name: "X-Id", value: "1")
-        #expect(field.name == "X-Id")
-        #expect(field.value == "1")
-        #expect(field != HTTPHeaders.Field(name: "x-id", value: "1"))
+    @Test("when iterated, should give each field's name as given and value, by label or destructured")
+    func iteration() {
+        let headers = HTTPHeaders([("X-Id", "1"), ("accept", "*/*")])
+
+        var labeled: [String] = []
+        for field in headers { labeled.append("\(field.name)=\(field.value)") }
+        var destructured: [String] = []
+        for (name, value) in headers { destructured.append("\(name)=\(value)") }
+
+        #expect(labeled == ["X-Id=1", "accept=*/*"])
+        #expect(destructured == labeled)
     }
 }

@@ -107,11 +107,11 @@ struct RedirectPolicyTests {
         stubChain(session)
         let module = makeModule(session: session)
         let hops = LockedState([String]())
-        let policy = RedirectPolicy.decide { hop in
+        let policy = RedirectPolicy.decide { response, next, hopNumber in
             hops.withLock {
-                $0.append("\(hop.number) \(hop.response.statusCode) \(hop.request.url?.absoluteString ?? "")")
+                $0.append("\(hopNumber) \(response.statusCode) \(next.url?.absoluteString ?? "")")
             }
-            return hop.request
+            return next
         }
         let results = ResultCollector<NetworkResponse>()
 
@@ -132,7 +132,7 @@ struct RedirectPolicyTests {
 
         module.perform(
             request: Redirected(
-                redirectPolicy: .decide { $0.number < 2 ? $0.request : nil },
+                redirectPolicy: .decide { _, next, hopNumber in hopNumber < 2 ? next : nil },
                 acceptableStatusCodes: AcceptableStatusCodes(200..<400)),
             completion: results.completion)
 
@@ -146,12 +146,12 @@ struct RedirectPolicyTests {
         stubChain(session)
         let module = makeModule(session: session)
         let seenAuthorization = LockedState([String?]())
-        let policy = RedirectPolicy.decide { hop in
-            seenAuthorization.withLock { $0.append(hop.request.value(forHTTPHeaderField: "Authorization")) }
-            var next = hop.request
-            next.setValue("Bearer s3cret", forHTTPHeaderField: "Authorization")
-            next.setValue("\(hop.number)", forHTTPHeaderField: "X-Hop")
-            return next
+        let policy = RedirectPolicy.decide { _, next, hopNumber in
+            seenAuthorization.withLock { $0.append(next.value(forHTTPHeaderField: "Authorization")) }
+            var changed = next
+            changed.setValue("Bearer s3cret", forHTTPHeaderField: "Authorization")
+            changed.setValue("\(hopNumber)", forHTTPHeaderField: "X-Hop")
+            return changed
         }
         let results = ResultCollector<NetworkResponse>()
 
@@ -217,7 +217,8 @@ struct RedirectPolicyTests {
             session: URLSession(configuration: .ephemeral), completionExecutor: executor)
         let results = ResultCollector<NetworkResponse>()
 
-        module.perform(request: Redirected(redirectPolicy: .decide { $0.request }), completion: results.completion)
+        module.perform(
+            request: Redirected(redirectPolicy: .decide { _, next, _ in next }), completion: results.completion)
 
         #expect(executor.deliveryCount == 1)
         #expect(results.singleError?.urlErrorCode == .unsupportedURL)
@@ -233,7 +234,8 @@ struct RedirectPolicyTests {
         )
         let results = ResultCollector<NetworkResponse>()
 
-        module.perform(request: Redirected(redirectPolicy: .decide { $0.request }), completion: results.completion)
+        module.perform(
+            request: Redirected(redirectPolicy: .decide { _, next, _ in next }), completion: results.completion)
 
         #expect(try results.singleValue?.text() == "end")
         #expect(fake.recordedRequests.count == 3)
@@ -294,6 +296,6 @@ struct RedirectPolicyTests {
 extension RedirectPolicy {
     /// What the policy does with a first hop to `request`: `nil` when it stops.
     fileprivate func probe(_ response: HTTPURLResponse, request: URLRequest) -> URLRequest? {
-        nextRequest(for: RedirectHop(response: response, request: request, number: 1))
+        nextRequest(after: response, next: request, hopNumber: 1)
     }
 }

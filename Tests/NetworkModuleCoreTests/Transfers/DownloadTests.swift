@@ -190,7 +190,7 @@ struct DownloadTests {
         let results = ResultCollector<DownloadResponse>()
 
         makeTransferModule(session: session).download(
-            request: GetFile(), to: DownloadDestination(destination, existingFile: .fail),
+            request: GetFile(), to: DownloadDestination(destination, replacesExistingFile: false),
             completion: results.completion)
 
         #expect(results.singleError?.urlErrorCode == .cannotCreateFile)

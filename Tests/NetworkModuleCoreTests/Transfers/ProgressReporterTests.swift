@@ -7,7 +7,7 @@ import Testing
 @Suite("Progress reporter")
 struct ProgressReporterTests {
     private func download(_ done: Int64) -> TransferProgress {
-        TransferProgress(direction: .download, completedBytes: done, expectedBytes: nil)
+        TransferProgress(isUpload: false, completedBytes: done, expectedBytes: nil)
     }
 
     @Test("when the session reports, should hand the report to the caller through the executor")

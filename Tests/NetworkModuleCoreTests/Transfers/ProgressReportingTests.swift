@@ -42,7 +42,7 @@ struct ProgressReportingTests {
             for index in 1...count {
                 transfer.progress?(
                     TransferProgress(
-                        direction: .download, completedBytes: Int64(index) * step,
+                        isUpload: false, completedBytes: Int64(index) * step,
                         expectedBytes: Int64(count) * step))
             }
             return (Data(count: count * Int(step)), httpResponse(request, status: status), nil)
@@ -61,7 +61,7 @@ struct ProgressReportingTests {
         let reports = log.reports
         #expect(reports.count >= 2)
         #expect(reports.count < 100)
-        #expect(reports.last == TransferProgress(direction: .download, completedBytes: 50_000, expectedBytes: 50_000))
+        #expect(reports.last == TransferProgress(isUpload: false, completedBytes: 50_000, expectedBytes: 50_000))
         #expect(log.all.last == .completed)
         #expect(log.all.filter { $0 == .completed }.count == 1)
     }
@@ -77,7 +77,7 @@ struct ProgressReportingTests {
             results.completion(result)
         }
 
-        #expect(log.reports.last == TransferProgress(direction: .download, completedBytes: 30, expectedBytes: 30))
+        #expect(log.reports.last == TransferProgress(isUpload: false, completedBytes: 30, expectedBytes: 30))
         #expect(log.all.last == .completed)
         #expect(results.singleError?.statusCode == 500)
     }
@@ -95,7 +95,7 @@ struct ProgressReportingTests {
         // FakeNetworkSession runs the default transferTask: one report, the whole body.
         #expect(
             log.all == [
-                .progress(TransferProgress(direction: .download, completedBytes: 2, expectedBytes: 2)), .completed,
+                .progress(TransferProgress(isUpload: false, completedBytes: 2, expectedBytes: 2)), .completed,
             ])
     }
 
@@ -109,15 +109,15 @@ struct ProgressReportingTests {
             log.completed()
         }
 
-        #expect(log.reports.map(\.direction) == [.upload, .download])
-        #expect(log.reports.first == TransferProgress(direction: .upload, completedBytes: 2_000, expectedBytes: 2_000))
+        #expect(log.reports.map(\.isUpload) == [true, false])
+        #expect(log.reports.first == TransferProgress(isUpload: true, completedBytes: 2_000, expectedBytes: 2_000))
     }
 
     @Test("when cancelled, should complete once as cancelled and pass on no report the session makes after")
     func cancelled() {
         let log = Log()
         let session = ScriptedTransferSession(holds: true) { _, request, transfer in
-            transfer.progress?(TransferProgress(direction: .download, completedBytes: 5, expectedBytes: 10))
+            transfer.progress?(TransferProgress(isUpload: false, completedBytes: 5, expectedBytes: 10))
             return (Data(count: 10), httpResponse(request), nil)
         }
         let task = makeTransferModule(session: session).perform(request: TestRequest(), progress: log.progress) {
@@ -147,7 +147,7 @@ struct ProgressReportingTests {
 
         #expect(
             log.all == [
-                .progress(TransferProgress(direction: .download, completedBytes: 300, expectedBytes: 300)), .completed,
+                .progress(TransferProgress(isUpload: false, completedBytes: 300, expectedBytes: 300)), .completed,
             ])
     }
 }

@@ -9,11 +9,11 @@ struct ProgressThrottleTests {
     private let interval = ProgressThrottle.minimumInterval
 
     private func download(_ done: Int64, of total: Int64? = 100) -> TransferProgress {
-        TransferProgress(direction: .download, completedBytes: done, expectedBytes: total)
+        TransferProgress(isUpload: false, completedBytes: done, expectedBytes: total)
     }
 
     private func upload(_ done: Int64, of total: Int64? = 50) -> TransferProgress {
-        TransferProgress(direction: .upload, completedBytes: done, expectedBytes: total)
+        TransferProgress(isUpload: true, completedBytes: done, expectedBytes: total)
     }
 
     @Test("when the first report of a direction arrives, should let it through")

@@ -87,7 +87,7 @@ struct StreamTests {
 
     @Test("when cancelled after the first chunk, should complete once with .cancelled and hand over no more chunks")
     func cancelAfterFirstChunk() {
-        let session = FakeNetworkSession(delivery: .manual)
+        let session = FakeNetworkSession(holdingResponses: true)
         session.stub(.any, with: .status(200, body: body).inChunks(of: 3))
         let recorder = Recorder()
         let handle = LockedState<(any NetworkCancellable)?>(nil)
@@ -195,6 +195,22 @@ struct StreamTests {
         #expect(received.reduce(Data(), +) == long)
     }
 
+    @Test("when next() is called on the stream itself, should start the request, hand over the chunks, then end once")
+    func streamIsItsOwnIterator() async throws {
+        let session = FakeNetworkSession()
+        session.stub(.any, with: .status(200, body: body).inChunks(of: 4))
+        var stream = makeModule(session: session).stream(request: TestRequest())
+        var received: [Data] = []
+
+        while let chunk = try await stream.next() { received.append(chunk) }
+        let after = try await stream.next()
+
+        #expect(received.map(\.count) == [4, 4, 2])
+        #expect(received.reduce(Data(), +) == body)
+        #expect(after == nil)
+        #expect(session.recordedRequests.count == 1)
+    }
+
     @Test("when iterated, should give the response head before the body")
     func asyncResponseHead() async throws {
         let session = FakeNetworkSession()
@@ -261,7 +277,7 @@ struct StreamTests {
 
     @Test("when the iterator is released, should cancel the request")
     func releasingIteratorCancels() {
-        let session = FakeNetworkSession(delivery: .manual)
+        let session = FakeNetworkSession(holdingResponses: true)
         session.stub(.any, with: .status(200, body: body))
         let stream = makeModule(session: session).stream(request: TestRequest())
 

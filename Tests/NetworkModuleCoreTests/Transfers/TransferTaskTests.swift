@@ -25,7 +25,7 @@ struct TransferTaskTests {
 
         #expect(download.fileURL == destination)
         #expect(try Data(contentsOf: destination).count == 1_234)
-        #expect(reports == [TransferProgress(direction: .download, completedBytes: 1_234, expectedBytes: 1_234)])
+        #expect(reports == [TransferProgress(isUpload: false, completedBytes: 1_234, expectedBytes: 1_234)])
     }
 
     @Test("when a perform task fails, should throw its NetworkError to every waiter")

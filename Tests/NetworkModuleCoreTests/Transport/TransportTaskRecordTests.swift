@@ -181,7 +181,7 @@ struct TransportTaskRecordTests {
         #expect(second.number == 2)
         #expect(record.hops == 2)
         #expect(
-            first.policy.nextRequest(for: RedirectHop(response: Self.response(302), request: Self.request, number: 1))
+            first.policy.nextRequest(after: Self.response(302), next: Self.request, hopNumber: 1)
                 == nil)
     }
 

@@ -86,8 +86,8 @@ struct TransportTransferTests {
         #expect(try Data(contentsOf: url) == Data("abcdef".utf8))
         #expect(
             reports.all == [
-                TransferProgress(direction: .download, completedBytes: 3, expectedBytes: 6),
-                TransferProgress(direction: .download, completedBytes: 6, expectedBytes: 6),
+                TransferProgress(isUpload: false, completedBytes: 3, expectedBytes: 6),
+                TransferProgress(isUpload: false, completedBytes: 6, expectedBytes: 6),
             ])
     }
 
@@ -110,8 +110,8 @@ struct TransportTransferTests {
 
         #expect(
             reports.all == [
-                TransferProgress(direction: .download, completedBytes: 3, expectedBytes: nil),
-                TransferProgress(direction: .download, completedBytes: .max, expectedBytes: nil),
+                TransferProgress(isUpload: false, completedBytes: 3, expectedBytes: nil),
+                TransferProgress(isUpload: false, completedBytes: .max, expectedBytes: nil),
             ], "a length past Int64.max is unknown, and a count past it stops at the largest")
     }
 
@@ -206,8 +206,8 @@ struct TransportTransferTests {
 
         #expect(
             reports.all == [
-                TransferProgress(direction: .upload, completedBytes: 4, expectedBytes: 10),
-                TransferProgress(direction: .upload, completedBytes: 10, expectedBytes: 10),
+                TransferProgress(isUpload: true, completedBytes: 4, expectedBytes: 10),
+                TransferProgress(isUpload: true, completedBytes: 10, expectedBytes: 10),
             ])
     }
 }

@@ -167,7 +167,7 @@ struct HARRecordingSessionTests {
 
     @Test("when a request is cancelled, should not write it, and should pass the cancellation on")
     func cancelled() throws {
-        let backend = FakeNetworkSession(delivery: .manual)
+        let backend = FakeNetworkSession(holdingResponses: true)
         backend.stub(.any, with: .status(200))
         let recorder = HARRecordingSession(wrapping: backend)
 
@@ -183,7 +183,7 @@ struct HARRecordingSessionTests {
         "when answers arrive out of order, should write entries in the order the requests were made, leaving out those in flight"
     )
     func order() throws {
-        let backend = FakeNetworkSession(delivery: .manual)
+        let backend = FakeNetworkSession(holdingResponses: true)
         backend.stub(.any, with: .status(200))
         let recorder = HARRecordingSession(wrapping: backend)
         for path in ["/1", "/2", "/3"] { recorder.send(makeURLRequest(path)) }

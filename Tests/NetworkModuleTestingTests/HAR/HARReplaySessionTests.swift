@@ -64,7 +64,7 @@ struct HARReplaySessionTests {
                 makeURLRequest("/search", method: "POST", body: Data(#"{"q":"a","page":1}"#.utf8)),
                 makeURLRequest("/search", method: "POST", body: Data(#"{"q":"b","page":1}"#.utf8)),
             ], from: backend)
-        let byBody = try HARReplaySession(harData: archive, matching: .methodURLAndBody)
+        let byBody = try HARReplaySession(harData: archive, matchingBodies: true)
         let byURL = try HARReplaySession(harData: archive)
 
         let second = byBody.send(
@@ -170,11 +170,11 @@ struct HARReplaySessionTests {
         #expect(error?.description.hasPrefix("cannot read /no/such/file.har") == true)
     }
 
-    @Test("when delivery is manual, should hold replayed answers until released")
+    @Test("when holding responses, should hold replayed answers until released")
     func manual() throws {
         let backend = FakeNetworkSession()
         backend.stub(.any, with: .status(204))
-        let replay = try HARReplaySession(harData: record([makeURLRequest("/")], from: backend), delivery: .manual)
+        let replay = try HARReplaySession(harData: record([makeURLRequest("/")], from: backend), holdingResponses: true)
 
         let (_, log) = replay.send(makeURLRequest("/"))
         let before = (replay.heldCount, log.count)

@@ -310,7 +310,7 @@ struct FakeNetworkModuleTests {
 
     @Test("when a held call is cancelled, should deliver .cancelled once and nothing when released")
     func cancelHeld() {
-        let module = FakeNetworkModule(delivery: .manual)
+        let module = FakeNetworkModule(holdingResponses: true)
         module.stub(GetUser.self, with: .json(User(id: 1, name: "Ada")))
         let results = Results<User>()
         let handle = module.performAndDecode(
@@ -328,7 +328,7 @@ struct FakeNetworkModuleTests {
 
     @Test("when held calls are released newest first, should complete in that order")
     func releaseOrder() {
-        let module = FakeNetworkModule(delivery: .manual)
+        let module = FakeNetworkModule(holdingResponses: true)
         module.stub(GetUser.self) { request in .json(User(id: request.id, name: "")) }
         let order = Messages()
         for id in 1...3 {
@@ -409,7 +409,7 @@ struct FakeNetworkModuleTests {
 
     @Test("when a typed request is cancelled while held, should deliver .cancelled once")
     func typedRequestCancelled() {
-        let module = FakeNetworkModule(delivery: .manual)
+        let module = FakeNetworkModule(holdingResponses: true)
         module.stub(FetchUser.self, with: .json(User(id: 1, name: "Ada")))
         let results = Results<User>()
         let handle = module.perform(FetchUser(id: 1), completion: results.completion)

@@ -23,7 +23,7 @@ struct RecordingExecutorTests {
 
     @Test("when a request fails, succeeds or is cancelled, should count one delivery for each")
     func exactlyOnce() {
-        let session = FakeNetworkSession(delivery: .manual)
+        let session = FakeNetworkSession(holdingResponses: true)
         session.stub(.path("/users/1"), with: .status(200))
         session.stub(.path("/users/2"), with: .status(500))
         let executor = RecordingExecutor()
@@ -119,13 +119,13 @@ struct RecordingExecutorTests {
         let session = FakeNetworkSession()
         session.stub(.path("/users/1"), with: .json(#"{"id": 1, "name": "Ada"}"#))
         let executor = RecordingExecutor(holdingDeliveries: true)
-        let tokens = AsyncTokenProvider(current: {
+        let authentication: AuthenticationAction = .authentication(current: {
             try await Task.sleep(nanoseconds: 1_000_000)
             return "t0ken"
         })
         let module = DefaultNetworkModule(
             requestBuilder: DefaultRequestBuilder(baseURL: kitBaseURL), session: session,
-            actions: [.authentication(tokens)], completionExecutor: executor)
+            actions: [authentication], completionExecutor: executor)
         let names = LockedState([String]())
 
         module.performAndDecode(request: GetSecretUser(id: 1), responseType: User.self) { result in

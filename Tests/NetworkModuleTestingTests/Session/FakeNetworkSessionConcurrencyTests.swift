@@ -43,7 +43,7 @@ struct FakeNetworkSessionConcurrencyTests {
 
     @Test("when held answers are released and cancelled from many threads, should answer each task exactly once")
     func concurrentReleaseAndCancel() {
-        let session = FakeNetworkSession(delivery: .manual)
+        let session = FakeNetworkSession(holdingResponses: true)
         session.stub(.any, with: .status(200))
         let sent = (0..<200).map { session.send(makeURLRequest("/\($0)")) }
 

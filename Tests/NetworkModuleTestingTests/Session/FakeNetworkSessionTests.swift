@@ -235,9 +235,9 @@ struct FakeNetworkSessionTests {
 
     // MARK: Manual delivery
 
-    @Test("when delivery is manual, should hold answers until released, oldest first")
+    @Test("when holding responses, should hold answers until released, oldest first")
     func manualReleaseNext() {
-        let session = FakeNetworkSession(delivery: .manual)
+        let session = FakeNetworkSession(holdingResponses: true)
         session.stub(.any, with: .status(200))
         let first = session.send(makeURLRequest("/1")).log
         let second = session.send(makeURLRequest("/2")).log
@@ -254,7 +254,7 @@ struct FakeNetworkSessionTests {
 
     @Test("when released newest first, should answer in the reverse of the sending order")
     func manualReleaseLast() {
-        let session = FakeNetworkSession(delivery: .manual)
+        let session = FakeNetworkSession(holdingResponses: true)
         session.stub(.any, with: .status(200))
         let order = Messages()
         for path in ["/1", "/2", "/3"] {
@@ -269,7 +269,7 @@ struct FakeNetworkSessionTests {
 
     @Test("when a chosen request is released, should answer that one and keep the others held")
     func manualReleaseMatching() {
-        let session = FakeNetworkSession(delivery: .manual)
+        let session = FakeNetworkSession(holdingResponses: true)
         session.stub(.any, with: .status(200))
         let first = session.send(makeURLRequest("/users/1")).log
         let second = session.send(makeURLRequest("/users/2")).log
@@ -286,7 +286,7 @@ struct FakeNetworkSessionTests {
 
     @Test("when nothing is held, should report that nothing was released")
     func releaseNothing() {
-        let session = FakeNetworkSession(delivery: .manual)
+        let session = FakeNetworkSession(holdingResponses: true)
 
         #expect(!session.releaseNext())
         #expect(!session.releaseLast())
@@ -296,7 +296,7 @@ struct FakeNetworkSessionTests {
 
     @Test("when a held request is cancelled, should answer cancelled and forget it")
     func cancelHeld() {
-        let session = FakeNetworkSession(delivery: .manual)
+        let session = FakeNetworkSession(holdingResponses: true)
         session.stub(.any, with: .status(200))
         let (task, log) = session.send(makeURLRequest("/"))
 
@@ -310,7 +310,7 @@ struct FakeNetworkSessionTests {
 
     @Test("when releasing all, should also answer requests sent by the released completions")
     func releaseAllIncludesFollowUps() {
-        let session = FakeNetworkSession(delivery: .manual)
+        let session = FakeNetworkSession(holdingResponses: true)
         session.stub(.any, with: .status(200))
         let followUp = AnswerLog()
         let task = session.dataTask(with: makeURLRequest("/first")) { _, _, _ in

@@ -1,17 +1,10 @@
 /// An ``AccessTokenProvider`` made of `async throws` closures, for token stores written with
-/// async/await:
-///
-/// ```swift
-/// let tokens = AsyncTokenProvider(
-///     current: { try await store.accessToken() },
-///     refresh: { try await authServer.refresh() }
-/// )
-/// let actions: [any NetworkModuleAction] = [.authentication(tokens)]
-/// ```
+/// async/await: what `AuthenticationAction(current:refresh:scheme:refreshStatusCodes:)` and
+/// `.authentication(current:refresh:scheme:)` run.
 ///
 /// Each call runs its closure in a new `Task`; a thrown error fails the requests waiting for the
 /// token with that error. The ``AuthenticationAction`` calls the provider one call at a time.
-public struct AsyncTokenProvider: AccessTokenProvider {
+struct AsyncTokenProvider: AccessTokenProvider {
     private let current: @Sendable () async throws -> String
     private let refresh: @Sendable () async throws -> String
 
@@ -21,7 +14,7 @@ public struct AsyncTokenProvider: AccessTokenProvider {
     ///   - current: the token to use now.
     ///   - refresh: a new token, after the server rejected the current one; by default
     ///     `current` again (for a store that refreshes on its own).
-    public init(
+    init(
         current: @escaping @Sendable () async throws -> String,
         refresh: (@Sendable () async throws -> String)? = nil
     ) {
@@ -30,12 +23,12 @@ public struct AsyncTokenProvider: AccessTokenProvider {
     }
 
     /// Runs `current` and hands its answer to `completion`.
-    public func currentToken(completion: @escaping @Sendable (Result<String, any Error>) -> Void) {
+    func currentToken(completion: @escaping @Sendable (Result<String, any Error>) -> Void) {
         Self.run(current, completion: completion)
     }
 
     /// Runs `refresh` and hands its answer to `completion`.
-    public func refreshToken(completion: @escaping @Sendable (Result<String, any Error>) -> Void) {
+    func refreshToken(completion: @escaping @Sendable (Result<String, any Error>) -> Void) {
         Self.run(refresh, completion: completion)
     }
 

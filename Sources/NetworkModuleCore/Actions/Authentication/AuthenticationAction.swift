@@ -256,6 +256,31 @@ public final class AuthenticationAction: NetworkModuleAction {
         CredentialHeaders.register(scheme.headerName)
     }
 
+    /// Creates an authentication action whose tokens come from `async throws` closures, for a
+    /// token store written with async/await: no provider type of your own.
+    ///
+    /// Each time the action needs a token it runs one closure in a new `Task`, never two at
+    /// once; a thrown error fails the requests waiting for the token with that error, as a
+    /// provider's failure does.
+    ///
+    /// - Parameters:
+    ///   - current: the token to use now, for example from the keychain (as
+    ///     ``AccessTokenProvider/currentToken(completion:)``).
+    ///   - refresh: a new token, after the server rejected the current one (as
+    ///     ``AccessTokenProvider/refreshToken(completion:)``); by default `current` again, for a
+    ///     store that refreshes on its own.
+    ///   - scheme: how the token is written into a request; bearer by default.
+    ///   - refreshStatusCodes: the statuses that trigger a refresh; `[401]` by default.
+    public convenience init(
+        current: @escaping @Sendable () async throws -> String,
+        refresh: (@Sendable () async throws -> String)? = nil,
+        scheme: AuthorizationScheme = .bearer, refreshStatusCodes: Set<Int> = [401]
+    ) {
+        self.init(
+            provider: AsyncTokenProvider(current: current, refresh: refresh), scheme: scheme,
+            refreshStatusCodes: refreshStatusCodes)
+    }
+
     /// Forgets the token: the next request asks the provider for the current one. Call it
     /// when the user signs out or in.
     ///
@@ -413,6 +438,25 @@ extension NetworkModuleAction where Self == AuthenticationAction {
     public static func basicAuthentication(username: String, password: String) -> AuthenticationAction {
         AuthenticationAction(
             provider: FixedToken(token: "\(username):\(password)"), scheme: .basic, refreshStatusCodes: [])
+    }
+
+    /// Attaches the token of an `async throws` closure to requests that need it, refreshing it on
+    /// `401` with `refresh` (by default `current` again): for a token store written with
+    /// async/await. See ``AuthenticationAction/init(current:refresh:scheme:refreshStatusCodes:)``.
+    ///
+    /// ```swift
+    /// let actions: [any NetworkModuleAction] = [
+    ///     .authentication(
+    ///         current: { try await store.accessToken() },
+    ///         refresh: { try await authServer.refresh() })
+    /// ]
+    /// ```
+    public static func authentication(
+        current: @escaping @Sendable () async throws -> String,
+        refresh: (@Sendable () async throws -> String)? = nil,
+        scheme: AuthorizationScheme = .bearer
+    ) -> AuthenticationAction {
+        AuthenticationAction(current: current, refresh: refresh, scheme: scheme)
     }
 }
 

@@ -98,7 +98,7 @@ struct AuthenticationActionTests {
 
     @Test("when 50 requests get 401 together, should refresh exactly once and deliver 50 successes")
     func fiftyConcurrent401sRefreshOnce() {
-        let session = FakeNetworkSession(delivery: .manual)
+        let session = FakeNetworkSession(holdingResponses: true)
         session.stub(.any, respond: acceptingOnly("Bearer fresh"))
         let tokens = FakeTokenProvider(current: .success("stale"), holdsRefresh: true)
         let module = makeModule(session: session, actions: [.authentication(tokens)])
@@ -146,7 +146,7 @@ struct AuthenticationActionTests {
     @Test(
         "when a request was sent with a token already replaced, should retry it with the new token without refreshing")
     func staleTokenRetriesWithoutRefresh() {
-        let session = FakeNetworkSession(delivery: .manual)
+        let session = FakeNetworkSession(holdingResponses: true)
         session.stub(.any, respond: acceptingOnly("Bearer fresh"))
         let tokens = FakeTokenProvider(current: .success("stale"))
         let module = makeModule(session: session, actions: [.authentication(tokens)])
@@ -170,7 +170,7 @@ struct AuthenticationActionTests {
         "when the refresh fails, should fail every waiting request with its error, and ask for the current token next time"
     )
     func refreshFailureReachesAllWaiters() {
-        let session = FakeNetworkSession(delivery: .manual)
+        let session = FakeNetworkSession(holdingResponses: true)
         session.stub(.any, respond: acceptingOnly("Bearer fresh"))
         let tokens = FakeTokenProvider(
             current: .success("stale"), refreshed: [.failure(SignedOut())], holdsRefresh: true)

@@ -205,7 +205,7 @@ struct LoggingActionTests {
         let session = FakeNetworkSession()
         session.stub(.path("/v2/timeout"), with: .error(.timedOut))
         session.stub(.path("/v2/slow"), with: .status(200))
-        let heldSession = FakeNetworkSession(delivery: .manual)
+        let heldSession = FakeNetworkSession(holdingResponses: true)
         heldSession.stub(.any, with: .status(200))
         let log = LogEntries()
 

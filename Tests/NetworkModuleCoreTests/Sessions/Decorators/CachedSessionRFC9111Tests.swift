@@ -94,7 +94,7 @@ struct CachedSessionRFC9111Tests {
 
     @Test("when the request took time, should count it in the response's age")
     func responseDelayCountsInAge() {
-        let fake = FakeNetworkSession(delivery: .manual)
+        let fake = FakeNetworkSession(holdingResponses: true)
         fake.stub(.any, with: .text("slow", headers: ["Cache-Control": "max-age=60"]), .text("again"))
         let session = cached(fake)
         session.start(sessionRequest("/a"))

@@ -356,7 +356,7 @@ struct CachedSessionTests {
 
     @Test("when cancelled while waiting for the wrapped session, should report cancelled once and store nothing")
     func cancelInFlight() {
-        let fake = FakeNetworkSession(delivery: .manual)
+        let fake = FakeNetworkSession(holdingResponses: true)
         fake.stub(.any, with: .text("hello"))
         let session = cached(fake)
         let (task, outcomes) = session.start(sessionRequest("/a"))

@@ -11,7 +11,7 @@ import Testing
 struct DeduplicatedSessionTests {
     /// A manual fake that answers with a counter, so each call has its own body.
     func manualFake() -> FakeNetworkSession {
-        let fake = FakeNetworkSession(delivery: .manual)
+        let fake = FakeNetworkSession(holdingResponses: true)
         let counter = LockedState(0)
         fake.stub(.any) { _ in
             let call = counter.withLock { count -> Int in
@@ -155,7 +155,7 @@ struct DeduplicatedSessionTests {
 
     @Test("when the shared call fails, should give every caller the same error")
     func sharedFailure() {
-        let fake = FakeNetworkSession(delivery: .manual)
+        let fake = FakeNetworkSession(holdingResponses: true)
         fake.stub(.any, with: .error(.timedOut))
         let session = fake.deduplicated()
         let outcomes = (1...2).map { _ in session.start(sessionRequest("/a")).outcomes }

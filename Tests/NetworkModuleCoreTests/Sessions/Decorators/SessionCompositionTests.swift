@@ -13,7 +13,7 @@ struct SessionCompositionTests {
         "when cached over de-duplicated over throttled, should send identical misses once and answer repeats from memory"
     )
     func recommendedOrder() {
-        let fake = FakeNetworkSession(delivery: .manual)
+        let fake = FakeNetworkSession(holdingResponses: true)
         fake.stub(.any) { request in
             .text(request.url?.lastPathComponent ?? "", headers: ["Cache-Control": "max-age=60"])
         }
@@ -38,7 +38,7 @@ struct SessionCompositionTests {
 
     @Test("when throttled is outermost, should spend a place on each caller even when the calls below are shared")
     func throttledOutermostSpendsPlaces() {
-        let fake = FakeNetworkSession(delivery: .manual)
+        let fake = FakeNetworkSession(holdingResponses: true)
         fake.stub(.any, with: .text("a"))
         let session = fake.deduplicated().throttled(maxConcurrent: 2)
 

@@ -11,7 +11,7 @@ import Testing
 struct ThrottledSessionTests {
     /// A manual fake that answers every request with its path as the body.
     func manualFake() -> FakeNetworkSession {
-        let fake = FakeNetworkSession(delivery: .manual)
+        let fake = FakeNetworkSession(holdingResponses: true)
         fake.stub(.any) { request in .text(request.url?.lastPathComponent ?? "") }
         return fake
     }
@@ -152,7 +152,7 @@ struct ThrottledSessionTests {
     @Test("when many threads send at once, should never exceed the limit and complete each request once")
     func concurrentUse() {
         let peak = LockedState((current: 0, highest: 0))
-        let fake = FakeNetworkSession(delivery: .immediate)
+        let fake = FakeNetworkSession(holdingResponses: false)
         fake.stub(.any) { _ in
             peak.withLock {
                 $0.current += 1
@@ -176,7 +176,7 @@ struct ThrottledSessionTests {
     @Test("when hundreds wait behind a session that answers inside resume, should start each outside the others")
     func waitersStartWithoutNesting() {
         // A cache hit answers inside `resume()`; each answer frees the place for the next waiter.
-        let fake = FakeNetworkSession(delivery: .manual)
+        let fake = FakeNetworkSession(holdingResponses: true)
         fake.stub(.any) { _ in .text("hit", headers: ["Cache-Control": "max-age=60"]) }
         let probe = NestingProbe(wrapping: fake.cached())
         let session = probe.throttled(maxConcurrent: 1)
