@@ -122,7 +122,7 @@ public enum NetworkError: Error, Equatable, Sendable {
 
     /// Maps a `URLError` to the matching case, keeping its code, failing URL and message;
     /// `URLError.cancelled` becomes ``cancelled``.
-    public init(_ urlError: URLError) {
+    init(_ urlError: URLError) {
         self.init(transportFailure: TransportFailure(urlError))
     }
 
@@ -130,7 +130,7 @@ public enum NetworkError: Error, Equatable, Sendable {
     /// itself (custom sessions, fakes, mappers):
     /// - a ``NetworkError`` as it is;
     /// - a `URLError`, or an `NSError` in `NSURLErrorDomain`, by its code, keeping its failing
-    ///   URL and message (``init(_:)-(URLError)``);
+    ///   URL and message;
     /// - Swift's `CancellationError` as ``cancelled``;
     /// - anything else as ``underlying(_:)``, as it is.
     ///

@@ -32,7 +32,7 @@ public struct TransportFailure: Equatable, Sendable, CustomStringConvertible {
     }
 
     /// The code, failing URL and message of `urlError`.
-    public init(_ urlError: URLError) {
+    init(_ urlError: URLError) {
         self.init(code: urlError.code, userInfo: urlError.userInfo)
     }
 

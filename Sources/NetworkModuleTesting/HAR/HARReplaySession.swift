@@ -113,14 +113,6 @@ public final class HARReplaySession: NetworkSession, TransferringSession {
         session.releaseAll()
     }
 
-    /// Creates a task that answers `request` from the archive when resumed.
-    public func dataTask(
-        with request: URLRequest,
-        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
-    ) -> any NetworkSessionTask {
-        session.dataTask(with: request, completionHandler: completionHandler)
-    }
-
     /// Answers `request` with the recorded response, whatever the transfer's redirect policy: a
     /// recording holds the response that ended each request (the end of followed redirects, or
     /// the `3xx` a policy stopped at), so record with the policy the request uses.

@@ -50,7 +50,7 @@ public final class FakeNetworkModule: NetworkModule {
     /// Builds the `URLRequest` of each call, as the real module would.
     public let requestBuilder: any RequestBuilder
     /// Where results are delivered.
-    public let completionExecutor: any CompletionExecutor
+    let completionExecutor: any CompletionExecutor
     /// Decodes the bodies of typed requests that name no decoder of their own, as the real
     /// module's decoder does.
     public let decoder: any ResponseDecoder

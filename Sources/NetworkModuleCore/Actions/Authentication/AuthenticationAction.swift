@@ -228,12 +228,12 @@ public final class AuthenticationAction: NetworkModuleAction {
     }
 
     /// Where tokens come from.
-    public let provider: any AccessTokenProvider
+    let provider: any AccessTokenProvider
     /// How a token is written into a request.
-    public let scheme: AuthorizationScheme
+    let scheme: AuthorizationScheme
     /// The HTTP statuses that mean "this token is rejected": `[401]` by default. Empty: never
     /// refresh (for fixed credentials, whose rejection the caller should see).
-    public let refreshStatusCodes: Set<Int>
+    let refreshStatusCodes: Set<Int>
 
     // One struct of mutable state behind one lock; the provider and every completion are
     // called after leaving it.
