@@ -241,9 +241,9 @@ struct LifetimeIntegrationTests {
 
         do {
             let transport = IntegrationServers.makeSession()
-            let throttled = ThrottledSession(wrapping: transport, maxConcurrent: 4)
-            let deduplicated = DeduplicatedSession(wrapping: throttled)
-            let cached = CachedSession(wrapping: deduplicated)
+            let throttled = transport.throttled(maxConcurrent: 4)
+            let deduplicated = throttled.deduplicated()
+            let cached = deduplicated.cached()
             let authentication = AuthenticationAction.basicAuthentication(username: "user", password: "pass")
             let sentinel = Sentinel()
             let module = IntegrationServers.module(

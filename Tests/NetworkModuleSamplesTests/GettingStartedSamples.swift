@@ -1,5 +1,5 @@
 import Foundation
-import NetworkModuleCore
+@testable import NetworkModuleCore
 import NetworkModuleTesting
 import Testing
 

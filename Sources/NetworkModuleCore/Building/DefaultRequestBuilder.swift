@@ -33,16 +33,16 @@ public struct DefaultRequestBuilder: RequestBuilder {
     public var baseURL: URL? { base }
 
     /// Headers sent with every request, unless the request sets the same name.
-    public var defaultHeaders: HTTPHeaders
+    let defaultHeaders: HTTPHeaders
 
     /// The timeout, in seconds, of requests that set none. Default: 60.
-    public var defaultTimeout: TimeInterval
+    let defaultTimeout: TimeInterval
 
     /// The cache policy of requests that set none. Default: `.useProtocolCachePolicy`.
-    public var defaultCachePolicy: URLRequest.CachePolicy
+    let defaultCachePolicy: URLRequest.CachePolicy
 
     /// The encoder for JSON bodies that name no encoder of their own.
-    public var jsonEncoder: JSONEncoder
+    let jsonEncoder: JSONEncoder
 
     private let base: URL
     /// The base URL as text without a trailing `/`, or `nil` if it cannot take a path.

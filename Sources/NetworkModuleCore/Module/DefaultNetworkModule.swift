@@ -31,9 +31,9 @@ import Foundation
 /// completed.
 public final class DefaultNetworkModule: NetworkModule {
     /// Builds the `URLRequest` of each ``NetworkRequest``.
-    public let requestBuilder: any RequestBuilder
+    let requestBuilder: any RequestBuilder
     /// The transport.
-    public let session: any NetworkSession
+    let session: any NetworkSession
     /// The actions run around every request, in order (a ``BuiltInAction`` as the action it
     /// was made as).
     let actions: [any NetworkModuleAction]

@@ -16,7 +16,7 @@ import Foundation
 /// ## Large forms
 /// Files added by URL (``addFile(name:filename:contentType:fileURL:)``) are read from disk
 /// when the request is built. A form that is then no larger than
-/// ``encodingMemoryThreshold`` (10 MB by default, as Alamofire's) is encoded in memory; a
+/// `encodingMemoryThreshold` (10 MB by default, as Alamofire's) is encoded in memory; a
 /// larger one is encoded into a temporary file, chunk by chunk, and uploaded from that file as a
 /// stream, so neither the files nor the form are ever held whole in memory. The temporary file
 /// is removed when the request ends, however it ends (success, failure, cancel), and a retry
@@ -40,7 +40,7 @@ public struct MultipartFormData: Sendable, Equatable {
         var content: Content
     }
 
-    /// The default of ``encodingMemoryThreshold``: 10 MB, as Alamofire's.
+    /// The default of `encodingMemoryThreshold`: 10 MB, as Alamofire's.
     public static let defaultEncodingMemoryThreshold: Int64 = 10_000_000
 
     private(set) var parts: [Part] = []
@@ -48,7 +48,7 @@ public struct MultipartFormData: Sendable, Equatable {
 
     /// The size, in bytes, above which a form with files added by URL is encoded into a
     /// temporary file and streamed from it rather than encoded in memory.
-    public var encodingMemoryThreshold: Int64
+    let encodingMemoryThreshold: Int64
 
     /// Creates an empty form. Pass a `boundary` only if a server needs a particular one;
     /// by default a random boundary that occurs in no part is chosen when the body is encoded.
@@ -56,7 +56,7 @@ public struct MultipartFormData: Sendable, Equatable {
     /// - Parameters:
     ///   - boundary: the boundary to use, or `nil` for a random one.
     ///   - encodingMemoryThreshold: the size above which a form with files added by URL is
-    ///     streamed from a temporary file; see ``encodingMemoryThreshold``.
+    ///     streamed from a temporary file; see the type's overview.
     public init(boundary: String? = nil, encodingMemoryThreshold: Int64 = defaultEncodingMemoryThreshold) {
         self.fixedBoundary = boundary
         self.encodingMemoryThreshold = encodingMemoryThreshold
@@ -95,7 +95,7 @@ public struct MultipartFormData: Sendable, Equatable {
 
     /// Encodes the parts, returning the body and the boundary it uses: in memory, or in a
     /// temporary file streamed from disk when files added by URL make the form larger than
-    /// ``encodingMemoryThreshold``.
+    /// `encodingMemoryThreshold`.
     func encoded() throws(NetworkError) -> (body: RequestBody.Encoded, boundary: String) {
         try checkContentTypes()
         if let fixedBoundary {

@@ -16,7 +16,7 @@ import Foundation
 /// a request is never sent with a silently empty body.
 ///
 /// A file, a stream, and a multipart form whose files make it larger than its
-/// ``MultipartFormData/encodingMemoryThreshold`` are sent from a stream (`httpBodyStream`),
+/// `MultipartFormData`'s `encodingMemoryThreshold` are sent from a stream (`httpBodyStream`),
 /// never loaded whole into memory. Each attempt (a retry) is built again and gets a fresh
 /// stream: a consumed stream is never sent twice.
 public struct RequestBody: Sendable {

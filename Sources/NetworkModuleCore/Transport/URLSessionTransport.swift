@@ -16,8 +16,8 @@ import Foundation
 /// - **Credentials stay with their origin on redirects.** When a redirect leads to another
 ///   origin (scheme, host or port), `Authorization`, `Proxy-Authorization`, `Cookie`, the
 ///   API-key and token headers ``Redaction/default`` masks (`X-API-Key`, `X-Auth-Token`, …),
-///   the header of every ``AuthenticationAction`` (whatever its name) and the
-///   ``credentialHeaderNames`` are removed from the redirected request, after any
+///   the header of every ``AuthenticationAction`` (whatever its name) and the names given as
+///   `credentialHeaderNames:` are removed from the redirected request, after any
 ///   ``RedirectPolicy`` has chosen it, so that no policy can put them back. (Linux's
 ///   `URLSession` forwards them.)
 /// - **Every ``RedirectPolicy``**: follow, refuse (the `3xx` is delivered), or decide per hop.
@@ -51,7 +51,7 @@ import Foundation
 ///   is delivered, as on Apple platforms.
 /// - libcurl's error codes are mapped to the ones Apple's `URLSession` reports, TLS failures
 ///   included (an untrusted certificate is `URLError.serverCertificateUntrusted`).
-/// - **Certificate pinning, as an explicit opt-in** (``serverTrust``): enforced on Apple
+/// - **Certificate pinning, as an explicit opt-in** (`serverTrust:`): enforced on Apple
 ///   platforms; on Linux, where `URLSession` cannot enforce it, HTTPS requests fail closed.
 ///
 /// ```swift
@@ -67,14 +67,14 @@ public final class URLSessionTransport: NetworkSession, TransferringSession {
     /// The header names removed from a request redirected to another origin, in addition to
     /// `Authorization`, `Proxy-Authorization`, `Cookie`, the other credential headers
     /// ``Redaction/default`` masks, and the authentication actions' headers.
-    public let credentialHeaderNames: Set<String>
+    let credentialHeaderNames: Set<String>
 
     /// The largest body read, in bytes; `nil` for no limit.
     public let maximumResponseSize: Int?
 
     /// Which HTTPS servers are trusted: the platform's validation (``ServerTrustPolicy/system``)
     /// or pinned certificates.
-    public let serverTrust: ServerTrustPolicy
+    let serverTrust: ServerTrustPolicy
 
     /// The `URLSession` requests are sent on. Its delegate belongs to the transport.
     public let urlSession: URLSession

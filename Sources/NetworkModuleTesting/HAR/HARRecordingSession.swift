@@ -47,9 +47,9 @@ public final class HARRecordingSession: NetworkSession, TransferringSession {
     }
 
     /// The session that sends the requests.
-    public let wrappedSession: any NetworkSession
+    let wrappedSession: any NetworkSession
     /// Which header, query and body values are masked in the archive.
-    public let redaction: Redaction
+    let redaction: Redaction
     /// ``wrappedSession``, as the recorder sends on it.
     private let transferring: any TransferringSession
 

@@ -48,7 +48,7 @@ public final class FakeNetworkModule: NetworkModule {
     public static let defaultBaseURL = URL(string: "https://fake-network-module.invalid") ?? URL(fileURLWithPath: "/")
 
     /// Builds the `URLRequest` of each call, as the real module would.
-    public let requestBuilder: any RequestBuilder
+    let requestBuilder: any RequestBuilder
     /// Where results are delivered.
     let completionExecutor: any CompletionExecutor
     /// Decodes the bodies of typed requests that name no decoder of their own, as the real

@@ -114,7 +114,7 @@ struct HookOrderStressTests {
             }
         }
         let auditor = HookAuditor()
-        let authentication = AuthenticationAction(provider: RandomDelayTokens())
+        let authentication = AuthenticationAction.authentication(RandomDelayTokens())
         let logging = LoggingAction(headers: false, bodies: false, sink: { _ in })
         let module = DefaultNetworkModule(
             requestBuilder: DefaultRequestBuilder(baseURL: URL(string: "https://stress.example.com")!),

@@ -66,7 +66,7 @@ struct LifetimeTests {
             let deduplicated = DeduplicatedSession(wrapping: throttled)
             let cached = CachedSession(wrapping: deduplicated)
             let provider = TokenProvider()
-            let authentication = AuthenticationAction(provider: provider)
+            let authentication = AuthenticationAction.authentication(provider)
             let scheduler = ManualDelayScheduler()
             let loggingSentinel = Sentinel()
             let metricsSentinel = Sentinel()

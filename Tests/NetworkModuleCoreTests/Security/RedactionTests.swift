@@ -106,8 +106,7 @@ struct RedactionTests {
     func authenticationHeaderMasked() {
         let redaction = Redaction(headerNames: [], queryItemNames: [])
 
-        _ = AuthenticationAction(
-            provider: FixedTokens(token: "t"), scheme: .header("X-Redaction-Test-Credential"))
+        _ = AuthenticationAction.authentication(FixedTokens(token: "t"), scheme: .header("X-Redaction-Test-Credential"))
 
         #expect(redaction.value("t0ken", forHeader: "x-redaction-test-credential") == "REDACTED")
     }

@@ -1,6 +1,5 @@
 /// An ``AccessTokenProvider`` made of `async throws` closures, for token stores written with
-/// async/await: what `AuthenticationAction(current:refresh:scheme:refreshStatusCodes:)` and
-/// `.authentication(current:refresh:scheme:)` run.
+/// async/await: what `.authentication(current:refresh:scheme:refreshStatusCodes:)` runs.
 ///
 /// Each call runs its closure in a new `Task`; a thrown error fails the requests waiting for the
 /// token with that error. The ``AuthenticationAction`` calls the provider one call at a time.

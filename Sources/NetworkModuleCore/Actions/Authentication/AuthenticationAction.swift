@@ -239,46 +239,15 @@ public final class AuthenticationAction: NetworkModuleAction {
     // called after leaving it.
     private let state = LockedState(State())
 
-    /// Creates an authentication action.
-    ///
-    /// - Parameters:
-    ///   - provider: gives the current token and refreshes it.
-    ///   - scheme: how the token is written into a request; bearer by default.
-    ///   - refreshStatusCodes: the statuses that trigger a refresh; `[401]` by default.
-    public init(
-        provider: any AccessTokenProvider, scheme: AuthorizationScheme = .bearer, refreshStatusCodes: Set<Int> = [401]
-    ) {
+    /// Creates an authentication action; its factories (``NetworkModuleAction/authentication(_:scheme:refreshStatusCodes:)``
+    /// and the others) say what each parameter is.
+    init(provider: any AccessTokenProvider, scheme: AuthorizationScheme, refreshStatusCodes: Set<Int>) {
         self.provider = provider
         self.scheme = scheme
         self.refreshStatusCodes = refreshStatusCodes
         // Whatever its name, the header is a credential from now on: stripped on a redirect
         // to another origin by URLSessionTransport, masked by every Redaction.
         CredentialHeaders.register(scheme.headerName)
-    }
-
-    /// Creates an authentication action whose tokens come from `async throws` closures, for a
-    /// token store written with async/await: no provider type of your own.
-    ///
-    /// Each time the action needs a token it runs one closure in a new `Task`, never two at
-    /// once; a thrown error fails the requests waiting for the token with that error, as a
-    /// provider's failure does.
-    ///
-    /// - Parameters:
-    ///   - current: the token to use now, for example from the keychain (as
-    ///     ``AccessTokenProvider/currentToken(completion:)``).
-    ///   - refresh: a new token, after the server rejected the current one (as
-    ///     ``AccessTokenProvider/refreshToken(completion:)``); by default `current` again, for a
-    ///     store that refreshes on its own.
-    ///   - scheme: how the token is written into a request; bearer by default.
-    ///   - refreshStatusCodes: the statuses that trigger a refresh; `[401]` by default.
-    public convenience init(
-        current: @escaping @Sendable () async throws -> String,
-        refresh: (@Sendable () async throws -> String)? = nil,
-        scheme: AuthorizationScheme = .bearer, refreshStatusCodes: Set<Int> = [401]
-    ) {
-        self.init(
-            provider: AsyncTokenProvider(current: current, refresh: refresh), scheme: scheme,
-            refreshStatusCodes: refreshStatusCodes)
     }
 
     /// Forgets the token: the next request asks the provider for the current one. Call it
@@ -416,10 +385,19 @@ extension AuthenticationAction: HeaderFieldPreparing {
 extension NetworkModuleAction where Self == AuthenticationAction {
     /// Attaches `provider`'s token to requests that need it, refreshing it on `401`:
     /// `actions: [.authentication(tokens)]`, or `.authentication(tokens, scheme: .header("X-API-Key"))`.
+    /// Keep the action (`let auth: AuthenticationAction = .authentication(tokens)`) to call
+    /// ``AuthenticationAction/resetToken()`` on sign-out.
+    ///
+    /// - Parameters:
+    ///   - provider: gives the current token and refreshes it.
+    ///   - scheme: how the token is written into a request; bearer by default.
+    ///   - refreshStatusCodes: the statuses that mean "this token is rejected" and trigger a
+    ///     refresh; `[401]` by default. Empty: never refresh (for fixed credentials, whose
+    ///     rejection the caller should see).
     public static func authentication(
-        _ provider: any AccessTokenProvider, scheme: AuthorizationScheme = .bearer
+        _ provider: any AccessTokenProvider, scheme: AuthorizationScheme = .bearer, refreshStatusCodes: Set<Int> = [401]
     ) -> AuthenticationAction {
-        AuthenticationAction(provider: provider, scheme: scheme)
+        AuthenticationAction(provider: provider, scheme: scheme, refreshStatusCodes: refreshStatusCodes)
     }
 
     /// A token that never changes, written with `scheme` into requests that need it: a `String`
@@ -442,7 +420,7 @@ extension NetworkModuleAction where Self == AuthenticationAction {
 
     /// Attaches the token of an `async throws` closure to requests that need it, refreshing it on
     /// `401` with `refresh` (by default `current` again): for a token store written with
-    /// async/await. See ``AuthenticationAction/init(current:refresh:scheme:refreshStatusCodes:)``.
+    /// async/await, with no provider type of your own.
     ///
     /// ```swift
     /// let actions: [any NetworkModuleAction] = [
@@ -451,12 +429,27 @@ extension NetworkModuleAction where Self == AuthenticationAction {
     ///         refresh: { try await authServer.refresh() })
     /// ]
     /// ```
+    ///
+    /// Each time the action needs a token it runs one closure in a new `Task`, never two at
+    /// once; a thrown error fails the requests waiting for the token with that error, as a
+    /// provider's failure does.
+    ///
+    /// - Parameters:
+    ///   - current: the token to use now, for example from the keychain (as
+    ///     ``AccessTokenProvider/currentToken(completion:)``).
+    ///   - refresh: a new token, after the server rejected the current one (as
+    ///     ``AccessTokenProvider/refreshToken(completion:)``); by default `current` again, for a
+    ///     store that refreshes on its own.
+    ///   - scheme: how the token is written into a request; bearer by default.
+    ///   - refreshStatusCodes: the statuses that trigger a refresh; `[401]` by default.
     public static func authentication(
         current: @escaping @Sendable () async throws -> String,
         refresh: (@Sendable () async throws -> String)? = nil,
-        scheme: AuthorizationScheme = .bearer
+        scheme: AuthorizationScheme = .bearer, refreshStatusCodes: Set<Int> = [401]
     ) -> AuthenticationAction {
-        AuthenticationAction(current: current, refresh: refresh, scheme: scheme)
+        AuthenticationAction(
+            provider: AsyncTokenProvider(current: current, refresh: refresh), scheme: scheme,
+            refreshStatusCodes: refreshStatusCodes)
     }
 }
 

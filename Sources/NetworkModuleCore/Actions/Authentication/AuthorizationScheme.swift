@@ -17,7 +17,7 @@ import Foundation
 /// ``Redaction`` (`Redaction.default.adding(headers: ["X-API-Key"])`).
 public struct AuthorizationScheme: Sendable {
     /// The header the token goes into.
-    public let headerName: String
+    let headerName: String
     private let format: @Sendable (String) -> String
 
     /// A scheme that writes `format(token)` into the header `headerName`.
@@ -41,7 +41,7 @@ public struct AuthorizationScheme: Sendable {
     }
 
     /// The header value for `token`.
-    public func value(for token: String) -> String {
+    func value(for token: String) -> String {
         format(token)
     }
 }

@@ -69,16 +69,6 @@ public final class CachedSession: NetworkSession, TransferringSession {
         public var bytes: Int
         /// The number of stored responses.
         public var entries: Int
-
-        /// Creates a snapshot, for comparing with ``CachedSession/statistics`` in tests.
-        public init(hits: Int, misses: Int, revalidations: Int, evictions: Int, bytes: Int, entries: Int) {
-            self.hits = hits
-            self.misses = misses
-            self.revalidations = revalidations
-            self.evictions = evictions
-            self.bytes = bytes
-            self.entries = entries
-        }
     }
 
     struct State {
@@ -109,17 +99,9 @@ public final class CachedSession: NetworkSession, TransferringSession {
         "cache-control", "pragma", "if-none-match", "if-modified-since", "range",
     ]
 
-    /// Creates a caching session around `session`.
-    ///
-    /// - Parameters:
-    ///   - session: the session that sends what the cache cannot answer.
-    ///   - maximumBytes: the largest total size of the stored bodies, in bytes (10 MiB by
-    ///     default). A response larger than this is not stored.
-    ///   - maximumEntries: the largest number of stored responses (500 by default).
-    ///   - ignoredHeaderNames: request headers that do not make requests different (compared
-    ///     ignoring case); by default ``DeduplicatedSession/defaultIgnoredHeaderNames``.
-    ///   - now: the clock; tests pass their own to move time without sleeping.
-    public init(
+    /// Creates the session; ``NetworkSession/cached(maximumBytes:maximumEntries:ignoredHeaderNames:now:)``
+    /// says what each parameter is.
+    init(
         wrapping session: some NetworkSession, maximumBytes: Int = 10 * 1024 * 1024, maximumEntries: Int = 500,
         ignoredHeaderNames: Set<String> = DeduplicatedSession.defaultIgnoredHeaderNames,
         now: @escaping @Sendable () -> Date = { Date() }
@@ -222,8 +204,13 @@ extension NetworkSession {
     /// This session, with `200` answers to `GET` requests kept in memory and reused while
     /// fresh. See ``CachedSession``.
     ///
-    /// The parameters are those of
-    /// ``CachedSession/init(wrapping:maximumBytes:maximumEntries:ignoredHeaderNames:now:)``.
+    /// - Parameters:
+    ///   - maximumBytes: the largest total size of the stored bodies, in bytes (10 MiB by
+    ///     default). A response larger than this is not stored.
+    ///   - maximumEntries: the largest number of stored responses (500 by default).
+    ///   - ignoredHeaderNames: request headers that do not make requests different (compared
+    ///     ignoring case); by default ``DeduplicatedSession/defaultIgnoredHeaderNames``.
+    ///   - now: the clock; tests pass their own to move time without sleeping.
     public func cached(
         maximumBytes: Int = 10 * 1024 * 1024, maximumEntries: Int = 500,
         ignoredHeaderNames: Set<String> = DeduplicatedSession.defaultIgnoredHeaderNames,

@@ -47,13 +47,6 @@ public final class DeduplicatedSession: NetworkSession, TransferringSession {
         public var joined: Int
         /// Shared calls in flight now.
         public var callsInFlight: Int
-
-        /// Creates a snapshot, for comparing with ``DeduplicatedSession/statistics`` in tests.
-        public init(calls: Int, joined: Int, callsInFlight: Int) {
-            self.calls = calls
-            self.joined = joined
-            self.callsInFlight = callsInFlight
-        }
     }
 
     struct State {
@@ -70,15 +63,9 @@ public final class DeduplicatedSession: NetworkSession, TransferringSession {
     /// The ignored header names, lowercased.
     let ignoredHeaderNames: Set<String>
 
-    /// Creates a de-duplicating session around `session`.
-    ///
-    /// - Parameters:
-    ///   - session: the session that sends each shared call and every request never shared.
-    ///   - methods: the methods whose requests are shared. Share only methods that are safe to
-    ///     answer once for several callers: `GET` and `HEAD` by default.
-    ///   - ignoredHeaderNames: headers that do not make requests different (compared ignoring
-    ///     case); ``defaultIgnoredHeaderNames`` by default.
-    public init(
+    /// Creates the session; ``NetworkSession/deduplicated(methods:ignoredHeaderNames:)`` says what
+    /// each parameter is.
+    init(
         wrapping session: some NetworkSession, methods: Set<HTTPMethod> = [.get, .head],
         ignoredHeaderNames: Set<String> = DeduplicatedSession.defaultIgnoredHeaderNames
     ) {
@@ -114,7 +101,11 @@ extension NetworkSession {
     /// This session, with identical requests in flight at the same time sent once and
     /// shared. See ``DeduplicatedSession``.
     ///
-    /// The parameters are those of ``DeduplicatedSession/init(wrapping:methods:ignoredHeaderNames:)``.
+    /// - Parameters:
+    ///   - methods: the methods whose requests are shared. Share only methods that are safe to
+    ///     answer once for several callers: `GET` and `HEAD` by default.
+    ///   - ignoredHeaderNames: headers that do not make requests different (compared ignoring
+    ///     case); ``DeduplicatedSession/defaultIgnoredHeaderNames`` by default.
     public func deduplicated(
         methods: Set<HTTPMethod> = [.get, .head],
         ignoredHeaderNames: Set<String> = DeduplicatedSession.defaultIgnoredHeaderNames

@@ -4,14 +4,14 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// A ``NetworkSession`` that lets at most ``maxConcurrent`` requests of the session it wraps
+/// A ``NetworkSession`` that lets at most `maxConcurrent` requests of the session it wraps
 /// be in flight at once; the others wait their turn, first come first served.
 ///
 /// ```swift
 /// let session = URLSessionTransport.shared.throttled(maxConcurrent: 4)
 /// ```
 ///
-/// - A resumed task starts at once if fewer than ``maxConcurrent`` tasks are in flight, and
+/// - A resumed task starts at once if fewer than `maxConcurrent` tasks are in flight, and
 ///   otherwise joins the back of the queue. Waiting costs no thread and no polling: the
 ///   next waiter is started by the task that finishes.
 /// - Cancelling a waiting task removes it from the queue and completes it with
@@ -32,12 +32,6 @@ public final class ThrottledSession: NetworkSession, TransferringSession {
         public var inFlight: Int
         /// Tasks resumed and waiting for a place, in the queue.
         public var waiting: Int
-
-        /// Creates a snapshot, for comparing with ``ThrottledSession/statistics`` in tests.
-        public init(inFlight: Int, waiting: Int) {
-            self.inFlight = inFlight
-            self.waiting = waiting
-        }
     }
 
     /// The queue and the count of tasks in flight. The tasks' own lifecycles and places are guarded by the
@@ -74,19 +68,14 @@ public final class ThrottledSession: NetworkSession, TransferringSession {
     }
 
     /// The largest number of tasks in flight at once (at least 1).
-    public let maxConcurrent: Int
+    let maxConcurrent: Int
 
     /// The wrapped session, as the decorator sends on it.
     let wrapped: any TransferringSession
     let state = LockedState(State())
 
-    /// Creates a throttled session around `session`.
-    ///
-    /// - Parameters:
-    ///   - session: the session that sends the requests.
-    ///   - maxConcurrent: the largest number of requests in flight at once; a value below 1 is
-    ///     taken as 1.
-    public init(wrapping session: some NetworkSession, maxConcurrent: Int) {
+    /// Creates the session; ``NetworkSession/throttled(maxConcurrent:)`` says what `maxConcurrent` is.
+    init(wrapping session: some NetworkSession, maxConcurrent: Int) {
         self.wrapped = session.transferring
         self.maxConcurrent = max(1, maxConcurrent)
     }
@@ -121,6 +110,10 @@ public final class ThrottledSession: NetworkSession, TransferringSession {
 extension NetworkSession {
     /// This session, with at most `maxConcurrent` requests in flight at once; the others
     /// wait in order. See ``ThrottledSession``.
+    ///
+    /// - Parameters:
+    ///   - maxConcurrent: the largest number of requests in flight at once; a value below 1 is
+    ///     taken as 1.
     public func throttled(maxConcurrent: Int) -> ThrottledSession {
         ThrottledSession(wrapping: self, maxConcurrent: maxConcurrent)
     }

@@ -9,7 +9,7 @@ import Testing
 #endif
 
 /// The authentication action with `async throws` closures for its tokens:
-/// `AuthenticationAction(current:refresh:scheme:refreshStatusCodes:)` and
+/// `AuthenticationAction.authentication(current:refresh:scheme:refreshStatusCodes:)` and
 /// `.authentication(current:refresh:scheme:)`.
 @Suite("Authentication with async token closures")
 struct AsyncTokenTests {
@@ -23,7 +23,7 @@ struct AsyncTokenTests {
 
     @Test("when asked for the current token and a refresh, should run the matching closure")
     func currentAndRefresh() async throws {
-        let action = AuthenticationAction(current: { "stored" }, refresh: { "fresh" })
+        let action = AuthenticationAction.authentication(current: { "stored" }, refresh: { "fresh" })
 
         let current = await answer(action.provider.currentToken)
         let refreshed = await answer(action.provider.refreshToken)
@@ -35,7 +35,7 @@ struct AsyncTokenTests {
     @Test("when no refresh closure is given, should refresh by asking for the current token again")
     func refreshDefaultsToCurrent() async throws {
         let calls = LockedState(0)
-        let action = AuthenticationAction(current: {
+        let action = AuthenticationAction.authentication(current: {
             calls.withLock { $0 += 1 }
             return "token"
         })
@@ -48,7 +48,7 @@ struct AsyncTokenTests {
 
     @Test("when the closure throws, should fail with its error")
     func failure() async {
-        let action = AuthenticationAction(current: { throw SignedOut() })
+        let action = AuthenticationAction.authentication(current: { throw SignedOut() })
 
         let result = await answer(action.provider.currentToken)
 
@@ -57,7 +57,7 @@ struct AsyncTokenTests {
 
     @Test("when created with a scheme and refresh statuses, should keep them")
     func schemeAndStatuses() {
-        let action = AuthenticationAction(
+        let action: AuthenticationAction = .authentication(
             current: { "k3y" }, scheme: .header("X-API-Key"), refreshStatusCodes: [401, 419])
         let factory: AuthenticationAction = .authentication(current: { "k3y" }, scheme: .header("X-API-Key"))
 

@@ -260,7 +260,7 @@ struct AuthenticationActionTests {
         let session = FakeNetworkSession()
         session.stub(.any, with: .status(200))
         let tokens = FakeTokenProvider(current: .success("t0k"))
-        let authentication = AuthenticationAction(provider: tokens)
+        let authentication = AuthenticationAction.authentication(tokens)
         let module = makeModule(session: session, actions: [authentication])
 
         module.perform(request: AuthenticatedRequest()) { _ in }

@@ -50,7 +50,7 @@ struct AuthenticationResetTests {
         let session = FakeNetworkSession()
         session.stub(.any, with: .status(200))
         let tokens = ManualTokenProvider()
-        let action = AuthenticationAction(provider: tokens)
+        let action = AuthenticationAction.authentication(tokens)
         let module = makeModule(session: session, actions: [action])
         let results = ResultCollector<NetworkResponse>()
         module.perform(request: AuthenticatedRequest(), completion: results.completion)  // asks: call 0
@@ -75,7 +75,7 @@ struct AuthenticationResetTests {
         let session = FakeNetworkSession()
         session.stub(.any, respond: acceptingOnly("Bearer new-user"))
         let tokens = ManualTokenProvider()
-        let action = AuthenticationAction(provider: tokens)
+        let action = AuthenticationAction.authentication(tokens)
         let module = makeModule(session: session, actions: [action])
         let results = ResultCollector<NetworkResponse>()
         module.perform(request: AuthenticatedRequest(), completion: results.completion)
@@ -99,7 +99,7 @@ struct AuthenticationResetTests {
         let session = FakeNetworkSession()
         session.stub(.any, with: .status(200))
         let tokens = ManualTokenProvider()
-        let action = AuthenticationAction(provider: tokens)
+        let action = AuthenticationAction.authentication(tokens)
         let module = makeModule(session: session, actions: [action])
         let results = ResultCollector<NetworkResponse>()
         module.perform(request: AuthenticatedRequest(), completion: results.completion)
@@ -238,7 +238,7 @@ struct AuthenticationResetTests {
         session.stub(.path("/v2/me"), respond: acceptingOnly("Bearer fresh"))
         session.stub(.any, with: .status(500))
         let tokens = FakeTokenProvider(current: .success("stale"))
-        let action = AuthenticationAction(provider: tokens)
+        let action = AuthenticationAction.authentication(tokens)
         let module = makeModule(session: session, actions: [action])
         let results = ResultCollector<NetworkResponse>()
 
@@ -247,7 +247,7 @@ struct AuthenticationResetTests {
             module.perform(request: AuthenticatedRequest(path: path), completion: results.completion)
         }
         let held = ManualTokenProvider()
-        let waitingAction = AuthenticationAction(provider: held)
+        let waitingAction = AuthenticationAction.authentication(held)
         let waitingModule = makeModule(session: session, actions: [waitingAction])
         for _ in 0..<10 {
             waitingModule.perform(request: AuthenticatedRequest(), completion: results.completion).cancel()
