@@ -1,6 +1,7 @@
 import Foundation
-import NetworkModuleCore
 import Testing
+
+@testable import NetworkModuleCore
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

@@ -83,7 +83,7 @@ public final class DefaultNetworkModule: NetworkModule {
     ///   - delayScheduler: waits before retries, and bounds the wait for actions that prepare
     ///     a request later (a token fetch) by the request's timeout; a dispatch timer by default.
     ///   - maximumAttempts: the most attempts one request makes, its retries included, whatever
-    ///     its actions decide (``defaultMaximumAttempts`` by default; values below 1 count as 1).
+    ///     its actions decide (10 by default; values below 1 count as 1).
     ///     After the last attempt its failure is delivered.
     ///   - redirectPolicy: how redirects are treated for a request sent with
     ///     `perform(urlRequest:)` and for a ``NetworkRequest`` whose
@@ -149,7 +149,7 @@ public final class DefaultNetworkModule: NetworkModule {
     /// A safety net under the actions' own retry limits (``RetryPolicy`` allows 3 attempts by
     /// default), so that an action that always answers ``RetryDecision/retry`` cannot loop
     /// forever.
-    public static let defaultMaximumAttempts = 10
+    @usableFromInline static let defaultMaximumAttempts = 10
 }
 
 extension DefaultNetworkModule: PipelineModule {

@@ -11,20 +11,23 @@ public protocol DelayScheduler: Sendable {
     /// Runs `work` once after `delay` seconds, unless the returned handle is cancelled first:
     /// how the module waits before a retry.
     func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) -> any NetworkCancellable
+}
 
+/// A scheduler that tells time limits from waits: the testing library's manual scheduler, which
+/// lists only waits in its `requestedDelays`. Any other scheduler runs both alike.
+package protocol TimeLimitScheduling: DelayScheduler {
     /// Runs `work` once after `limit` seconds, unless the returned handle is cancelled first: a
     /// time limit, not a wait (the request's timeout, bounding an action that prepares the
-    /// request later). By default the same as ``schedule(after:_:)``; a scheduler for tests can
-    /// tell limits from waits (`ManualDelayScheduler` records only waits).
+    /// request later).
     func scheduleTimeLimit(after limit: TimeInterval, _ work: @escaping @Sendable () -> Void)
         -> any NetworkCancellable
 }
 
 extension DelayScheduler {
-    /// ``schedule(after:_:)``: a scheduler that does not tell limits from waits runs both alike.
-    public func scheduleTimeLimit(after limit: TimeInterval, _ work: @escaping @Sendable () -> Void)
-        -> any NetworkCancellable
-    {
-        schedule(after: limit, work)
+    /// Runs `work` once after `limit` seconds, as a time limit where the scheduler tells limits
+    /// from waits (``TimeLimitScheduling``), and as any wait otherwise.
+    func scheduleLimit(after limit: TimeInterval, _ work: @escaping @Sendable () -> Void) -> any NetworkCancellable {
+        guard let limits = self as? any TimeLimitScheduling else { return schedule(after: limit, work) }
+        return limits.scheduleTimeLimit(after: limit, work)
     }
 }

@@ -425,7 +425,7 @@ final class RequestOperation: NetworkCancellable {
     ) -> any NetworkCancellable {
         // A timeout that is not a positive number of seconds sets no bound of its own.
         guard timeout > 0, timeout.isFinite else { return NoDeadline() }
-        return module.delayScheduler.scheduleTimeLimit(after: Self.boundedDelay(timeout), onExpiry)
+        return module.delayScheduler.scheduleLimit(after: Self.boundedDelay(timeout), onExpiry)
     }
 
     /// `delay` as a scheduler can take it: NaN and negatives as 0, no more than about 30 years.

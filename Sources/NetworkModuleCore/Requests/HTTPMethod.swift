@@ -42,8 +42,6 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, ExpressibleByStr
     public static let options = HTTPMethod(rawValue: "OPTIONS")
     /// `TRACE`: a loop-back test of the request path.
     public static let trace = HTTPMethod(rawValue: "TRACE")
-    /// `CONNECT`: open a tunnel through a proxy.
-    public static let connect = HTTPMethod(rawValue: "CONNECT")
 
     /// Whether sending the request twice has the same effect as sending it once
     /// (RFC 9110, section 9.2.2): `GET`, `HEAD`, `PUT`, `DELETE`, `OPTIONS` and `TRACE`.

@@ -41,7 +41,7 @@ public struct MultipartFormData: Sendable, Equatable {
     }
 
     /// The default of `encodingMemoryThreshold`: 10 MB, as Alamofire's.
-    public static let defaultEncodingMemoryThreshold: Int64 = 10_000_000
+    @usableFromInline static let defaultEncodingMemoryThreshold: Int64 = 10_000_000
 
     private(set) var parts: [Part] = []
     let fixedBoundary: String?

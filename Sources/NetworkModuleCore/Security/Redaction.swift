@@ -31,7 +31,7 @@ import Foundation
 /// signing actions' secrets are masked by every redaction, even one created without them.
 public struct Redaction: Sendable, Equatable {
     /// What replaces a secret value.
-    public static let mask = "REDACTED"
+    static let mask = "REDACTED"
 
     /// The documented defaults: see the type's description for the full list.
     public static let `default` = Redaction(
@@ -42,10 +42,10 @@ public struct Redaction: Sendable, Equatable {
         ])
 
     /// Header names whose values are masked, compared ignoring case.
-    public let headerNames: Set<String>
+    let headerNames: Set<String>
     /// Field names whose values are masked: query items, JSON keys and form fields. Compared
     /// ignoring case, `_` and `-`.
-    public let queryItemNames: Set<String>
+    let queryItemNames: Set<String>
     /// `queryItemNames`, normalized for comparison.
     private let normalizedFieldNames: Set<String>
     /// The same, as bytes, for the scan of a URL's query.

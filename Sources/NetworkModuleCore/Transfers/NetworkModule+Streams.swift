@@ -6,7 +6,7 @@ import Foundation
 
 extension ResponseStream {
     /// The bytes a stream lets wait for its consumer unless told otherwise: 1 MiB.
-    public static let defaultBufferSize = 1 << 20
+    @usableFromInline static let defaultBufferSize = 1 << 20
 }
 
 extension NetworkModule {
@@ -21,7 +21,7 @@ extension NetworkModule {
     /// }
     /// ```
     ///
-    /// - At most about `bufferSize` bytes (``ResponseStream/defaultBufferSize``, 1 MiB, unless
+    /// - At most about `bufferSize` bytes (1 MiB, unless
     ///   given) wait for `onChunk`: a consumer slower than the network
     ///   (a busy executor, a slow `onChunk`) pauses the transfer. (``URLSessionTransport`` on
     ///   Linux cannot pause one: there its ``URLSessionTransport/maximumResponseSize`` bounds it.)
@@ -66,7 +66,7 @@ extension NetworkModule {
     }
 
     /// The body of `request` as an `AsyncSequence` of chunks, sent when iteration starts, with at
-    /// most about `bufferSize` bytes (``ResponseStream/defaultBufferSize``, 1 MiB, unless given)
+    /// most about `bufferSize` bytes (1 MiB, unless given)
     /// waiting for the consumer; the transfer pauses while they do. See ``ResponseStream``.
     ///
     /// ```swift

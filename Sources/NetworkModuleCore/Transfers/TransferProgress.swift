@@ -31,7 +31,7 @@ public struct TransferProgress: Sendable, Equatable {
     ///   - completedBytes: the bytes moved so far; a negative count is taken as 0.
     ///   - expectedBytes: the bytes expected in all, `nil` when unknown; a negative count is
     ///     taken as 0.
-    public init(isUpload: Bool, completedBytes: Int64, expectedBytes: Int64?) {
+    init(isUpload: Bool, completedBytes: Int64, expectedBytes: Int64?) {
         self.isUpload = isUpload
         self.completedBytes = max(0, completedBytes)
         self.expectedBytes = expectedBytes.map { max(0, $0) }

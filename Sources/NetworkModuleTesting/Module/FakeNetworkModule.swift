@@ -90,19 +90,17 @@ public final class FakeNetworkModule: NetworkModule {
 
     // MARK: Stubbing
 
-    /// Answers every call with a request of type `type` with `responses`, in turn; the last
-    /// one repeats.
-    public func stub<Request: NetworkRequest>(_ type: Request.Type, with responses: StubbedResponse...) {
-        addStub("\(type)", matches: { $0.request is Request }, responses: responses)
-    }
-
-    /// Answers calls with a request of type `type` for which `predicate` holds with
-    /// `responses`, in turn; the last one repeats:
+    /// Answers calls with a request of type `type` (for which `predicate` holds, when given) with
+    /// `responses`, in turn; the last one repeats: `module.stub(GetUser.self, with: .json(user))`,
     /// `module.stub(GetUser.self, where: { $0.id == 2 }, with: .status(404))`.
     public func stub<Request: NetworkRequest>(
-        _ type: Request.Type, where predicate: @escaping @Sendable (Request) -> Bool,
+        _ type: Request.Type, where predicate: (@Sendable (Request) -> Bool)? = nil,
         with responses: StubbedResponse...
     ) {
+        guard let predicate else {
+            addStub("\(type)", matches: { $0.request is Request }, responses: responses)
+            return
+        }
         addStub(
             "\(type) where …",
             matches: { performed in performed.request(as: type).map(predicate) ?? false },

@@ -17,7 +17,7 @@ public struct PerformedRequest: Sendable {
 
     /// The description as `type`, or `nil` if it is of another type (or there is none):
     /// `module.performedRequests.compactMap { $0.request(as: GetUser.self) }`.
-    public func request<Request: NetworkRequest>(as type: Request.Type) -> Request? {
+    func request<Request: NetworkRequest>(as type: Request.Type) -> Request? {
         request as? Request
     }
 }

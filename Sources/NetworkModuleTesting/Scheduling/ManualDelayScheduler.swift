@@ -11,7 +11,7 @@ import NetworkModuleCore
 /// module.perform(request: request) { result in show(result) }  // first attempt fails, retry in 2 s
 /// scheduler.advance(by: 2)                            // the retry runs now, on this thread
 /// ```
-public final class ManualDelayScheduler: DelayScheduler {
+public final class ManualDelayScheduler: DelayScheduler, TimeLimitScheduling {
     private struct Scheduled {
         let id: Int
         let dueTime: TimeInterval
@@ -36,8 +36,8 @@ public final class ManualDelayScheduler: DelayScheduler {
     }
 
     /// Every wait asked for, in order: what a test checks to pin a retry policy's backoff (and
-    /// the delays of delayed stubs). Time limits (``scheduleTimeLimit(after:_:)``, such as a
-    /// request's timeout bounding an action that prepares it later) are not waits: they run
+    /// the delays of delayed stubs). Time limits (such as a request's timeout bounding an action
+    /// that prepares it later) are not waits: they run
     /// when time reaches them, and are not listed here.
     public var requestedDelays: [TimeInterval] {
         state.withLock { $0.requestedDelays }
@@ -56,7 +56,7 @@ public final class ManualDelayScheduler: DelayScheduler {
 
     /// Schedules `work` to run when the time has advanced by `limit`; not recorded in
     /// ``requestedDelays``, which lists waits only.
-    public func scheduleTimeLimit(after limit: TimeInterval, _ work: @escaping @Sendable () -> Void)
+    package func scheduleTimeLimit(after limit: TimeInterval, _ work: @escaping @Sendable () -> Void)
         -> any NetworkCancellable
     {
         schedule(after: limit, isWait: false, work)

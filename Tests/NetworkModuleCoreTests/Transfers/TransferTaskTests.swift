@@ -1,7 +1,8 @@
 import Foundation
-import NetworkModuleCore
 import NetworkModuleTesting
 import Testing
+
+@testable import NetworkModuleCore
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

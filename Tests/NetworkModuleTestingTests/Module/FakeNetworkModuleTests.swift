@@ -252,7 +252,7 @@ struct FakeNetworkModuleTests {
         #expect(results.error?.statusCode == 501)
         #expect(results.error?.httpErrorResponse?.bodyText == expected)
         #expect(messages.all == [expected])
-        #expect(module.unmatchedRequests.compactMap { $0.request(as: GetUser.self)?.id } == [3])
+        #expect(module.unmatchedRequests.compactMap { ($0.request as? GetUser)?.id } == [3])
     }
 
     // MARK: Recording
