@@ -18,41 +18,21 @@ import Foundation
 ///   API-key and token headers ``Redaction/default`` masks (`X-API-Key`, `X-Auth-Token`, …),
 ///   the header of every ``AuthenticationAction`` (whatever its name) and the names given as
 ///   `credentialHeaderNames:` are removed from the redirected request, after any
-///   ``RedirectPolicy`` has chosen it, so that no policy can put them back. (Linux's
-///   `URLSession` forwards them.)
+///   ``RedirectPolicy`` has chosen it, so that no policy can put them back.
 /// - **Every ``RedirectPolicy``**: follow, refuse (the `3xx` is delivered), or decide per hop.
 /// - **A bound on response size.** A body larger than ``maximumResponseSize`` (decoded bytes
 ///   counted) is not read to the end: the request fails with
-///   ``NetworkError/responseTooLarge(limit:)`` and its task is cancelled, before any of the body
-///   is read when its `Content-Length` (with no content coding) already says so. Memory stays within
-///   about twice the limit: on Linux, where `URLSession` queues every chunk for the delegate
-///   without waiting, the transport's delegate queue makes libcurl wait while the delegate lags.
-/// - **Downloads stream to disk, with progress** (`download(request:to:progress:completion:)`):
-///   a download's body goes to its file chunk by chunk, never whole in memory, and progress is
-///   reported as the bytes move, both ways.
-/// - **The request's timeout means the same everywhere**: an idle timeout, as Apple's
-///   `URLSession` defines `timeoutInterval`. The request fails with `URLError.timedOut` when
-///   no bytes arrive for that long; a slow download that keeps receiving bytes is not cut
-///   off. (Linux's `URLSession` would enforce it as a deadline for the whole response.) On
-///   Linux, where the transport enforces it, every value has a meaning: positive and finite,
-///   that many seconds; zero, negative or NaN, the default 60 seconds (`URLRequest`'s default);
-///   infinite, or longer than about 146 years, none; and no response may take longer than 7
-///   days in all (Apple's default `timeoutIntervalForResource`). On Apple platforms the request
-///   goes to `URLSession` as it is.
-/// - **Cancelling is safe at any moment on Linux.** swift-corelibs-foundation can trap when a
-///   task is cancelled just as it completes, on a session with a `URLCache`, so on Linux the
-///   transport's session has none (`urlSession.configuration.urlCache` is `nil`; use
-///   ``CachedSession`` for caching). A task's `URLSessionDataTask` is created when it is
-///   resumed, so a task cancelled before never reaches `URLSession` at all; a resumed or
-///   cancelled task calls its completion handler exactly once, with `URLError.cancelled` at once
-///   when cancelled.
-/// - **No hang on a 401 challenge on Linux.** Linux's `URLSession` waits forever when a
-///   server answers 401 with `WWW-Authenticate` and no credential is stored; here the 401
-///   is delivered, as on Apple platforms.
-/// - libcurl's error codes are mapped to the ones Apple's `URLSession` reports, TLS failures
-///   included (an untrusted certificate is `URLError.serverCertificateUntrusted`).
+///   ``NetworkError/responseTooLarge(limit:)``, before any of the body is read when its
+///   `Content-Length` already says so, and memory stays within about twice the limit.
+/// - **Downloads stream to disk, with progress**, and streams deliver the body as it arrives.
+/// - **The same behaviour on Linux as on Apple platforms**: the request's timeout is an idle
+///   timeout, cancelling is safe at any moment, a 401 challenge is delivered instead of hanging,
+///   and libcurl's errors are mapped to Apple's `URLError` codes.
 /// - **Certificate pinning, as an explicit opt-in** (`serverTrust:`): enforced on Apple
 ///   platforms; on Linux, where `URLSession` cannot enforce it, HTTPS requests fail closed.
+///
+/// The Sessions guide (`docs/sessions.md`, "URLSessionTransport or URLSession") compares it with
+/// a plain `URLSession` on each platform, rule by rule.
 ///
 /// ```swift
 /// let transport = URLSessionTransport(configuration: .ephemeral, maximumResponseSize: 20 * 1024 * 1024)

@@ -7,12 +7,7 @@ struct AsyncTokenProvider: AccessTokenProvider {
     private let current: @Sendable () async throws -> String
     private let refresh: @Sendable () async throws -> String
 
-    /// Creates a provider.
-    ///
-    /// - Parameters:
-    ///   - current: the token to use now.
-    ///   - refresh: a new token, after the server rejected the current one; by default
-    ///     `current` again (for a store that refreshes on its own).
+    /// Creates a provider; `refresh` is `current` again when `nil`.
     init(
         current: @escaping @Sendable () async throws -> String,
         refresh: (@Sendable () async throws -> String)? = nil

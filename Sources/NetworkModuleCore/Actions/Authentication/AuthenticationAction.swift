@@ -13,43 +13,12 @@ import Foundation
 ///     actions: [.authentication(tokens), .retry(.default), .logging()])
 /// ```
 ///
-/// ## Which requests get the token
-/// A request described by a ``NetworkRequest`` gets it when its
-/// ``NetworkRequest/requiresAuthentication`` is `true` **and** its URL has the base URL's
-/// origin (scheme, host and port). A request sent with `perform(urlRequest:)` has no
-/// description to ask: it gets the token when its URL has the base URL's origin. Nothing is
-/// ever attached to another host, or when the module has no base URL.
-///
-/// ## Refresh
-/// When a request that carried the token fails with a refresh status (`401` by default):
-/// - if the token it carried is still the current one and no refresh is running, the action
-///   asks the provider for a new token (``AccessTokenProvider/refreshToken(completion:)``);
-/// - if a refresh is already running, the request waits for it: no second refresh;
-/// - if the token it carried has been replaced since it was sent (it was stale), it is sent
-///   again with the current token, without a refresh.
-///
-/// Each request is retried this way **once**: a request rejected again with a fresh token gets
-/// its `401`, so a server that rejects every token cannot cause a refresh loop. When the
-/// refresh fails, every request waiting for it fails with the provider's error (as it is if it
-/// is a ``NetworkError``, as ``NetworkError/actionFailed(action:error:)`` otherwise), and the next
-/// request asks ``AccessTokenProvider/currentToken(completion:)`` again.
-///
-/// ## Sign-out and sign-in
-/// ``resetToken()`` forgets the token and invalidates the request to the provider still in
-/// flight, if any (current token or refresh): its answer, which arrives after the reset, is
-/// dropped, never installed, so no request carries the previous user's token without the
-/// provider being asked again. The requests waiting for that answer, and those that start
-/// meanwhile, keep waiting: when the dropped answer arrives, the action asks
-/// ``AccessTokenProvider/currentToken(completion:)`` for them (the provider is still never
-/// called twice at once). They get the token the provider gives after the reset, or fail with
-/// its error (for example when nobody is signed in). A request that already had its token
-/// before the reset is not called back.
-///
-/// ## The header is a credential, whatever its name
-/// Creating the action records its scheme's header (`Authorization`, or `X-API-Key` for
-/// `.header("X-API-Key")`) as a credential for the whole process: ``URLSessionTransport``
-/// removes it from a request redirected to another origin, and every ``Redaction`` masks it
-/// in logs, `curl` commands and recorded traffic.
+/// The token goes only to requests that need it (``NetworkRequest/requiresAuthentication``) and
+/// whose URL has the base URL's origin; a rejected token is refreshed once for all the requests
+/// that fail together, and each request is retried this way once; ``resetToken()`` forgets the
+/// token on sign-out or sign-in; and the token's header counts as a credential for the whole
+/// process (removed on a redirect to another origin, masked by every ``Redaction``). The Actions
+/// guide (`docs/actions.md`, "Authentication") tells each rule in full.
 ///
 /// Put it before actions that log or measure, so they see the header (masked) and the waits.
 public final class AuthenticationAction: NetworkModuleAction {
