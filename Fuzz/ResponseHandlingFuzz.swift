@@ -171,7 +171,7 @@ private func interpretTransportError(code: Int, message: String) {
     _ = networkError.description
 }
 
-/// An error from another domain (a custom session's): it keeps its domain, code and message.
+/// An error from another domain (a custom session's): it is kept as it is, its domain, code and message with it.
 private func interpretSessionError(domain: String, code: Int, message: String) {
     let error = NSError(domain: domain, code: code, userInfo: [NSLocalizedDescriptionKey: message])
     let result = ResponseInterpreter.interpret(
@@ -183,9 +183,11 @@ private func interpretSessionError(domain: String, code: Int, message: String) {
         return
     }
     fuzzCheck(
-        underlying.domain == domain && underlying.code == code && underlying.message == message,
+        (underlying as NSError) === error,
         "the \(domain) error \(code) \(message.debugDescription) became \(underlying)")
-    _ = NetworkError.underlying(underlying).description
+    fuzzCheck(
+        NetworkError.underlying(underlying).description.contains("\(domain) error \(code)"),
+        "the description of the \(domain) error \(code) lost its domain or code")
 }
 
 extension String {
