@@ -11,7 +11,7 @@ struct DelayAction: NetworkModuleAction {
     private let scheduler: any DelayScheduler
 
     /// Creates an action that holds each attempt back for `delay` seconds, waiting with `scheduler`.
-    init(_ delay: TimeInterval, scheduler: (any DelayScheduler)? = nil) {
+    init(_ delay: TimeInterval, scheduler: (any DelayScheduler)?) {
         self.delay = delay.isNaN ? 0 : min(max(0, delay), 1e9)
         self.scheduler = scheduler ?? DispatchDelayScheduler()
     }

@@ -50,8 +50,8 @@ struct DelayActionTests {
 
     @Test("when given a negative, NaN or endless delay, should clamp it between 0 and 10⁹ seconds")
     func clampsDelays() {
-        #expect(DelayAction(-1).delay == 0)
-        #expect(DelayAction(.nan).delay == 0)
-        #expect(DelayAction(.infinity).delay == 1e9)
+        #expect(DelayAction(-1, scheduler: nil).delay == 0)
+        #expect(DelayAction(.nan, scheduler: nil).delay == 0)
+        #expect(DelayAction(.infinity, scheduler: nil).delay == 1e9)
     }
 }

@@ -78,7 +78,7 @@ struct ResponseValidationActionTests {
         let session = FakeNetworkSession()
         session.stub(.any, with: .status(299), .status(200))
         let results = ResultCollector<NetworkResponse>()
-        let retry = RetryAction(policy: RetryPolicy(jitter: 0, isRetryable: { $0.statusCode == 299 }))
+        let retry = BuiltInAction.retry(RetryPolicy(jitter: 0, isRetryable: { $0.statusCode == 299 }))
 
         let scheduler = ManualDelayScheduler()
         makeModule(session: session, actions: [.failing(statusCodes: [299]), retry], scheduler: scheduler)

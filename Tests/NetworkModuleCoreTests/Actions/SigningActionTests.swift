@@ -117,7 +117,8 @@ struct SigningActionTests {
                 RequestSignature(
                     queryItems: [URLQueryItem(name: "sig_hash", value: "s3cr3t")], headers: ["X-Signed-Key": "k3y"])
             })
-        let logging = LoggingAction(headers: true, curl: true) { entry in entries.withLock { $0.append(entry) } }
+        let logging = BuiltInAction.logging(headers: true, curl: true) { entry in entries.withLock { $0.append(entry) }
+        }
 
         let (session, _) = send(actions: [signing, logging])
 

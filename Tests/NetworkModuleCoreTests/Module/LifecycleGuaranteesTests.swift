@@ -120,7 +120,9 @@ struct LifecycleGuaranteesTests {
         let log = LockedState<[String]>([])
         let order = LockedState<[String]>([])
         let canceller = HookRecorder(name: "A", order: order, cancelPoint: .didReceive)
-        let logging = LoggingAction(headers: false, bodies: false, sink: { line in log.withLock { $0.append(line) } })
+        let logging = LoggingAction(
+            redaction: .default, headers: false, bodies: false, maxBodyLength: 2048, curl: false,
+            sink: { line in log.withLock { $0.append(line) } })
 
         let handle = makeModule(session: session, actions: [canceller, logging]).perform(request: TestRequest()) { _ in
         }

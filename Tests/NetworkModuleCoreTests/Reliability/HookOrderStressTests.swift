@@ -115,7 +115,8 @@ struct HookOrderStressTests {
         }
         let auditor = HookAuditor()
         let authentication = AuthenticationAction.authentication(RandomDelayTokens())
-        let logging = LoggingAction(headers: false, bodies: false, sink: { _ in })
+        let logging = LoggingAction(
+            redaction: .default, headers: false, bodies: false, maxBodyLength: 2048, curl: false, sink: { _ in })
         let module = DefaultNetworkModule(
             requestBuilder: DefaultRequestBuilder(baseURL: URL(string: "https://stress.example.com")!),
             session: session, actions: [authentication, auditor, logging], completionExecutor: .immediate)

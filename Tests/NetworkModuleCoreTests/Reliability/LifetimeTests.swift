@@ -63,8 +63,8 @@ struct LifetimeTests {
                 return .json(#"{"ok":true}"#, headers: ["Cache-Control": "max-age=60"])
             }
             let throttled = ThrottledSession(wrapping: fake, maxConcurrent: 4)
-            let deduplicated = DeduplicatedSession(wrapping: throttled)
-            let cached = CachedSession(wrapping: deduplicated)
+            let deduplicated = throttled.deduplicated()
+            let cached = deduplicated.cached()
             let provider = TokenProvider()
             let authentication = AuthenticationAction.authentication(provider)
             let scheduler = ManualDelayScheduler()
@@ -80,7 +80,7 @@ struct LifetimeTests {
                         return "t"
                     },
                     authentication,
-                    RetryAction(policy: RetryPolicy(maxAttempts: 2), random: { 0.5 }),
+                    BuiltInAction.retry(RetryPolicy(maxAttempts: 2), random: { 0.5 }),
                     BuiltInAction.logging(sink: { _ in _ = loggingSentinel }),
                     BuiltInAction.metrics { _ in _ = metricsSentinel },
                 ],

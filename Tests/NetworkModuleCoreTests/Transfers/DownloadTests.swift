@@ -129,7 +129,7 @@ struct DownloadTests {
         }
         let scheduler = ManualDelayScheduler()
         let module = makeTransferModule(
-            session: session, actions: [RetryAction(policy: RetryPolicy(jitter: 0))], scheduler: scheduler)
+            session: session, actions: [BuiltInAction.retry(RetryPolicy(jitter: 0))], scheduler: scheduler)
         let results = ResultCollector<DownloadResponse>()
         let destination = folder.appendingPathComponent("report.pdf")
 
@@ -281,7 +281,7 @@ struct DownloadTests {
         let session = cutThenResumed(at: half)
         let scheduler = ManualDelayScheduler()
         let module = makeTransferModule(
-            session: session, actions: [RetryAction(policy: RetryPolicy(jitter: 0))], scheduler: scheduler)
+            session: session, actions: [BuiltInAction.retry(RetryPolicy(jitter: 0))], scheduler: scheduler)
         let results = ResultCollector<DownloadResponse>()
         let destination = folder.appendingPathComponent("report.pdf")
 
@@ -321,7 +321,7 @@ struct DownloadTests {
         }
         let scheduler = ManualDelayScheduler()
         let module = makeTransferModule(
-            session: session, actions: [RetryAction(policy: RetryPolicy(jitter: 0))], scheduler: scheduler)
+            session: session, actions: [BuiltInAction.retry(RetryPolicy(jitter: 0))], scheduler: scheduler)
         let results = ResultCollector<DownloadResponse>()
         let destination = folder.appendingPathComponent("report.pdf")
 
@@ -390,7 +390,7 @@ struct DownloadTests {
         let scheduler = ManualDelayScheduler()
         let counter = ReceivedBytesAction()
         let module = makeTransferModule(
-            session: session, actions: [RetryAction(policy: RetryPolicy(jitter: 0)), counter], scheduler: scheduler)
+            session: session, actions: [BuiltInAction.retry(RetryPolicy(jitter: 0)), counter], scheduler: scheduler)
 
         module.download(
             request: GetFile(), to: DownloadDestination(folder.appendingPathComponent("report.pdf")),

@@ -34,8 +34,8 @@ struct LoggingAction: NetworkModuleAction {
 
     /// Creates a logging action; ``NetworkModuleAction/logging(redaction:headers:bodies:maxBodyLength:curl:sink:)`` says what each parameter does.
     init(
-        redaction: Redaction = .default, headers: Bool = true, bodies: Bool = true, maxBodyLength: Int = 2048,
-        curl: Bool = false, sink: @escaping @Sendable (String) -> Void = LoggingAction.standardError
+        redaction: Redaction, headers: Bool, bodies: Bool, maxBodyLength: Int, curl: Bool,
+        sink: @escaping @Sendable (String) -> Void
     ) {
         self.redaction = redaction
         self.headers = headers

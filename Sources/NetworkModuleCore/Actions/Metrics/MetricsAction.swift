@@ -10,7 +10,7 @@ struct MetricsAction: NetworkModuleAction {
     /// - Parameters:
     ///   - redaction: which query values are masked in ``RequestMetrics/url``.
     ///   - report: receives the metrics of each request.
-    init(redaction: Redaction = .default, report: @escaping @Sendable (RequestMetrics) -> Void) {
+    init(redaction: Redaction, report: @escaping @Sendable (RequestMetrics) -> Void) {
         self.redaction = redaction
         self.report = report
     }

@@ -13,9 +13,7 @@ struct RetryAction: NetworkModuleAction {
 
     /// Creates the action; ``NetworkModuleAction/retry(_:random:now:)`` says what each parameter is.
     init(
-        policy: RetryPolicy = .default,
-        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
-        now: @escaping @Sendable () -> Date = { Date() }
+        policy: RetryPolicy, random: @escaping @Sendable () -> Double, now: @escaping @Sendable () -> Date
     ) {
         self.policy = policy
         self.random = random

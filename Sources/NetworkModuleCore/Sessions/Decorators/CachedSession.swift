@@ -102,9 +102,8 @@ public final class CachedSession: NetworkSession, TransferringSession {
     /// Creates the session; ``NetworkSession/cached(maximumBytes:maximumEntries:ignoredHeaderNames:now:)``
     /// says what each parameter is.
     init(
-        wrapping session: some NetworkSession, maximumBytes: Int = 10 * 1024 * 1024, maximumEntries: Int = 500,
-        ignoredHeaderNames: Set<String> = DeduplicatedSession.defaultIgnoredHeaderNames,
-        now: @escaping @Sendable () -> Date = { Date() }
+        wrapping session: some NetworkSession, maximumBytes: Int, maximumEntries: Int, ignoredHeaderNames: Set<String>,
+        now: @escaping @Sendable () -> Date
     ) {
         self.wrapped = session.transferring
         self.now = now

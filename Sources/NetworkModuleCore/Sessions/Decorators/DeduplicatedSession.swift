@@ -66,8 +66,7 @@ public final class DeduplicatedSession: NetworkSession, TransferringSession {
     /// Creates the session; ``NetworkSession/deduplicated(methods:ignoredHeaderNames:)`` says what
     /// each parameter is.
     init(
-        wrapping session: some NetworkSession, methods: Set<HTTPMethod> = [.get, .head],
-        ignoredHeaderNames: Set<String> = DeduplicatedSession.defaultIgnoredHeaderNames
+        wrapping session: some NetworkSession, methods: Set<HTTPMethod>, ignoredHeaderNames: Set<String>
     ) {
         self.wrapped = session.transferring
         self.methods = Set(methods.map(\.rawValue))

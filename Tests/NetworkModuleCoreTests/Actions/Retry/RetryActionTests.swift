@@ -16,7 +16,7 @@ struct RetryActionTests {
     /// Sends `request` through a module with `action` against `responses`; returns the module's
     /// scheduler after running every wait, the result and the session.
     func run(
-        _ request: some NetworkRequest = TestRequest(), action: RetryAction, responses: [StubbedResponse]
+        _ request: some NetworkRequest = TestRequest(), action: BuiltInAction, responses: [StubbedResponse]
     ) -> (delays: [TimeInterval], result: Result<NetworkResponse, NetworkError>?, sent: Int) {
         let session = FakeNetworkSession()
         session.stub(.any, sequence: responses)
@@ -32,7 +32,7 @@ struct RetryActionTests {
 
     @Test("when a GET keeps failing with 503, should wait 0.5 s then 1 s and deliver the third failure")
     func defaultBackoff() {
-        let outcome = run(action: RetryAction(random: { 0.5 }), responses: [.status(503)])
+        let outcome = run(action: BuiltInAction.retry(random: { 0.5 }), responses: [.status(503)])
 
         #expect(outcome.delays == [0.5, 1.0])
         #expect(outcome.sent == 3)
@@ -43,7 +43,7 @@ struct RetryActionTests {
         "when the random source is at its ends, should spread each wait by the jitter",
         arguments: [(0.0, [0.4, 0.8]), (1.0, [0.6, 1.2])])
     func jitter(random: Double, expected: [TimeInterval]) {
-        let outcome = run(action: RetryAction(random: { random }), responses: [.status(503)])
+        let outcome = run(action: BuiltInAction.retry(random: { random }), responses: [.status(503)])
 
         #expect(zip(outcome.delays, expected).allSatisfy { abs($0 - $1) < 1e-9 }, "\(outcome.delays)")
         #expect(outcome.delays.count == 2)
@@ -53,7 +53,7 @@ struct RetryActionTests {
     func maxDelay() {
         let policy = RetryPolicy(maxAttempts: 5, initialDelay: 10, multiplier: 3, maxDelay: 60, jitter: 0)
 
-        let outcome = run(action: RetryAction(policy: policy), responses: [.error(.timedOut)])
+        let outcome = run(action: BuiltInAction.retry(policy), responses: [.error(.timedOut)])
 
         #expect(outcome.delays == [10, 30, 60, 60])
         #expect(outcome.sent == 5)
@@ -61,7 +61,7 @@ struct RetryActionTests {
 
     @Test("when the failure is retried once, should deliver the success")
     func successAfterRetry() {
-        let outcome = run(action: RetryAction(random: { 0.5 }), responses: [.status(502), .status(200)])
+        let outcome = run(action: BuiltInAction.retry(random: { 0.5 }), responses: [.status(502), .status(200)])
 
         #expect(outcome.delays == [0.5])
         #expect((try? outcome.result?.get())?.statusCode == 200)
@@ -72,7 +72,7 @@ struct RetryActionTests {
     @Test("when the response says Retry-After in seconds, should wait exactly that long")
     func retryAfterSeconds() {
         let outcome = run(
-            action: RetryAction(random: { 0.5 }),
+            action: BuiltInAction.retry(random: { 0.5 }),
             responses: [.status(429, headers: ["Retry-After": "7"]), .status(200)])
 
         #expect(outcome.delays == [7])
@@ -83,7 +83,7 @@ struct RetryActionTests {
         "when the response says Retry-After as an HTTP date, should wait until that date",
         arguments: ["Sun, 06 Nov 1994 08:49:49 GMT", "Sunday, 06-Nov-94 08:49:49 GMT", "Sun Nov  6 08:49:49 1994"])
     func retryAfterDate(header: String) {
-        let action = RetryAction(random: { 0.5 }, now: { Self.rfcDate })
+        let action = BuiltInAction.retry(random: { 0.5 }, now: { Self.rfcDate })
 
         let outcome = run(action: action, responses: [.status(503, headers: ["Retry-After": header]), .status(200)])
 
@@ -92,7 +92,7 @@ struct RetryActionTests {
 
     @Test("when the Retry-After date has passed, should retry at once")
     func retryAfterPastDate() {
-        let action = RetryAction(random: { 0.5 }, now: { Self.rfcDate.addingTimeInterval(3600) })
+        let action = BuiltInAction.retry(random: { 0.5 }, now: { Self.rfcDate.addingTimeInterval(3600) })
 
         let outcome = run(
             action: action,
@@ -104,7 +104,7 @@ struct RetryActionTests {
     @Test("when Retry-After cannot be read, should fall back to the backoff")
     func unreadableRetryAfter() {
         let outcome = run(
-            action: RetryAction(random: { 0.5 }),
+            action: BuiltInAction.retry(random: { 0.5 }),
             responses: [.status(503, headers: ["Retry-After": "soon"]), .status(200)])
 
         #expect(outcome.delays == [0.5])
@@ -112,7 +112,7 @@ struct RetryActionTests {
 
     @Test("when Retry-After asks for longer than the policy allows, should deliver the failure with its headers")
     func retryAfterTooLong() {
-        let outcome = run(action: RetryAction(), responses: [.status(503, headers: ["Retry-After": "3600"])])
+        let outcome = run(action: BuiltInAction.retry(), responses: [.status(503, headers: ["Retry-After": "3600"])])
 
         #expect(outcome.delays.isEmpty)
         #expect(outcome.sent == 1)
@@ -124,7 +124,7 @@ struct RetryActionTests {
         let policy = RetryPolicy(honoursRetryAfter: false)
 
         let outcome = run(
-            action: RetryAction(policy: policy, random: { 0.5 }),
+            action: BuiltInAction.retry(policy, random: { 0.5 }),
             responses: [.status(503, headers: ["Retry-After": "7"]), .status(200)])
 
         #expect(outcome.delays == [0.5])
@@ -144,7 +144,7 @@ struct RetryActionTests {
             (.error(.secureConnectionFailed), false),
         ])
     func whatIsRetried(response: StubbedResponse, retried: Bool) {
-        let outcome = run(action: RetryAction(random: { 0.5 }), responses: [response, .status(200)])
+        let outcome = run(action: BuiltInAction.retry(random: { 0.5 }), responses: [response, .status(200)])
 
         #expect(outcome.sent == (retried ? 2 : 1))
     }
@@ -153,9 +153,9 @@ struct RetryActionTests {
     func nonIdempotentMethods() {
         let post = TestRequest(method: .post)
 
-        let refused = run(post, action: RetryAction(random: { 0.5 }), responses: [.status(503), .status(200)])
+        let refused = run(post, action: BuiltInAction.retry(random: { 0.5 }), responses: [.status(503), .status(200)])
         let allowed = run(
-            post, action: RetryAction(policy: RetryPolicy(retriesNonIdempotentMethods: true), random: { 0.5 }),
+            post, action: BuiltInAction.retry(RetryPolicy(retriesNonIdempotentMethods: true), random: { 0.5 }),
             responses: [.status(503), .status(200)])
 
         #expect(refused.sent == 1)
@@ -166,8 +166,8 @@ struct RetryActionTests {
     func customRetryableErrors() {
         let policy = RetryPolicy(jitter: 0, isRetryable: { $0.statusCode == 409 })
 
-        let conflict = run(action: RetryAction(policy: policy), responses: [.status(409), .status(200)])
-        let unavailable = run(action: RetryAction(policy: policy), responses: [.status(503), .status(200)])
+        let conflict = run(action: BuiltInAction.retry(policy), responses: [.status(409), .status(200)])
+        let unavailable = run(action: BuiltInAction.retry(policy), responses: [.status(503), .status(200)])
 
         #expect(conflict.sent == 2)
         #expect(unavailable.sent == 1)
@@ -185,8 +185,8 @@ struct RetryActionTests {
             var retryPolicy: RetryPolicy? { RetryPolicy(maxAttempts: 5, initialDelay: 1, jitter: 0) }
         }
 
-        let never = run(NeverRetried(), action: RetryAction(), responses: [.status(503)])
-        let important = run(Important(), action: RetryAction(), responses: [.status(503)])
+        let never = run(NeverRetried(), action: BuiltInAction.retry(), responses: [.status(503)])
+        let important = run(Important(), action: BuiltInAction.retry(), responses: [.status(503)])
 
         #expect(never.sent == 1)
         #expect(important.delays == [1, 2, 4, 8])
