@@ -4,8 +4,9 @@
 #   scripts/test.sh
 #
 # 1. Checks formatting (scripts/format.sh --lint), builds everything with warnings as errors (zero warnings is a project rule), checks
-#    the public API against its recorded baseline (scripts/api-baseline.sh), and builds the DocC
-#    documentation, failing on any DocC warning or undocumented public symbol. Then compiles every
+#    the public API against its recorded baseline (scripts/api-baseline.sh), builds the DocC
+#    documentation, failing on any DocC warning or undocumented public symbol, and resolves the
+#    release as docs/getting-started.md installs it (scripts/check-install.sh). Then compiles every
 #    target for iOS and macOS with ../shared/apple-check (0 errors, 0 warnings, no runtime
 #    symbol iOS 13 lacks), where that folder exists; CI requires it.
 # 2. Runs the test-server supervisor's own tests, then starts httpbin, the fault server and an
@@ -60,6 +61,9 @@ bash scripts/api-baseline.sh
 
 step "Documentation (DocC, warnings are errors)"
 bash scripts/docs.sh
+
+step "Installing the release as getting-started says (scripts/check-install.sh)"
+bash scripts/check-install.sh
 
 step "Apple platforms: compile every target for iOS and macOS (../shared/apple-check)"
 # Compiles, without linking, every target against real iOS 13/16 and macOS 10.15 SDK
