@@ -74,7 +74,7 @@ if [[ "$status" != 0 ]]; then
     cat >&2 <<'EOF'
 
 The public API differs from the recorded baseline (api/*.json). If the change is meant, record
-it in the same commit as its CHANGELOG line: scripts/api-baseline.sh --update. After 1.0.0 a
+it in the same commit as its CHANGELOG line: scripts/api-baseline.sh --update. Since 1.0.0 a
 change that breaks source compatibility needs a major version (CONTRIBUTING.md, "The public API").
 EOF
 fi
