@@ -103,7 +103,6 @@ struct CookbookSamples {
         defer { try? FileManager.default.removeItem(at: receipt) }
 
         let printed = try await Transcript.recording {
-            // sample: cookbook-multipart-upload
             struct UploadAttachment: NetworkRequest {
                 let noteID: Int
                 let file: URL
@@ -122,7 +121,6 @@ struct CookbookSamples {
             let contents = try Data(contentsOf: receipt)  // reading may fail; building the request should not
             let response = try await module.perform(request: UploadAttachment(noteID: 7, file: receipt, contents: contents))
             print(response.statusCode)
-            // end-sample
         }
 
         #expect(printed == ["201"])
@@ -640,7 +638,6 @@ struct CookbookSamples {
         var body: RequestBody? { .formURLEncoded(["user": user, "password": password]) }
     }
 
-    // sample: cookbook-logging
     func debugLogging(to sink: @escaping @Sendable (String) -> Void) -> [any NetworkModuleAction] {
         #if DEBUG
             return [
@@ -654,7 +651,6 @@ struct CookbookSamples {
             return []
         #endif
     }
-    // end-sample
 
     @Test("when a sign-in is logged, should mask the key in the URL and headers and leave out the password")
     func loggingSafely() {
