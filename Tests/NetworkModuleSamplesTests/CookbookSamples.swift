@@ -159,7 +159,6 @@ struct CookbookSamples {
         #expect(try downloads.requestBuilder.build(request: DownloadExport()).timeoutInterval == 600)
     }
 
-    // sample: cookbook-download
     func download(_ request: some NetworkRequest, to destination: URL, with module: any NetworkModule) async throws {
         do {
             let download = try await module.download(request: request, to: DownloadDestination(destination))
@@ -170,7 +169,6 @@ struct CookbookSamples {
             throw NetworkError.responseTooLarge(limit: limit)
         }
     }
-    // end-sample
 
     @Test("when a download fits, should save it; when it is too large, should say so and save nothing")
     func download() async throws {
