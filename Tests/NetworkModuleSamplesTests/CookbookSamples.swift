@@ -7,7 +7,6 @@ import Testing
     import FoundationNetworking
 #endif
 
-// sample: cookbook-error-body
 struct ServerProblem: Decodable, Sendable {
     let code: String
     let message: String
@@ -18,7 +17,6 @@ extension NetworkError {
     /// The server's own explanation of a status error, if it sent one in the API's format.
     var serverProblem: ServerProblem? { try? httpErrorResponse?.decodeBody(as: ServerProblem.self) }
 }
-// end-sample
 
 /// The samples of docs/cookbook.md.
 @Suite("Cookbook samples")
