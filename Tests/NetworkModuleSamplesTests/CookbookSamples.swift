@@ -7,7 +7,6 @@ import Testing
     import FoundationNetworking
 #endif
 
-// sample: cookbook-error-body
 struct ServerProblem: Decodable, Sendable {
     let code: String
     let message: String
@@ -18,7 +17,6 @@ extension NetworkError {
     /// The server's own explanation of a status error, if it sent one in the API's format.
     var serverProblem: ServerProblem? { try? httpErrorResponse?.decodeBody(as: ServerProblem.self) }
 }
-// end-sample
 
 /// The samples of docs/cookbook.md.
 @Suite("Cookbook samples")
@@ -103,7 +101,6 @@ struct CookbookSamples {
         defer { try? FileManager.default.removeItem(at: receipt) }
 
         let printed = try await Transcript.recording {
-            // sample: cookbook-multipart-upload
             struct UploadAttachment: NetworkRequest {
                 let noteID: Int
                 let file: URL
@@ -122,7 +119,6 @@ struct CookbookSamples {
             let contents = try Data(contentsOf: receipt)  // reading may fail; building the request should not
             let response = try await module.perform(request: UploadAttachment(noteID: 7, file: receipt, contents: contents))
             print(response.statusCode)
-            // end-sample
         }
 
         #expect(printed == ["201"])
@@ -161,7 +157,6 @@ struct CookbookSamples {
         #expect(try downloads.requestBuilder.build(request: DownloadExport()).timeoutInterval == 600)
     }
 
-    // sample: cookbook-download
     func download(_ request: some NetworkRequest, to destination: URL, with module: any NetworkModule) async throws {
         do {
             let download = try await module.download(request: request, to: DownloadDestination(destination))
@@ -172,7 +167,6 @@ struct CookbookSamples {
             throw NetworkError.responseTooLarge(limit: limit)
         }
     }
-    // end-sample
 
     @Test("when a download fits, should save it; when it is too large, should say so and save nothing")
     func download() async throws {
@@ -640,7 +634,6 @@ struct CookbookSamples {
         var body: RequestBody? { .formURLEncoded(["user": user, "password": password]) }
     }
 
-    // sample: cookbook-logging
     func debugLogging(to sink: @escaping @Sendable (String) -> Void) -> [any NetworkModuleAction] {
         #if DEBUG
             return [
@@ -654,7 +647,6 @@ struct CookbookSamples {
             return []
         #endif
     }
-    // end-sample
 
     @Test("when a sign-in is logged, should mask the key in the URL and headers and leave out the password")
     func loggingSafely() {
