@@ -59,6 +59,13 @@ Routes (by path; the query string is ignored unless a route lists parameters):
                             file that changed between the attempts
     /resumable-log?etag=E   200 JSON list of [Range, If-Range] (null when absent) of every
                             /resumable request for etag E so far, in order
+    /flaky?key=K&cache_control=C&then=T
+                            the first request for key K: 200 text/plain "v1" with
+                            Cache-Control C (default "max-age=10") and ETag "v1"; every
+                            later one: T, which is a status code (default 503, no body),
+                            "close" (the connection closed without an answer) or "v2"
+                            (200 "v2", with C and ETag "v2"). A server that fails after it
+                            was cached, for stale-if-error and stale-while-revalidate
     /health                 200 "ok"
     anything else           404 {"error":"unknown fault route"}
 
@@ -494,6 +501,28 @@ def route_resumable_log(conn, req):
     respond_json(conn, req, 200, entries)
 
 
+# How many /flaky requests each key has had.
+FLAKY_COUNTS = {}
+FLAKY_COUNTS_LOCK = threading.Lock()
+
+
+def route_flaky(conn, req):
+    key = req.q("key", "")
+    with FLAKY_COUNTS_LOCK:
+        FLAKY_COUNTS[key] = FLAKY_COUNTS.get(key, 0) + 1
+        count = FLAKY_COUNTS[key]
+    cache_control = req.q("cache_control", "max-age=10")
+    then = req.q("then", "503")
+    if count == 1 or then == "v2":
+        version = "v1" if count == 1 else "v2"
+        respond(conn, req, 200, version.encode(), "text/plain; charset=utf-8",
+                [("Cache-Control", cache_control), ("ETag", '"%s"' % version)])
+    elif then == "close":
+        return
+    else:
+        respond(conn, req, int(then) if then.isdigit() else 400, b"")
+
+
 def route_health(conn, req):
     respond(conn, req, 200, b"ok", "text/plain; charset=utf-8")
 
@@ -606,6 +635,7 @@ ROUTES = {
     "/gzip-bomb": route_gzip_bomb,
     "/resumable": route_resumable,
     "/resumable-log": route_resumable_log,
+    "/flaky": route_flaky,
     "/health": route_health,
 }
 

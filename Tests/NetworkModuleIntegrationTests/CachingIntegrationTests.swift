@@ -18,9 +18,10 @@ struct CachingIntegrationTests {
         let session: CachedSession
         let module: DefaultNetworkModule
 
-        init() throws {
+        /// On httpbin, or on `baseURL`.
+        init(baseURL: URL? = nil) throws {
             session = wire.cached(now: { [clock] in clock.withLock { $0 } })
-            module = IntegrationServers.module(baseURL: try IntegrationServers.httpbin(), session: session)
+            module = IntegrationServers.module(baseURL: try baseURL ?? IntegrationServers.httpbin(), session: session)
         }
 
         func advance(by seconds: TimeInterval) {
@@ -138,6 +139,66 @@ struct CachingIntegrationTests {
 
         #expect(result.error?.statusCode == 504)
         #expect(setup.wire.calls == 0)
+    }
+
+    // MARK: Serving stale (RFC 5861), against the fault server's /flaky
+
+    /// The fault server's `/flaky` for a key of this call's own: `v1` with `cacheControl`,
+    /// then `then` (a status, `close` or `v2`).
+    static func flaky(cacheControl: String, then: String) -> [String: String] {
+        ["key": UUID().uuidString, "cache_control": cacheControl, "then": then]
+    }
+
+    @Test(
+        "when the server fails after a response was stored with stale-if-error, should answer with it, marked stale",
+        arguments: ["503", "close"])
+    func staleIfError(then failure: String) async throws {
+        let setup = try Setup(baseURL: try IntegrationServers.faultServer())
+        let query = Self.flaky(cacheControl: "max-age=10, stale-if-error=60", then: failure)
+        let first = try await setup.get("/flaky", query).get()
+        setup.advance(by: 20)
+
+        let stale = try await setup.get("/flaky", query).get()
+
+        #expect(first.isStale == false)
+        #expect(stale.data == Data("v1".utf8))
+        #expect(stale.isStale)
+        #expect(stale.headers["Age"] == "20")
+        #expect(setup.wire.calls == 2, "the server was asked, and failed")
+    }
+
+    @Test("when a request says stale-if-error, should get the stored response when the server fails, and not without")
+    func staleIfErrorRequestOptIn() async throws {
+        let setup = try Setup(baseURL: try IntegrationServers.faultServer())
+        let query = Self.flaky(cacheControl: "max-age=10", then: "503")
+        _ = try await setup.get("/flaky", query).get()
+        setup.advance(by: 600)
+
+        let optedIn = try await setup.get("/flaky", query, headers: ["Cache-Control": "stale-if-error=3600"]).get()
+        let plain = await setup.get("/flaky", query)
+
+        #expect(optedIn.data == Data("v1".utf8) && optedIn.isStale)
+        #expect(plain.error?.statusCode == 503)
+    }
+
+    @Test("when a stored response is stale within stale-while-revalidate, should answer at once and refresh it behind")
+    func staleWhileRevalidate() async throws {
+        let setup = try Setup(baseURL: try IntegrationServers.faultServer())
+        let query = Self.flaky(cacheControl: "max-age=10, stale-while-revalidate=30", then: "v2")
+        _ = try await setup.get("/flaky", query).get()
+        setup.advance(by: 15)
+
+        let stale = try await setup.get("/flaky", query).get()
+        var refreshed = stale
+        for _ in 0..<250 where refreshed.data != Data("v2".utf8) {
+            try await Task.sleep(for: .milliseconds(20))  // the revalidation runs on its own
+            refreshed = try await setup.get("/flaky", query).get()
+        }
+
+        #expect(stale.data == Data("v1".utf8) && stale.isStale)
+        #expect(refreshed.data == Data("v2".utf8), "the background revalidation stored the new response")
+        #expect(refreshed.isStale == false)
+        #expect(setup.wire.calls == 2, "one background request, however many requests found it stale")
     }
 
     /// `date` as an IMF-fixdate.

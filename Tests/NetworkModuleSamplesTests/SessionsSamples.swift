@@ -196,4 +196,38 @@ struct SessionsSamples {
         #expect(lines == ["hits: 1, misses: 2"])
         #expect(fake.recordedRequests.count == 2)
     }
+
+    // sample: sessions-cache-stale-request
+    struct GetNews: NetworkRequest {
+        var path: String { "/news" }
+        // When the server cannot answer, a stored response up to a day past its freshness will do.
+        var headers: HTTPHeaders { ["Cache-Control": "stale-if-error=86400"] }
+    }
+    // end-sample
+
+    @Test("when the server cannot answer and the request accepts stale, should get the stored news, marked stale")
+    func staleIfError() {
+        let fake = FakeNetworkSession()
+        fake.stub(
+            .path("/v2/news"), with: .json(#"["v1"]"#, headers: ["Cache-Control": "max-age=60"]),
+            .error(.notConnectedToInternet))
+        let clock = ManualDelayScheduler()
+        let session = fake.cached(now: { Date(timeIntervalSinceReferenceDate: clock.now) })
+        let module = DefaultNetworkModule(requestBuilder: builder, session: session, completionExecutor: .immediate)
+        module.perform(request: GetNews()) { _ in }
+        clock.advance(by: 3600)
+
+        let lines = Transcript.recording {
+            // sample: sessions-cache-stale
+            module.perform(request: GetNews()) { result in
+                if case .success(let response) = result, response.isStale {
+                    print("offline: news from \(response.headers["Age"] ?? "?") s ago")
+                }
+            }
+            // end-sample
+        }
+
+        #expect(lines == ["offline: news from 3600 s ago"])
+        #expect(fake.recordedRequests.count == 2)
+    }
 }

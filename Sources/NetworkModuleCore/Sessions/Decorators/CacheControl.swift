@@ -5,7 +5,8 @@ import Foundation
 #endif
 
 /// The `Cache-Control` directives ``CachedSession`` acts on (RFC 9111, section 5.2), read from
-/// a request or a response. Unknown directives are ignored, and so are `s-maxage` and
+/// a request or a response, with the two of RFC 5861 (`stale-while-revalidate`,
+/// `stale-if-error`). Unknown directives are ignored, and so are `s-maxage` and
 /// `proxy-revalidate`, which are for shared caches.
 ///
 /// Seconds are read defensively: only ASCII digits count, a value beyond 2^31 is taken as
@@ -37,6 +38,13 @@ struct CacheControl: Equatable {
     /// A response's `s-maxage`: ignored for freshness, but it allows storing a response to a
     /// request with `Authorization` (section 3.5).
     var hasSharedMaxAge = false
+    /// A response's `stale-while-revalidate=N` (RFC 5861, section 3): for N seconds past its
+    /// freshness, it may answer at once while the cache revalidates it in the background.
+    var staleWhileRevalidate: TimeInterval?
+    /// `stale-if-error=N` (RFC 5861, section 4), on a response or a request: for N seconds
+    /// past its freshness, it may answer when the server cannot (a transport error, or `500`,
+    /// `502`, `503` or `504`).
+    var staleIfError: TimeInterval?
 
     /// No directives.
     static let none = CacheControl()
@@ -90,6 +98,8 @@ struct CacheControl: Equatable {
         case "max-age": maxAge = maxAge ?? Self.seconds(argument) ?? 0
         case "max-stale": maxStale = maxStale ?? (argument == nil ? .infinity : Self.seconds(argument) ?? 0)
         case "min-fresh": minFresh = minFresh ?? Self.seconds(argument)
+        case "stale-while-revalidate": staleWhileRevalidate = staleWhileRevalidate ?? Self.seconds(argument)
+        case "stale-if-error": staleIfError = staleIfError ?? Self.seconds(argument)
         default: break
         }
     }

@@ -22,6 +22,10 @@ struct CachedResponse {
     let noCache: Bool
     /// `must-revalidate`: never used stale.
     let mustRevalidate: Bool
+    /// `stale-while-revalidate=N`: seconds past its freshness it may answer while revalidated.
+    let staleWhileRevalidate: TimeInterval?
+    /// `stale-if-error=N`: seconds past its freshness it may answer when the server cannot.
+    let staleIfError: TimeInterval?
     /// The validators sent back as `If-None-Match` and `If-Modified-Since`.
     let entityTag: String?
     let lastModified: String?
@@ -61,6 +65,8 @@ struct CachedResponse {
         self.variance = variance
         self.noCache = directives.noCache
         self.mustRevalidate = directives.mustRevalidate
+        self.staleWhileRevalidate = directives.staleWhileRevalidate
+        self.staleIfError = directives.staleIfError
         self.entityTag = response.value(forHTTPHeaderField: "ETag")
         self.lastModified = response.value(forHTTPHeaderField: "Last-Modified")
         let date = response.value(forHTTPHeaderField: "Date").flatMap { HTTPDate.parse($0, now: receivedAt) }
@@ -99,6 +105,72 @@ struct CachedResponse {
         if freshnessLeft > 0 { return true }
         guard !mustRevalidate, let maxStale = directives.maxStale else { return false }
         return -freshnessLeft <= maxStale
+    }
+
+    /// Whether it may answer at once, stale, while the cache revalidates it in the background
+    /// (RFC 5861, section 3): stale by no more than its `stale-while-revalidate`, neither
+    /// `no-cache` nor `must-revalidate`, and asked for by a request that accepts a stored
+    /// response of its age without wanting it fresh (no `no-cache`, `min-fresh` or reload).
+    func isUsableWhileRevalidating(at now: Date, for directives: CacheControl) -> Bool {
+        guard let window = staleWhileRevalidate, !noCache, !mustRevalidate, !directives.noCache, !directives.reload,
+            directives.minFresh == nil
+        else { return false }
+        let age = age(at: now)
+        if let maxAge = directives.maxAge, age > maxAge { return false }
+        return age - lifetime <= window
+    }
+
+    /// Whether it may answer, stale, a request the server failed (RFC 5861, section 4; RFC 9111,
+    /// section 4.2.4): stale by no more than the `stale-if-error` of the response or of the
+    /// request, whichever allows more, neither `no-cache` nor `must-revalidate`, and the request
+    /// no reload.
+    func isUsableOnError(at now: Date, for directives: CacheControl) -> Bool {
+        guard !noCache, !mustRevalidate, !directives.reload else { return false }
+        let window = max(staleIfError ?? -.infinity, directives.staleIfError ?? -.infinity)
+        return age(at: now) - lifetime <= window
+    }
+
+    /// How a stored response answers a request, as its `Cache-Status` says (RFC 9211).
+    enum Use {
+        /// Without a call: fresh, or stale as the request's `max-stale` allows.
+        case hit
+        /// Without waiting, stale, while a background request revalidates it.
+        case staleWhileRevalidate
+        /// Stale, because the server answered with `status` (`nil`: no answer at all).
+        case staleIfError(status: Int?)
+        /// After the server answered `304 Not Modified`.
+        case revalidated
+    }
+
+    /// The response to hand the caller for `use` at `now`: the stored one with `Age` (RFC 9111,
+    /// section 5.1) and this cache's `Cache-Status` entry (``CacheStatus``).
+    func served(at now: Date, as use: Use) -> HTTPURLResponse {
+        let age = age(at: now)
+        let freshnessLeft = lifetime - age
+        let ttl = freshnessLeft > 0 ? Self.wholeSeconds(freshnessLeft) : min(-1, Self.wholeSeconds(freshnessLeft))
+        let parameters =
+            switch use {
+            case .hit: "hit"
+            case .staleWhileRevalidate: "hit; detail=stale-while-revalidate"
+            case .staleIfError(let status?): "fwd=stale; fwd-status=\(status); detail=stale-if-error"
+            case .staleIfError(nil): "fwd=stale; detail=stale-if-error"
+            case .revalidated: "fwd=stale; fwd-status=304; stored"
+            }
+        var fields = HTTPHeaders(response.allHeaderFields)
+        fields["Age"] = String(max(0, Self.wholeSeconds(age)))
+        fields["Cache-Status"] = CacheStatus.appending(to: fields["Cache-Status"], parameters: parameters, ttl: ttl)
+        guard let url = response.url,
+            let served = HTTPURLResponse(
+                url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: fields.dictionary)
+        else { return response }
+        return served
+    }
+
+    /// `seconds` rounded down, within ±2^31 (section 1.2.2), 0 if it is not a number.
+    private static func wholeSeconds(_ seconds: TimeInterval) -> Int {
+        guard !seconds.isNaN else { return 0 }
+        return Int(
+            max(-CacheControl.largestDeltaSeconds, min(CacheControl.largestDeltaSeconds, seconds)).rounded(.down))
     }
 
     /// Whether `request` has the values this response's `Vary` names (section 4.1).

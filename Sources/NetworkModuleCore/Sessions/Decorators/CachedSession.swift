@@ -32,8 +32,17 @@ import Foundation
 /// request goes out with `If-None-Match` / `If-Modified-Since`, and a `304 Not Modified` is
 /// answered with the stored `200`, its header fields updated from the 304's, fresh again.
 ///
+/// **Serving stale** (RFC 5861). A response with `stale-while-revalidate=N` answers at once
+/// for N seconds past its freshness, while one background request revalidates it. When the
+/// server fails (a transport error other than a cancellation, or a `500`, `502`, `503` or
+/// `504`), a stored response within the `stale-if-error=N` of the response, or of the request
+/// (a request's opt-in), answers instead. A response with `must-revalidate` or `no-cache`, and
+/// a request that reloads, never get a stale response this way. Every response served from
+/// memory carries its `Age` and a `Cache-Status` (RFC 9211), which ``NetworkResponse/isStale``
+/// reads.
+///
 /// **Per request.** The request's `Cache-Control` (`no-store`, `no-cache`, `max-age`,
-/// `max-stale`, `min-fresh`, `only-if-cached`), or `Pragma: no-cache` without it, and its
+/// `max-stale`, `min-fresh`, `only-if-cached`, `stale-if-error`), or `Pragma: no-cache` without it, and its
 /// `cachePolicy`: `.reloadIgnoringLocalCacheData` fetches without using or revalidating the
 /// stored response, `.reloadRevalidatingCacheData` is `no-cache`, `.returnCacheDataElseLoad`
 /// is `max-stale`, and `.returnCacheDataDontLoad` is `max-stale` with `only-if-cached`, which
@@ -56,12 +65,14 @@ public final class CachedSession: NetworkSession, TransferringSession {
     /// (other methods, `Cache-Control: no-store`, the caller's own conditional headers) are
     /// not counted.
     public struct Statistics: Sendable, Equatable {
-        /// Requests answered from the cache without a call.
+        /// Requests answered from the cache without waiting for a call (a stale answer while
+        /// a background request revalidates it counts too).
         public var hits: Int
         /// Requests that found no usable response and were sent as they were (or, with
         /// `only-if-cached`, answered `504`).
         public var misses: Int
-        /// Conditional requests sent to revalidate a stored response.
+        /// Requests sent to revalidate a stored response: conditional ones, and the background
+        /// ones of `stale-while-revalidate`.
         public var revalidations: Int
         /// Responses removed to respect `maximumEntries` or `maximumBytes`.
         public var evictions: Int
@@ -78,9 +89,43 @@ public final class CachedSession: NetworkSession, TransferringSession {
         var revalidations = 0
         var evictions = 0
 
+        /// The keys a background request is revalidating (`stale-while-revalidate`): one at a
+        /// time per key.
+        var revalidatingInBackground: Set<RequestKey> = []
+
         /// Stores `response` for `key`, counting the evictions it causes.
         mutating func store(_ response: CachedResponse, forKey key: RequestKey) {
             evictions += store.insert(response, forKey: key, cost: response.data.count)
+        }
+
+        /// Records the server's answer `http` (with `data`) to `request`, sent for `key` at
+        /// `sentAt` to revalidate `revalidating` (or to fetch, when `nil`), and returns what
+        /// the caller gets for it: for a `304`, the stored response, fresh again; otherwise
+        /// `nil`, meaning the answer as it came. A new `200` is stored; any other answer below
+        /// `500` removes what was stored, which it replaces (RFC 9111, section 4.4).
+        mutating func record(
+            _ data: Data?, _ http: HTTPURLResponse, forKey key: RequestKey, request: URLRequest,
+            revalidating: CachedResponse?, sentAt: Date, receivedAt: Date
+        ) -> CachedResponse? {
+            if http.statusCode == 304, let stored = revalidating {
+                guard
+                    let refreshed = stored.revalidated(
+                        by: http, request: request, sentAt: sentAt, receivedAt: receivedAt)
+                else {
+                    store.removeValue(forKey: key)
+                    return stored
+                }
+                store(refreshed, forKey: key)
+                return refreshed
+            }
+            if let fresh = CachedResponse(
+                data: data, response: http, request: request, sentAt: sentAt, receivedAt: receivedAt)
+            {
+                store(fresh, forKey: key)
+            } else if http.statusCode != 304 && http.statusCode < 500 {
+                store.removeValue(forKey: key)
+            }
+            return nil
         }
     }
 
@@ -162,6 +207,26 @@ public final class CachedSession: NetworkSession, TransferringSession {
         }
         return CachedSessionTask(
             session: self, key: key, request: request, directives: directives, completionHandler: completionHandler)
+    }
+
+    /// Revalidates `stale`, stored for `key`, with a request of the cache's own, unless one is
+    /// already on its way (RFC 5861, section 3): the caller got `stale` already, and the answer
+    /// only updates what is stored. Nobody waits for it, so it is never cancelled; a failure
+    /// leaves `stale` stored.
+    func revalidateInBackground(_ stale: CachedResponse, forKey key: RequestKey, request: URLRequest, at now: Date) {
+        guard state.withLock({ $0.revalidatingInBackground.insert(key).inserted }) else { return }
+        let outgoing = stale.hasValidators ? stale.conditionalRequest(for: request) : request
+        let task = wrapped.transferTask(with: outgoing, transfer: SessionTransfer()) { [self] data, response, error in
+            let receivedAt = self.now()
+            state.withLock { state in
+                state.revalidatingInBackground.remove(key)
+                guard error == nil, let http = response as? HTTPURLResponse else { return }
+                _ = state.record(
+                    data, http, forKey: key, request: request, revalidating: stale.hasValidators ? stale : nil,
+                    sentAt: now, receivedAt: receivedAt)
+            }
+        }
+        task.resume()
     }
 
     /// `completionHandler`, preceded for a request with an unsafe method by the removal of the

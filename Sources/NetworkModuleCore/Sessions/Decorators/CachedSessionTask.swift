@@ -7,12 +7,14 @@ import Foundation
 /// One `GET` of a ``CachedSession``: answers from the cache, revalidates, or fetches, and
 /// reports exactly once.
 final class CachedSessionTask: NetworkSessionTask, @unchecked Sendable {
-    // @unchecked Sendable is safe: `lifecycle`, `revalidating` and `sentAt` are only read and
-    // written inside `session.state.withLock`, so the session's one lock guards them.
+    // @unchecked Sendable is safe: `lifecycle`, `revalidating`, `stale` and `sentAt` are only
+    // read and written inside `session.state.withLock`, so the session's one lock guards them.
 
     private enum Step {
         case none
-        case hit(SessionCompletionHandler, Data, HTTPURLResponse)
+        /// Answered from the stored response, without waiting for the network; `background`
+        /// revalidates it meanwhile (`stale-while-revalidate`).
+        case hit(SessionCompletionHandler, Data, HTTPURLResponse, background: CachedResponse?)
         /// `only-if-cached` and nothing usable stored: `504`, without a call (RFC 9111, section 5.2.1.7).
         case unsatisfiable(SessionCompletionHandler)
         case send(URLRequest)
@@ -27,6 +29,9 @@ final class CachedSessionTask: NetworkSessionTask, @unchecked Sendable {
     private var lifecycle: SessionTaskLifecycle<any NetworkSessionTask>
     /// Guarded by `session.state`: the stored response a conditional request was sent for.
     private var revalidating: CachedResponse?
+    /// Guarded by `session.state`: the stored response for this request, too old to answer it
+    /// unasked, which may answer it if the server cannot (`stale-if-error`).
+    private var stale: CachedResponse?
     /// Guarded by `session.state`: when the request was sent, for the response's age.
     private var sentAt = Date.distantPast
 
@@ -50,8 +55,15 @@ final class CachedSessionTask: NetworkSessionTask, @unchecked Sendable {
             {
                 if stored.isUsable(at: now, for: directives), let (handler, _) = lifecycle.finish() {
                     state.hits += 1
-                    return .hit(handler, stored.data, stored.response)
+                    return .hit(handler, stored.data, stored.served(at: now, as: .hit), background: nil)
                 }
+                if stored.isUsableWhileRevalidating(at: now, for: directives), let (handler, _) = lifecycle.finish() {
+                    state.hits += 1
+                    if !state.revalidatingInBackground.contains(key) { state.revalidations += 1 }
+                    return .hit(
+                        handler, stored.data, stored.served(at: now, as: .staleWhileRevalidate), background: stored)
+                }
+                stale = stored
                 if !directives.reload && !directives.onlyIfCached && stored.hasValidators {
                     state.revalidations += 1
                     sentAt = now
@@ -69,7 +81,8 @@ final class CachedSessionTask: NetworkSessionTask, @unchecked Sendable {
         switch step {
         case .none:
             return
-        case .hit(let handler, let data, let response):
+        case .hit(let handler, let data, let response, let background):
+            if let background { session.revalidateInBackground(background, forKey: key, request: request, at: now) }
             handler(data, response, nil)
         case .unsatisfiable(let handler):
             if let url = request.url,
@@ -96,28 +109,32 @@ final class CachedSessionTask: NetworkSessionTask, @unchecked Sendable {
 
     private func finish(_ data: Data?, _ response: URLResponse?, _ error: (any Error)?) {
         let now = session.now()
-        let taken = session.state.withLock { state -> (SessionCompletionHandler, Data?, URLResponse?)? in
+        let taken = session.state.withLock { state -> (SessionCompletionHandler, Data?, URLResponse?, (any Error)?)? in
             guard let (handler, _) = lifecycle.finish() else { return nil }
-            guard error == nil, let http = response as? HTTPURLResponse else { return (handler, data, response) }
-            if http.statusCode == 304, let stored = revalidating {
-                revalidating = nil
-                guard let refreshed = stored.revalidated(by: http, request: request, sentAt: sentAt, receivedAt: now)
-                else {
-                    state.store.removeValue(forKey: key)
-                    return (handler, stored.data, stored.response)
-                }
-                state.store(refreshed, forKey: key)
-                return (handler, refreshed.data, refreshed.response)
-            }
-            if let fresh = CachedResponse(data: data, response: http, request: request, sentAt: sentAt, receivedAt: now)
+            let http = error == nil ? response as? HTTPURLResponse : nil
+            if let failure = Self.serverFailure(http: http, error: error), let stale,
+                stale.isUsableOnError(at: now, for: directives)
             {
-                state.store(fresh, forKey: key)
-            } else if http.statusCode != 304 && http.statusCode < 500 {
-                state.store.removeValue(forKey: key)
+                return (handler, stale.data, stale.served(at: now, as: .staleIfError(status: failure)), nil)
             }
-            return (handler, data, response)
+            guard let http else { return (handler, data, response, error) }
+            if let stored = state.record(
+                data, http, forKey: key, request: request, revalidating: revalidating, sentAt: sentAt, receivedAt: now)
+            {
+                return (handler, stored.data, stored.served(at: now, as: .revalidated), nil)
+            }
+            return (handler, data, response, error)
         }
-        guard let (handler, data, response) = taken else { return }
+        guard let (handler, data, response, error) = taken else { return }
         handler(data, response, error)
+    }
+
+    /// Whether the server failed the request, as RFC 5861 counts failures for
+    /// `stale-if-error`: `.some(status)` for a `500`, `502`, `503` or `504`, `.some(nil)` for
+    /// a transport error other than a cancellation; `nil` for an answer, or a cancellation.
+    private static func serverFailure(http: HTTPURLResponse?, error: (any Error)?) -> Int?? {
+        if let http { return [500, 502, 503, 504].contains(http.statusCode) ? .some(http.statusCode) : nil }
+        guard let error, (error as? URLError)?.code != .cancelled else { return nil }
+        return .some(nil)
     }
 }

@@ -1,0 +1,36 @@
+import Foundation
+
+/// The `Cache-Status` header field (RFC 9211) as ``CachedSession`` writes it and
+/// ``NetworkResponse/isStale`` reads it: one entry per cache that handled the response, the
+/// cache nearest the origin first, each its name followed by parameters. This cache's entry
+/// says how the stored response answered (`hit`, or `fwd=stale` when the server was asked) and
+/// its `ttl`, the freshness left in whole seconds, negative when stale.
+enum CacheStatus {
+    /// The name this cache gives itself.
+    static let cacheName = "NetworkModule"
+
+    /// `existing` (the entries of caches nearer the origin, if any) with this cache's entry
+    /// appended: `parameters` and `ttl`.
+    static func appending(to existing: String?, parameters: String, ttl: Int) -> String {
+        let entry = "\(cacheName); \(parameters)\(parameters.isEmpty ? "" : "; ")ttl=\(ttl)"
+        guard let existing, !existing.isEmpty else { return entry }
+        return existing + ", " + entry
+    }
+
+    /// Whether this cache's entry in `value` (the last, if there are several) has a negative
+    /// `ttl`; `false` without one.
+    static func isStale(_ value: String?) -> Bool {
+        guard let value else { return false }
+        let ours = value.split(separator: ",").last { entry in
+            CacheControl.trimmed(entry.split(separator: ";").first ?? "") == cacheName[...]
+        }
+        guard let ours else { return false }
+        for parameter in ours.split(separator: ";").dropFirst() {
+            let parts = parameter.split(separator: "=", maxSplits: 1)
+            if parts.count == 2, CacheControl.trimmed(parts[0]) == "ttl" {
+                return CacheControl.trimmed(parts[1]).hasPrefix("-")
+            }
+        }
+        return false
+    }
+}
