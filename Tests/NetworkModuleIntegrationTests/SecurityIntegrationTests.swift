@@ -93,9 +93,16 @@ struct TLSIntegrationTests {
     }
 
     #if canImport(FoundationNetworking)
-        @Test("when the server's certificate is pinned on Linux, should fail closed instead of sending unpinned")
-        func pinnedFailsClosedOnLinux() async throws {
-            let transport = try Self.pinningTransport()
+        @Test(
+            "when the server's certificate or a key is pinned on Linux, should fail closed instead of sending unpinned",
+            arguments: [false, true])
+        func pinnedFailsClosedOnLinux(pinningKeys: Bool) async throws {
+            let transport =
+                pinningKeys
+                ? URLSessionTransport(
+                    configuration: .ephemeral,
+                    serverTrust: .pinnedPublicKeys(sha256: ["syylW4P+74BB0/bnZ0t8SVx37Log0yKeCCk7w6G4NKw="]))
+                : try Self.pinningTransport()
             let module = IntegrationServers.module(baseURL: try IntegrationServers.tlsServer(), session: transport)
 
             let result = await module.outcome(of: Endpoint(path: "/get"))

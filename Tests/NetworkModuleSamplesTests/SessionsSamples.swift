@@ -62,6 +62,20 @@ struct SessionsSamples {
         #expect(module.session is URLSessionTransport)
     }
 
+    @Test("when public keys are pinned, should pin the key in use and the backup key")
+    func pinnedKeys() {
+        // sample: sessions-pinned-keys
+        let pinned = URLSessionTransport(serverTrust: .pinnedPublicKeys(sha256: [
+            "syylW4P+74BB0/bnZ0t8SVx37Log0yKeCCk7w6G4NKw=",  // the key in use
+            "5mc2+X2cwPoFM7A1CjmqXQTIXjYcKJgv9/XnVJk4zHY=",  // the backup key
+        ]))
+        // end-sample
+
+        let inUse = ServerTrustPolicy.pinnedPublicKeys(sha256: ["syylW4P+74BB0/bnZ0t8SVx37Log0yKeCCk7w6G4NKw="])
+        #expect(pinned.serverTrust.isPinned)
+        #expect(pinned.serverTrust != inUse, "both pins are kept")
+    }
+
     @Test("when a session is throttled, should start with nothing in flight")
     func throttled() {
         // sample: sessions-throttled

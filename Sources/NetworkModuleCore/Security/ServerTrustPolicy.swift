@@ -16,6 +16,11 @@ import Foundation
 /// server's chain must then lead to one of the pinned certificates; the system's roots no
 /// longer count, and the host name and validity dates are still checked.
 ///
+/// ``pinnedPublicKeys(sha256:)`` narrows the system's trust instead: the chain must be one the
+/// platform trusts, and one of its certificates must hold a pinned public key. Keys outlive
+/// certificates (a renewed certificate usually keeps its key), and several pins let a key be
+/// replaced without an app release.
+///
 /// ```swift
 /// // openssl x509 -in server.pem -outform der -out server.der
 /// let certificate = try Data(contentsOf: Bundle.main.url(forResource: "server", withExtension: "der")!)
@@ -25,7 +30,7 @@ import Foundation
 /// - Important: Pinning is enforced on Apple platforms, through the `URLSession` delegate's
 ///   server-trust challenge. swift-corelibs-foundation (Linux, Windows) has no such challenge
 ///   and no other way to change what libcurl trusts, so there a transport with pinned
-///   certificates **fails closed**: every HTTPS request, and every redirect to an HTTPS URL,
+///   certificates or keys **fails closed**: every HTTPS request, and every redirect to an HTTPS URL,
 ///   fails with ``NetworkError/secureConnectionFailed(_:)-enum.case`` (`URLError.secureConnectionFailed`,
 ///   with a message saying why) and is never sent unpinned. Plain HTTP requests are not
 ///   affected.
@@ -33,6 +38,8 @@ public struct ServerTrustPolicy: Sendable, Equatable {
     enum Kind: Sendable, Equatable {
         case system
         case pinnedCertificates([Data])
+        /// The SHA-256 digests of the pinned `SubjectPublicKeyInfo`s.
+        case pinnedPublicKeys(Set<Data>)
     }
 
     let kind: Kind
@@ -49,22 +56,72 @@ public struct ServerTrustPolicy: Sendable, Equatable {
         ServerTrustPolicy(kind: .pinnedCertificates(certificates))
     }
 
-    /// Whether the policy replaces the platform's own validation.
+    /// Trusts only servers whose certificate chain the platform trusts (the system's roots, the
+    /// host name, the validity dates) and holds, in any of its certificates, a public key whose
+    /// `SubjectPublicKeyInfo` has one of the SHA-256 digests `sha256`, each in Base64 (the
+    /// `pin-sha256` form of RFC 7469). For a certificate in `server.pem`:
+    ///
+    /// ```text
+    /// openssl x509 -in server.pem -pubkey -noout | openssl pkey -pubin -outform der \
+    ///     | openssl dgst -sha256 -binary | base64
+    /// ```
+    ///
+    /// Pin the key in use and a backup key, so that the server can move to the backup without an
+    /// app release. An empty list, or strings that are not the Base64 of 32 bytes, trust no server.
+    ///
+    /// Enforced on Apple platforms only; elsewhere HTTPS requests fail closed (see the type).
+    public static func pinnedPublicKeys(sha256: [String]) -> ServerTrustPolicy {
+        let digests = sha256.compactMap { Data(base64Encoded: $0) }.filter { $0.count == 32 }
+        return ServerTrustPolicy(kind: .pinnedPublicKeys(Set(digests)))
+    }
+
+    /// Whether the policy replaces the platform's own validation, or narrows it.
     var isPinned: Bool { kind != .system }
+
+    /// Whether one of `certificates` (DER, the server's chain) holds a pinned public key; `true`
+    /// for a policy that pins no keys.
+    func holdsPinnedKey(_ certificates: [Data]) -> Bool {
+        guard case .pinnedPublicKeys(let digests) = kind else { return true }
+        return certificates.contains { certificate in
+            SubjectPublicKeyInfo.der(ofCertificate: certificate).map { digests.contains(SHA256.hash($0)) } ?? false
+        }
+    }
 
     #if canImport(Security) && !canImport(FoundationNetworking)
         /// Whether `trust`, presented by `host`, leads to a pinned certificate (with the
         /// host name and dates valid). Always `true` for ``system``, which the caller leaves
         /// to the platform.
         func accepts(_ trust: SecTrust, host: String) -> Bool {
-            guard case .pinnedCertificates(let certificates) = kind else { return true }
-            let anchors = certificates.compactMap { SecCertificateCreateWithData(nil, $0 as CFData) }
-            guard !anchors.isEmpty,
-                SecTrustSetPolicies(trust, SecPolicyCreateSSL(true, host as CFString)) == errSecSuccess,
-                SecTrustSetAnchorCertificates(trust, anchors as CFArray) == errSecSuccess,
-                SecTrustSetAnchorCertificatesOnly(trust, true) == errSecSuccess
-            else { return false }
-            return SecTrustEvaluateWithError(trust, nil)
+            switch kind {
+            case .system:
+                return true
+            case .pinnedCertificates(let certificates):
+                let anchors = certificates.compactMap { SecCertificateCreateWithData(nil, $0 as CFData) }
+                guard !anchors.isEmpty,
+                    SecTrustSetPolicies(trust, SecPolicyCreateSSL(true, host as CFString)) == errSecSuccess,
+                    SecTrustSetAnchorCertificates(trust, anchors as CFArray) == errSecSuccess,
+                    SecTrustSetAnchorCertificatesOnly(trust, true) == errSecSuccess
+                else { return false }
+                return SecTrustEvaluateWithError(trust, nil)
+            case .pinnedPublicKeys:
+                guard SecTrustSetPolicies(trust, SecPolicyCreateSSL(true, host as CFString)) == errSecSuccess,
+                    SecTrustEvaluateWithError(trust, nil)
+                else { return false }
+                return holdsPinnedKey(Self.chain(of: trust))
+            }
+        }
+
+        /// The certificates of `trust`'s chain, leaf first, in DER.
+        private static func chain(of trust: SecTrust) -> [Data] {
+            let certificates: [SecCertificate]
+            if #available(macOS 12, iOS 15, tvOS 15, watchOS 8, *) {
+                certificates = (SecTrustCopyCertificateChain(trust) as? [SecCertificate]) ?? []
+            } else {
+                certificates = (0..<SecTrustGetCertificateCount(trust)).compactMap {
+                    SecTrustGetCertificateAtIndex(trust, $0)
+                }
+            }
+            return certificates.map { SecCertificateCopyData($0) as Data }
         }
     #endif
 }

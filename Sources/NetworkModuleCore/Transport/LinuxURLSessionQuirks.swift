@@ -144,13 +144,13 @@ enum LinuxURLSessionQuirks {
         static let pinningUnsupported = false
     #endif
 
-    /// The error an HTTPS request to `url` fails with on a transport that pins certificates
-    /// where pinning cannot be enforced: it was not sent.
+    /// The error an HTTPS request to `url` fails with on a transport that pins certificates or
+    /// keys where pinning cannot be enforced: it was not sent.
     static func pinningUnsupportedError(url: URL?) -> URLError {
         var userInfo: [String: Any] = [
             NSLocalizedDescriptionKey:
-                "Certificate pinning (URLSessionTransport serverTrust: .pinnedCertificates) is not supported by "
-                + "URLSession on this platform (swift-corelibs-foundation has no server-trust challenge), so the "
+                "Pinning (URLSessionTransport serverTrust: .pinnedCertificates or .pinnedPublicKeys) is not "
+                + "supported by URLSession on this platform (swift-corelibs-foundation has no server-trust challenge), so the "
                 + "HTTPS request was not sent rather than sent without the pin."
         ]
         if let url { userInfo[NSURLErrorFailingURLErrorKey] = url }

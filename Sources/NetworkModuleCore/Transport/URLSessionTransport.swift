@@ -53,7 +53,7 @@ public final class URLSessionTransport: NetworkSession, TransferringSession {
     public let maximumResponseSize: Int?
 
     /// Which HTTPS servers are trusted: the platform's validation (``ServerTrustPolicy/system``)
-    /// or pinned certificates.
+    /// or pinned certificates or keys.
     let serverTrust: ServerTrustPolicy
 
     /// The `URLSession` requests are sent on. Its delegate belongs to the transport.
@@ -71,7 +71,7 @@ public final class URLSessionTransport: NetworkSession, TransferringSession {
     ///   - credentialHeaderNames: more header names that carry credentials (for example an
     ///     API key header), removed like `Authorization` on a redirect to another origin.
     ///   - serverTrust: which HTTPS servers are trusted; the platform's validation by default.
-    ///     Pinned certificates are enforced on Apple platforms; on Linux every HTTPS request
+    ///     Pinned certificates or keys are enforced on Apple platforms; on Linux every HTTPS request
     ///     then fails with ``NetworkError/secureConnectionFailed(_:)-enum.case`` (see
     ///     ``ServerTrustPolicy``).
     public init(
@@ -116,7 +116,7 @@ public final class URLSessionTransport: NetworkSession, TransferringSession {
     ///   credentials again from the request the policy returns, if that one goes to another
     ///   origin: a policy can change the next request, or stop (the `3xx` response is then
     ///   delivered with its body), but never send credentials across origins. On Linux a request
-    ///   the policy returns is still refused when it would reach HTTPS under pinned certificates.
+    ///   the policy returns is still refused when it would reach HTTPS under pinning.
     /// - **To a file**: a `2xx` body is written to the file as each chunk arrives, never held in
     ///   memory, and the completion handler gets no data. The file is opened when the response
     ///   head arrives (an empty body still creates it), keeping the bytes a `206` continues as

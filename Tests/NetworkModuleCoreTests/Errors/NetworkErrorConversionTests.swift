@@ -55,7 +55,8 @@ struct NetworkErrorConversionTests {
 
         #expect(error == .secureConnectionFailed(.secureConnectionFailed))
         #expect(
-            error.description.contains("Certificate pinning (URLSessionTransport serverTrust: .pinnedCertificates)"))
+            error.description.contains(
+                "Pinning (URLSessionTransport serverTrust: .pinnedCertificates or .pinnedPublicKeys)"))
         #expect(error.transportFailure?.failingURL == Self.failingURL)
     }
 

@@ -13,6 +13,44 @@ import Testing
 @Suite("Server trust policy")
 struct ServerTrustPolicyTests {
     static let pin = ServerTrustPolicy.pinnedCertificates([Data([0x30, 0x82, 0x01, 0x00])])
+    static let keyPin = ServerTrustPolicy.pinnedPublicKeys(sha256: [rsaPin])
+    /// Both kinds of pinning.
+    static let pins = [pin, keyPin]
+
+    /// The pins openssl gives the test certificates' keys
+    /// (`openssl x509 -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64`).
+    static let rsaPin = "syylW4P+74BB0/bnZ0t8SVx37Log0yKeCCk7w6G4NKw="
+    static let ecPin = "5mc2+X2cwPoFM7A1CjmqXQTIXjYcKJgv9/XnVJk4zHY="
+
+    @Test("when public keys are pinned, should keep only the pins that are the Base64 of 32 bytes")
+    func malformedPinsAreDropped() {
+        let valid = Data(repeating: 7, count: 32).base64EncodedString()
+
+        let policy = ServerTrustPolicy.pinnedPublicKeys(sha256: [
+            valid, "not base64", Data(count: 20).base64EncodedString(),
+        ])
+
+        #expect(policy == .pinnedPublicKeys(sha256: [valid]))
+        #expect(policy != .pinnedPublicKeys(sha256: []))
+        #expect(policy.isPinned)
+        #expect(ServerTrustPolicy.pinnedPublicKeys(sha256: []).isPinned, "pins nothing: trusts no server")
+    }
+
+    @Test("when any certificate of the chain holds a pinned key, should accept it; when none does, refuse")
+    func anyCertificateOfTheChain() {
+        let rsa = SubjectPublicKeyInfoTests.rsaCertificate
+        let ec = SubjectPublicKeyInfoTests.ecCertificate
+        let onlyEC = ServerTrustPolicy.pinnedPublicKeys(sha256: [Self.ecPin])
+        let rotation = ServerTrustPolicy.pinnedPublicKeys(sha256: [Self.rsaPin, Self.ecPin])
+
+        #expect(onlyEC.holdsPinnedKey([rsa, ec]), "the intermediate or root may match")
+        #expect(!onlyEC.holdsPinnedKey([rsa]))
+        #expect(rotation.holdsPinnedKey([rsa]))
+        #expect(rotation.holdsPinnedKey([ec]))
+        #expect(!rotation.holdsPinnedKey([]))
+        #expect(!rotation.holdsPinnedKey([Data([0x30, 0x00]), Data("junk".utf8)]))
+        #expect(ServerTrustPolicy.system.holdsPinnedKey([]), "no keys pinned: not asked")
+    }
 
     /// Performs `url` on `transport` and waits for the session's outcome.
     static func outcome(of url: String, on transport: URLSessionTransport, cancelFirst: Bool = false) async
@@ -39,12 +77,12 @@ struct ServerTrustPolicyTests {
 
     #if canImport(FoundationNetworking)
         @Test(
-            "when certificates are pinned on Linux, should fail an HTTPS request closed, saying why, without sending it"
-        )
-        func linuxRefusesPinnedHTTPS() async throws {
+            "when certificates or keys are pinned on Linux, should fail an HTTPS request closed, saying why, unsent",
+            arguments: pins)
+        func linuxRefusesPinnedHTTPS(policy: ServerTrustPolicy) async throws {
             // Port 9 on loopback: nothing is there, so a request that was sent would fail
             // differently (cannot connect), not with the pinning error.
-            let transport = URLSessionTransport(configuration: .ephemeral, serverTrust: Self.pin)
+            let transport = URLSessionTransport(configuration: .ephemeral, serverTrust: policy)
 
             let error = await Self.outcome(of: "https://127.0.0.1:9/get", on: transport)
 
@@ -81,7 +119,8 @@ struct ServerTrustPolicyTests {
             #expect(error == .secureConnectionFailed(.secureConnectionFailed))
             #expect(error.transportFailure?.message?.contains("not supported by URLSession on this platform") == true)
             #expect(
-                error.description.contains("Certificate pinning (URLSessionTransport serverTrust: .pinnedCertificates)")
+                error.description.contains(
+                    "Pinning (URLSessionTransport serverTrust: .pinnedCertificates or .pinnedPublicKeys)")
             )
             #expect(error.transportFailure?.failingURL?.absoluteString == "https://127.0.0.1:9/get")
         }
