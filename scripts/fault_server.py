@@ -59,9 +59,10 @@ Routes (by path; the query string is ignored unless a route lists parameters):
                             file that changed between the attempts
     /resumable-log?etag=E   200 JSON list of [Range, If-Range] (null when absent) of every
                             /resumable request for etag E so far, in order
-    /flaky?key=K&cache_control=C&then=T
+    /flaky?key=K&cache_control=C&then=T&first=F
                             the first request for key K: 200 text/plain "v1" with
-                            Cache-Control C (default "max-age=10") and ETag "v1"; every
+                            Cache-Control C (default "max-age=10") and ETag "v1" (with
+                            first=cut: a body cut off, as /close-mid-body); every
                             later one: T, which is a status code (default 503, no body),
                             "close" (the connection closed without an answer) or "v2"
                             (200 "v2", with C and ETag "v2"). A server that fails after it
@@ -513,7 +514,10 @@ def route_flaky(conn, req):
         count = FLAKY_COUNTS[key]
     cache_control = req.q("cache_control", "max-age=10")
     then = req.q("then", "503")
-    if count == 1 or then == "v2":
+    if count == 1 and req.q("first") == "cut":
+        # A connection lost mid-body: Content-Length 1000, 100 bytes, close.
+        route_close_mid_body(conn, req)
+    elif count == 1 or then == "v2":
         version = "v1" if count == 1 else "v2"
         respond(conn, req, 200, version.encode(), "text/plain; charset=utf-8",
                 [("Cache-Control", cache_control), ("ETag", '"%s"' % version)])

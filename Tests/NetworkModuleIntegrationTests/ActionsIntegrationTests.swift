@@ -173,6 +173,34 @@ struct ActionsIntegrationTests {
         #expect(scheduler.delays.all == [1])
     }
 
+    @Test("when a connection is lost while the network is down, should wait for it and then send again")
+    func retryWaitsForTheNetwork() async throws {
+        let scheduler = RecordingScheduler()
+        let connectivity = NetworkConnectivity(isReachable: false)
+        let module = DefaultNetworkModule(
+            requestBuilder: DefaultRequestBuilder(baseURL: try IntegrationServers.faultServer()),
+            session: IntegrationServers.makeSession(),
+            actions: [.retry(RetryPolicy.default.waitingForNetwork(on: connectivity))],
+            completionExecutor: .background, delayScheduler: scheduler)
+        // The first answer is cut off mid-body (.networkConnectionLost), the second is whole.
+        let flaky = Endpoint(
+            path: "/flaky",
+            queryItems: [
+                URLQueryItem(name: "key", value: UUID().uuidString), URLQueryItem(name: "first", value: "cut"),
+                URLQueryItem(name: "then", value: "v2"),
+            ])
+
+        async let outcome = module.outcome(of: flaky)
+        for _ in 0..<500 where connectivity.waitingCount == 0 { try await Task.sleep(for: .milliseconds(10)) }
+        let waited = connectivity.waitingCount
+        connectivity.update(isReachable: true)
+
+        let response = try await outcome.get()
+        #expect(waited == 1, "the lost connection waited for the network")
+        #expect(response.data == Data("v2".utf8))
+        #expect(scheduler.delays.all.isEmpty, "sent again when the network came back, not on the backoff")
+    }
+
     // MARK: - Headers, logging, metrics
 
     @Test("when headers are injected, should reach the server")

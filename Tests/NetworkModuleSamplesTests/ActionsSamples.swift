@@ -510,6 +510,28 @@ extension ActionsSamples {
         #expect(session.recordedRequests.count == 5, "4 GETs, 1 PUT")
     }
 
+    @Test("when a request fails for lack of network, should wait for it instead of retrying on the backoff")
+    func retryWaitingForNetwork() {
+        // sample: actions-retry-connectivity
+        let connectivity = NetworkConnectivity()  // one for the app, shared by its modules
+        let patient: any NetworkModuleAction = .retry(.default.waitingForNetwork(on: connectivity, upTo: 120))
+        // end-sample
+        let session = FakeNetworkSession()
+        session.stub(.any, with: .error(.notConnectedToInternet), .status(200))
+        let scheduler = ManualDelayScheduler()
+        let module = makeSampleModule(session: session, actions: [patient], delayScheduler: scheduler)
+        connectivity.update(isReachable: false)
+        let results = LockedState<[Int?]>([])
+
+        module.perform(request: GetUser(id: 1)) { result in results.withLock { $0.append(try? result.get().statusCode) } }
+        let waiting = connectivity.waitingCount
+        connectivity.update(isReachable: true)
+
+        #expect(waiting == 1)
+        #expect(results.withLock { $0 } == [200])
+        #expect(scheduler.requestedDelays.isEmpty)
+    }
+
     /// A token store written with async/await.
     actor TokenStore {
         func accessToken() async throws -> String { "stored" }

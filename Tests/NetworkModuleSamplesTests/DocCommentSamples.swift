@@ -610,6 +610,18 @@ struct DocCommentSamples: Sendable {
         _ = transport
     }
 
+    func exampleNetworkConnectivity1() async throws {
+        let builder = DefaultRequestBuilder(baseURL: URL(string: "https://api.example.com")!)
+        // sample: doc: NetworkModuleCore/Actions/Retry/NetworkConnectivity.swift#1
+        let connectivity = NetworkConnectivity()
+        let module = DefaultNetworkModule(
+            requestBuilder: builder,
+            actions: [.retry(RetryPolicy.default.waitingForNetwork(on: connectivity, upTo: 120))]
+        )
+        // end-sample
+        _ = module
+    }
+
     func exampleCachedSession1() async throws {
         // sample: doc: NetworkModuleCore/Sessions/Decorators/CachedSession.swift#1
         let session = URLSessionTransport.shared.cached(maximumBytes: 5_000_000)

@@ -265,6 +265,16 @@ public enum NetworkError: Error, Equatable, Sendable {
         }
     }
 
+    /// Whether the request failed for lack of network, rather than because of the server: no
+    /// connection, a connection lost, or a transport error saying that data is not allowed,
+    /// roaming is off or a call is active. What ``RetryPolicy/waitingForNetwork(on:upTo:)`` waits on.
+    var isConnectivityFailure: Bool {
+        switch self {
+        case .notConnectedToInternet, .networkConnectionLost: true
+        default: urlErrorCode.map { [.dataNotAllowed, .internationalRoamingOff, .callIsActive].contains($0) } ?? false
+        }
+    }
+
     // MARK: - Equality
 
     /// Whether two errors are the same failure: the same case with equal payloads, except that

@@ -26,12 +26,31 @@ struct RetryAction: NetworkModuleAction {
         for error: NetworkError, context: ActionContext,
         completion: @escaping @Sendable (RetryDecision) -> Void
     ) {
-        completion(decision(for: error, context: context))
+        let decision = decision(for: error, context: context)
+        let policy = policy(for: context)
+        // A failure for lack of network, while the network is unreachable, waits for it instead
+        // of spending an attempt; a cancel meanwhile ends the request at once (the machine
+        // ignores a decision that comes after), and `didFinish` takes it off the list.
+        guard decision != .doNotRetry, error.isConnectivityFailure, let connectivity = policy.connectivity,
+            connectivity.wait(
+                context.requestID, upTo: policy.networkWaitLimit,
+                resume: { reachable in completion(reachable ? .retry : .doNotRetry) })
+        else { return completion(decision) }
+    }
+
+    /// Takes a request that ends while it waits for the network off the list.
+    func didFinish(_ result: Result<NetworkResponse, NetworkError>, context: ActionContext) {
+        policy(for: context).connectivity?.requestEnded(context.requestID)
+    }
+
+    /// The request's own policy, or the action's.
+    private func policy(for context: ActionContext) -> RetryPolicy {
+        context.networkRequest?.retryPolicy ?? policy
     }
 
     /// The decision, computed synchronously.
     func decision(for error: NetworkError, context: ActionContext) -> RetryDecision {
-        let policy = context.networkRequest?.retryPolicy ?? self.policy
+        let policy = policy(for: context)
         let method = HTTPMethod(rawValue: context.sentRequest?.httpMethod ?? "GET")
         guard context.attempt < policy.maxAttempts, policy.retriesNonIdempotentMethods || method.isIdempotent,
             policy.isRetryable(error)

@@ -41,6 +41,11 @@ public struct RetryPolicy: Sendable {
     /// The longest `Retry-After` honoured, in seconds; a server asking for a longer wait gets
     /// its failure delivered instead.
     public var maxRetryAfter: TimeInterval
+    /// Where a request that failed for lack of network waits for it; `nil` (the default): it is
+    /// retried on the backoff. Set with ``waitingForNetwork(on:upTo:)``.
+    private(set) var connectivity: NetworkConnectivity?
+    /// The longest such a request waits, in seconds.
+    private(set) var networkWaitLimit: TimeInterval = 60
 
     /// Creates a policy; every parameter has the value of ``default``.
     public init(
@@ -71,6 +76,17 @@ public struct RetryPolicy: Sendable {
 
     /// Never retries: for a request that must be sent at most once.
     public static let never = RetryPolicy(maxAttempts: 1)
+
+    /// This policy, with a request that fails for lack of network while `connectivity` says the
+    /// network is unreachable waiting until it is reachable again (then retried at once), for at
+    /// most `limit` seconds (then it fails with its error), instead of being retried on the
+    /// backoff. ``NetworkConnectivity`` says which failures wait, and how to see and end the waits.
+    public func waitingForNetwork(on connectivity: NetworkConnectivity, upTo limit: TimeInterval = 60) -> RetryPolicy {
+        var policy = self
+        policy.connectivity = connectivity
+        policy.networkWaitLimit = limit.isNaN ? 0 : max(0, limit)
+        return policy
+    }
 
     /// The wait after attempt `attempt` failed, before jitter: the exponential backoff,
     /// capped at ``maxDelay``.
