@@ -209,12 +209,11 @@ public final class CachedSession: NetworkSession, TransferringSession {
             session: self, key: key, request: request, directives: directives, completionHandler: completionHandler)
     }
 
-    /// Revalidates `stale`, stored for `key`, with a request of the cache's own, unless one is
-    /// already on its way (RFC 5861, section 3): the caller got `stale` already, and the answer
-    /// only updates what is stored. Nobody waits for it, so it is never cancelled; a failure
-    /// leaves `stale` stored.
+    /// Revalidates `stale`, stored for `key`, with a request of the cache's own (RFC 5861,
+    /// section 3), once the caller put `key` in `revalidatingInBackground`: the caller got `stale`
+    /// already, and the answer only updates what is stored. Nobody waits for it, so it is never
+    /// cancelled; a failure leaves `stale` stored.
     func revalidateInBackground(_ stale: CachedResponse, forKey key: RequestKey, request: URLRequest, at now: Date) {
-        guard state.withLock({ $0.revalidatingInBackground.insert(key).inserted }) else { return }
         let outgoing = stale.hasValidators ? stale.conditionalRequest(for: request) : request
         let task = wrapped.transferTask(with: outgoing, transfer: SessionTransfer()) { [self] data, response, error in
             let receivedAt = self.now()

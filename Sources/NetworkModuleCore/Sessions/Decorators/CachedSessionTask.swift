@@ -59,9 +59,13 @@ final class CachedSessionTask: NetworkSessionTask, @unchecked Sendable {
                 }
                 if stored.isUsableWhileRevalidating(at: now, for: directives), let (handler, _) = lifecycle.finish() {
                     state.hits += 1
-                    if !state.revalidatingInBackground.contains(key) { state.revalidations += 1 }
+                    // One background request per stored response: the first request to find it
+                    // stale sends it, the others only get the stale answer.
+                    let sends = state.revalidatingInBackground.insert(key).inserted
+                    if sends { state.revalidations += 1 }
                     return .hit(
-                        handler, stored.data, stored.served(at: now, as: .staleWhileRevalidate), background: stored)
+                        handler, stored.data, stored.served(at: now, as: .staleWhileRevalidate),
+                        background: sends ? stored : nil)
                 }
                 stale = stored
                 if !directives.reload && !directives.onlyIfCached && stored.hasValidators {
