@@ -7,7 +7,8 @@ import Foundation
 /// Fuzz target (b): response interpretation and decoding. The input becomes what a session
 /// delivers (a status, headers and a body, a transport error, or another domain's error) and
 /// goes through the module's interpretation, decoding (`decode`, `decodeIfPresent`, `text()`,
-/// error bodies), and the parsers of server headers (`Retry-After`, `Cache-Control`), with
+/// error bodies), the parsers of server headers (`Retry-After`, `Cache-Control`,
+/// `Cache-Status`) and of certificates (the public key a pin hashes), with
 /// acceptable status codes of any `Int` values and ranges. Nothing may crash, errors keep the
 /// session's message, and each
 /// outcome must be the one the input deserves.
@@ -51,6 +52,17 @@ public func responseHandlingFuzz(_ start: UnsafeRawPointer?, _ count: Int) -> CI
     {
         fuzzCheck(delay.isFinite && delay >= 0, "Retry-After \(retryAfter.debugDescription) gave the delay \(delay)")
     }
+
+    // What a server's TLS chain and a cache nearer it send: the body read as a certificate
+    // (public-key pinning reads the key out of every certificate of the chain), and the
+    // Cache-Status header.
+    if let keyInfo = SubjectPublicKeyInfo.der(ofCertificate: body) {
+        fuzzCheck(
+            keyInfo.first == 0x30 && keyInfo.count <= body.count,
+            "the key info read from \(body.count) bytes is \(keyInfo.count) bytes, starting \(keyInfo.first ?? 0)")
+        fuzzCheck(SHA256.hash(keyInfo).count == 32, "a SHA-256 digest is not 32 bytes")
+    }
+    _ = CacheStatus.isStale(headers["Cache-Status"])
 
     let url = URL(string: "https://api.example.com/v2/fuzz")!
     guard

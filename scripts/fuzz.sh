@@ -14,7 +14,8 @@
 #                       acceptable status codes (any Int values and ranges) -> DefaultRequestBuilder
 #   response-handling   bytes -> status, headers, body, transport error or another domain's error,
 #                       acceptable status codes -> interpretation (errors keep the session's
-#                       message), decode / decodeIfPresent / text(), Retry-After and Cache-Control
+#                       message), decode / decodeIfPresent / text(), Retry-After, Cache-Control and
+#                       Cache-Status, and the public key a pin hashes, read as from a certificate
 #
 # Each target is compiled with swiftc (no SwiftPM target: it needs -sanitize=fuzzer,address)
 # from the NetworkModuleCore sources plus its file, as one module, into .build/fuzz/. It runs
