@@ -191,7 +191,7 @@ struct ActionsIntegrationTests {
             ])
 
         async let outcome = module.outcome(of: flaky)
-        for _ in 0..<500 where connectivity.waitingCount == 0 { try await Task.sleep(for: .milliseconds(10)) }
+        for _ in 0..<500 where connectivity.waitingCount == 0 { try await Task.sleep(nanoseconds: 10_000_000) }
         let waited = connectivity.waitingCount
         connectivity.update(isReachable: true)
 

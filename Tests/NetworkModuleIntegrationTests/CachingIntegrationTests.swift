@@ -191,7 +191,7 @@ struct CachingIntegrationTests {
         let stale = try await setup.get("/flaky", query).get()
         var refreshed = stale
         for _ in 0..<250 where refreshed.data != Data("v2".utf8) {
-            try await Task.sleep(for: .milliseconds(20))  // the revalidation runs on its own
+            try await Task.sleep(nanoseconds: 20_000_000)  // the revalidation runs on its own
             refreshed = try await setup.get("/flaky", query).get()
         }
 

@@ -38,11 +38,10 @@ struct ReleaseTests {
             problems.append(
                 "the newest release is \(releases.first?.version ?? "missing"), VERSION holds \(version)")
         }
-        let dateFormat = #/^\d{4}-\d{2}-\d{2}$/#
         for release in releases {
             if Self.semver(release.version) == nil {
                 problems.append("`\(release.version)` is not MAJOR.MINOR.PATCH")
-            } else if release.date.flatMap({ try? dateFormat.wholeMatch(in: $0) }) == nil {
+            } else if !(release.date.map(Self.isDate) ?? false) {
                 problems.append("\(release.version) has no date as YYYY-MM-DD: \(release.date ?? "none")")
             }
         }
@@ -51,6 +50,12 @@ struct ReleaseTests {
             problems.append("the releases are not newest first: \(releases.map(\.version))")
         }
         return problems
+    }
+
+    /// Whether `text` is a date as `YYYY-MM-DD`.
+    static func isDate(_ text: String) -> Bool {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        return parts.map(\.count) == [4, 2, 2] && parts.allSatisfy { $0.allSatisfy { $0.isASCII && $0.isNumber } }
     }
 
     /// `MAJOR.MINOR.PATCH` as three numbers, or `nil`.
@@ -82,6 +87,7 @@ struct ReleaseTests {
         #expect(
             Self.problems(changelog: "## [Unreleased]\n## [1.0.0]\n", version: "1.0.0")
                 == ["1.0.0 has no date as YYYY-MM-DD: none"])
+        #expect(Self.isDate("2026-11-26") && !Self.isDate("2026-1-26") && !Self.isDate("26-11-2026"))
         #expect(
             Self.problems(changelog: "## [Unreleased]\n## [1.0.0] - 2026-11-26\n## [1.1.0] - 2027-01-02\n", version: "1.0.0")
                 == ["the releases are not newest first: [\"1.0.0\", \"1.1.0\"]"])

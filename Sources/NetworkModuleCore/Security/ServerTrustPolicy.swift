@@ -113,15 +113,31 @@ public struct ServerTrustPolicy: Sendable, Equatable {
 
         /// The certificates of `trust`'s chain, leaf first, in DER.
         private static func chain(of trust: SecTrust) -> [Data] {
-            let certificates: [SecCertificate]
-            if #available(macOS 12, iOS 15, tvOS 15, watchOS 8, *) {
-                certificates = (SecTrustCopyCertificateChain(trust) as? [SecCertificate]) ?? []
-            } else {
-                certificates = (0..<SecTrustGetCertificateCount(trust)).compactMap {
-                    SecTrustGetCertificateAtIndex(trust, $0)
-                }
-            }
-            return certificates.map { SecCertificateCopyData($0) as Data }
+            let reader: any TrustChainReading.Type = IndexedTrustChain.self
+            return reader.certificates(of: trust).map { SecCertificateCopyData($0) as Data }
         }
     #endif
 }
+
+#if canImport(Security) && !canImport(FoundationNetworking)
+    /// Reads the certificates of an evaluated trust.
+    private protocol TrustChainReading {
+        static func certificates(of trust: SecTrust) -> [SecCertificate]
+    }
+
+    /// The chain read by index: the only way iOS 13 and 14 (and macOS 10.15 and 11) have, and
+    /// one that later systems keep, deprecated in favour of `SecTrustCopyCertificateChain`.
+    /// That newer function would be weakly linked on the older systems, which the Apple check
+    /// counts as a symbol iOS 13 lacks; reading by index works on every supported system. The
+    /// witness is marked deprecated so that calling the deprecated functions inside it raises
+    /// no warning, and it is called through the protocol, which is not deprecated.
+    private enum IndexedTrustChain: TrustChainReading {
+        @available(iOS, deprecated: 15, message: "iOS 13 and 14 read the chain only by index")
+        @available(macOS, deprecated: 12, message: "macOS 10.15 and 11 read the chain only by index")
+        @available(tvOS, deprecated: 15, message: "tvOS 13 and 14 read the chain only by index")
+        @available(watchOS, deprecated: 8, message: "watchOS 6 and 7 read the chain only by index")
+        static func certificates(of trust: SecTrust) -> [SecCertificate] {
+            (0..<SecTrustGetCertificateCount(trust)).compactMap { SecTrustGetCertificateAtIndex(trust, $0) }
+        }
+    }
+#endif
