@@ -12,7 +12,7 @@ enum CacheStatus {
     /// `existing` (the entries of caches nearer the origin, if any) with this cache's entry
     /// appended: `parameters` and `ttl`.
     static func appending(to existing: String?, parameters: String, ttl: Int) -> String {
-        let entry = "\(cacheName); \(parameters)\(parameters.isEmpty ? "" : "; ")ttl=\(ttl)"
+        let entry = "\(cacheName); \(parameters); ttl=\(ttl)"
         guard let existing, !existing.isEmpty else { return entry }
         return existing + ", " + entry
     }

@@ -116,10 +116,10 @@ final class CachedSessionTask: NetworkSessionTask, @unchecked Sendable {
         let taken = session.state.withLock { state -> (SessionCompletionHandler, Data?, URLResponse?, (any Error)?)? in
             guard let (handler, _) = lifecycle.finish() else { return nil }
             let http = error == nil ? response as? HTTPURLResponse : nil
-            if let failure = Self.serverFailure(http: http, error: error), let stale,
+            if let use = Self.staleIfErrorUse(http: http, error: error), let stale,
                 stale.isUsableOnError(at: now, for: directives)
             {
-                return (handler, stale.data, stale.served(at: now, as: .staleIfError(status: failure)), nil)
+                return (handler, stale.data, stale.served(at: now, as: use), nil)
             }
             guard let http else { return (handler, data, response, error) }
             if let stored = state.record(
@@ -133,12 +133,14 @@ final class CachedSessionTask: NetworkSessionTask, @unchecked Sendable {
         handler(data, response, error)
     }
 
-    /// Whether the server failed the request, as RFC 5861 counts failures for
-    /// `stale-if-error`: `.some(status)` for a `500`, `502`, `503` or `504`, `.some(nil)` for
-    /// a transport error other than a cancellation; `nil` for an answer, or a cancellation.
-    private static func serverFailure(http: HTTPURLResponse?, error: (any Error)?) -> Int?? {
-        if let http { return [500, 502, 503, 504].contains(http.statusCode) ? .some(http.statusCode) : nil }
+    /// How a stale response would answer, if the server failed the request as RFC 5861 counts
+    /// failures for `stale-if-error`: a `500`, `502`, `503` or `504`, or a transport error other
+    /// than a cancellation; `nil` for an answer, or a cancellation.
+    private static func staleIfErrorUse(http: HTTPURLResponse?, error: (any Error)?) -> CachedResponse.Use? {
+        if let http {
+            return [500, 502, 503, 504].contains(http.statusCode) ? .staleIfError(status: http.statusCode) : nil
+        }
         guard let error, (error as? URLError)?.code != .cancelled else { return nil }
-        return .some(nil)
+        return .staleIfError(status: nil)
     }
 }
