@@ -64,6 +64,15 @@ public struct AcceptableStatusCodes: Sendable, Hashable, ExpressibleByArrayLiter
         self.defersToModule = false
     }
 
+    /// The codes of ``closedRanges``, as a background transfer wrote them down.
+    init(closedRanges: [ClosedRange<Int>]) {
+        self.init(closed: closedRanges)
+    }
+
+    /// The accepted codes as closed ranges, sorted and apart: what a background transfer writes
+    /// down to judge its response after a relaunch.
+    var closedRanges: [ClosedRange<Int>] { ranges }
+
     private init(deferringTo codes: AcceptableStatusCodes) {
         self.ranges = codes.ranges
         self.defersToModule = true

@@ -1,0 +1,479 @@
+import Foundation
+import NetworkModuleTesting
+import Testing
+
+@testable import NetworkModuleCore
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Every (state, event) pair of the ledger behind `BackgroundTransfers`, with the system's
+/// events made up as values: no `URLSession`, thread, file or clock. A "relaunch" is a new
+/// ledger made from what the last one saved.
+@Suite("BackgroundTransferLedger")
+struct BackgroundTransferLedgerTests {
+    typealias Ledger = BackgroundTransferLedger
+    typealias Completion = BackgroundTransferOutcome.SystemCompletion
+
+    let limit = 100
+    let destination = URL(fileURLWithPath: "/tmp/videos/intro.mp4")
+    let file = URL(fileURLWithPath: "/tmp/uploads/video.mov")
+
+    func start(_ id: String, token: String? = nil, download: Bool = true) -> Ledger.Start {
+        let kind: BackgroundTransferRecord.Kind =
+            download
+            ? .download(destination: destination, replacesExistingFile: true, createsFolders: true)
+            : .upload(file: file)
+        return Ledger.Start(
+            id: id, token: token ?? "token-\(id)", kind: kind, networkRequest: nil,
+            acceptableStatusCodes: AcceptableStatusCodes.successful.closedRanges, requestID: UUID(),
+            sequenceNumber: 1, startDate: Date(timeIntervalSince1970: 1_000))
+    }
+
+    func request(_ path: String = "/file") -> URLRequest {
+        var request = URLRequest(url: URL(string: "https://api.example.com\(path)")!)
+        request.setValue("Bearer secret", forHTTPHeaderField: "Authorization")
+        return request
+    }
+
+    func response(_ status: Int) -> Completion {
+        Completion(
+            response: HTTPURLResponse(
+                url: URL(string: "https://api.example.com/file")!, statusCode: status, httpVersion: "HTTP/1.1",
+                headerFields: ["Content-Type": "text/plain"]))
+    }
+
+    /// A ledger with transfer `id` handed to the system.
+    func sent(_ id: String = "a", download: Bool = true, in ledger: inout Ledger) {
+        _ = ledger.begin(start(id, download: download))
+        _ = ledger.prepared(
+            id: id, token: "token-\(id)", request: request(), sentDate: Date(timeIntervalSince1970: 1_001))
+    }
+
+    /// What the next launch reads: the ledger as saved.
+    func relaunched(_ ledger: Ledger) -> Ledger {
+        Ledger(ledger.persisted)
+    }
+
+    func statusCode(of delivery: Ledger.Delivery?) -> Int? {
+        guard case .outcome(let outcome)? = delivery?.ending, case .response(let status, _, _, _) = outcome.ending
+        else { return nil }
+        return status
+    }
+
+    func error(of delivery: Ledger.Delivery?) -> NetworkError? {
+        guard case .failure(let error)? = delivery?.ending else { return nil }
+        return error
+    }
+
+    // MARK: - Beginning and preparing
+
+    @Test("when the app asks for a transfer, should prepare it without writing it down")
+    func begin() {
+        var ledger = Ledger()
+
+        let begun = ledger.begin(start("a"))
+
+        #expect(begun)
+        #expect(ledger.count == 1)
+        #expect(ledger.persisted.transfers.isEmpty)
+    }
+
+    @Test("when an ID is under way or not yet reported, should refuse a second transfer with it")
+    func beginTakenID() {
+        var ledger = Ledger()
+        _ = ledger.begin(start("preparing"))
+        sent("sent", in: &ledger)
+        sent("finished", in: &ledger)
+        _ = ledger.completed(token: "token-finished", response(200), limit: limit)
+
+        let again = ["preparing", "sent", "finished"].map { ledger.begin(start($0, token: "new-\($0)")) }
+
+        #expect(again == [false, false, false])
+        #expect(ledger.count == 3)
+    }
+
+    @Test("when the actions have prepared it, should write the transfer down and send it")
+    func prepared() {
+        var ledger = Ledger()
+        _ = ledger.begin(start("a"))
+
+        let step = ledger.prepared(id: "a", token: "token-a", request: request(), sentDate: Date())
+
+        #expect(step.send?.token == "token-a")
+        #expect(step.send?.request.value(forHTTPHeaderField: "Authorization") == "Bearer secret")
+        #expect(step.send?.resumes == false)
+        let saved = step.snapshot?.persisted.transfers
+        #expect(saved?.map(\.id) == ["a"])
+        #expect(saved?.first?.phase == .sent)
+        #expect(saved?.first?.url == URL(string: "https://api.example.com/file"))
+        #expect(step.deliveries.isEmpty)
+    }
+
+    @Test("when preparation ends for an unknown or cancelled transfer, or a wrong token, should do nothing")
+    func preparedTooLate() {
+        var ledger = Ledger()
+        _ = ledger.begin(start("a"))
+        _ = ledger.cancel(id: "a")
+        _ = ledger.begin(start("b"))
+
+        let cancelled = ledger.prepared(id: "a", token: "token-a", request: request(), sentDate: Date())
+        let wrongToken = ledger.prepared(id: "b", token: "other", request: request(), sentDate: Date())
+
+        #expect(cancelled.send == nil && cancelled.snapshot == nil)
+        #expect(wrongToken.send == nil && wrongToken.snapshot == nil)
+        #expect(ledger.persisted.transfers.isEmpty)
+    }
+
+    @Test("when an action fails the transfer, should deliver the error once, with nothing written down")
+    func preparationFailed() {
+        var ledger = Ledger()
+        _ = ledger.begin(start("a"))
+
+        let step = ledger.preparationFailed(id: "a", token: "token-a", error: .invalidRequest(.missingURL))
+        let again = ledger.preparationFailed(id: "a", token: "token-a", error: .invalidRequest(.missingURL))
+
+        #expect(step.deliveries.count == 1)
+        #expect(error(of: step.deliveries.first) == .invalidRequest(.missingURL))
+        #expect(step.deliveries.first?.token == nil)
+        #expect(step.snapshot == nil)
+        #expect(again.deliveries.isEmpty)
+        #expect(ledger.count == 0)
+    }
+
+    @Test("when cancelled while preparing, should deliver .cancelled at once and send nothing later")
+    func cancelWhilePreparing() {
+        var ledger = Ledger()
+        _ = ledger.begin(start("a"))
+
+        let step = ledger.cancel(id: "a")
+        let late = ledger.prepared(id: "a", token: "token-a", request: request(), sentDate: Date())
+
+        #expect(error(of: step.deliveries.first) == .cancelled)
+        #expect(step.deliveries.count == 1 && step.tokensToCancel.isEmpty)
+        #expect(late.send == nil)
+    }
+
+    // MARK: - The system's events
+
+    @Test("when an upload succeeds, should write its outcome down and deliver its reply")
+    func uploadCompleted() {
+        var ledger = Ledger()
+        sent(download: false, in: &ledger)
+        _ = ledger.bodyReceived(token: "token-a", data: Data("{\"id\":".utf8), limit: limit)
+        _ = ledger.bodyReceived(token: "token-a", data: Data("1}".utf8), limit: limit)
+
+        let step = ledger.completed(token: "token-a", response(201), limit: limit)
+
+        #expect(statusCode(of: step.deliveries.first) == 201)
+        guard case .outcome(let outcome)? = step.deliveries.first?.ending,
+            case .response(_, _, _, let body) = outcome.ending
+        else { return #expect(Bool(false)) }
+        #expect(body == Data("{\"id\":1}".utf8))
+        #expect(step.snapshot?.persisted.transfers.first?.outcome == outcome)
+        #expect(step.deliveries.first?.token == "token-a")
+    }
+
+    @Test("when an upload's reply passes the limit, should ask for a cancel and end as too large")
+    func replyTooLarge() {
+        var ledger = Ledger()
+        sent(download: false, in: &ledger)
+
+        let first = ledger.bodyReceived(token: "token-a", data: Data(count: 60), limit: limit)
+        let second = ledger.bodyReceived(token: "token-a", data: Data(count: 60), limit: limit)
+        let third = ledger.bodyReceived(token: "token-a", data: Data(count: 1), limit: limit)
+        let step = ledger.completed(
+            token: "token-a", Completion(error: URLError(.cancelled)), limit: limit)
+
+        #expect(first && !second && !third)
+        guard case .outcome(let outcome)? = step.deliveries.first?.ending else { return #expect(Bool(false)) }
+        #expect(outcome.ending == .tooLarge(limit: limit))
+    }
+
+    @Test("when body bytes arrive for an unknown token, should neither keep them nor cancel")
+    func bodyForUnknownToken() {
+        var ledger = Ledger()
+
+        let goesOn = ledger.bodyReceived(token: "nobody", data: Data(count: 1_000), limit: limit)
+
+        #expect(goesOn)
+        #expect(ledger.count == 0)
+    }
+
+    @Test("when a download's file arrives, should say where it goes; a cancel then is too late")
+    func downloadFinished() {
+        var ledger = Ledger()
+        sent(in: &ledger)
+
+        let target = ledger.downloadFinished(token: "token-a")
+        let cancel = ledger.cancel(id: "a")
+        let step = ledger.completed(token: "token-a", response(200), limit: limit)
+
+        #expect(target?.destination == DownloadDestination(destination))
+        #expect(target?.acceptableStatusCodes.contains(200) == true)
+        #expect(cancel.deliveries.isEmpty && cancel.tokensToCancel.isEmpty)
+        #expect(statusCode(of: step.deliveries.first) == 200)
+    }
+
+    @Test("when a file arrives for an upload, an unknown token or a second time, should expect no file")
+    func downloadFinishedUnexpected() {
+        var ledger = Ledger()
+        sent("upload", download: false, in: &ledger)
+        sent("download", in: &ledger)
+        _ = ledger.downloadFinished(token: "token-download")
+
+        let upload = ledger.downloadFinished(token: "token-upload")
+        let unknown = ledger.downloadFinished(token: "nobody")
+        let twice = ledger.downloadFinished(token: "token-download")
+
+        #expect(upload == nil && unknown == nil && twice == nil)
+    }
+
+    @Test("when the system reports a transfer's end twice, should deliver it once")
+    func completedTwice() {
+        var ledger = Ledger()
+        sent(in: &ledger)
+        let first = ledger.completed(token: "token-a", response(200), limit: limit)
+
+        let second = ledger.completed(token: "token-a", response(500), limit: limit)
+
+        #expect(first.deliveries.count == 1)
+        #expect(second.deliveries.isEmpty && second.snapshot == nil)
+    }
+
+    @Test("when an event names the token of an earlier transfer with a reused ID, should drop it")
+    func staleToken() {
+        var ledger = Ledger()
+        sent(in: &ledger)
+        let first = ledger.completed(token: "token-a", response(200), limit: limit)
+        _ = ledger.reporting(id: "a", token: "token-a")
+        _ = ledger.begin(start("a", token: "second"))
+        _ = ledger.prepared(id: "a", token: "second", request: request(), sentDate: Date())
+
+        let stale = ledger.completed(token: "token-a", response(500), limit: limit)
+
+        #expect(first.deliveries.count == 1)
+        #expect(stale.deliveries.isEmpty)
+        #expect(ledger.persisted.transfers.map(\.token) == ["second"])
+    }
+
+    // MARK: - Resume data
+
+    @Test("when an interrupted download leaves resume data, should write it before the ledger names it")
+    func resumeDataKept() {
+        var ledger = Ledger()
+        sent(in: &ledger)
+
+        let step = ledger.completed(
+            token: "token-a", Completion(error: URLError(.networkConnectionLost)), resumeData: Data([1, 2, 3]),
+            limit: limit)
+
+        #expect(step.resumeDataToWrite?.id == "a")
+        #expect(step.resumeDataToWrite?.data == Data([1, 2, 3]))
+        #expect(step.snapshot?.persisted.resumeData == ["a"])
+        #expect(error(of: step.deliveries.first) == nil)
+        guard case .outcome(let outcome)? = step.deliveries.first?.ending else { return #expect(Bool(false)) }
+        #expect(
+            outcome.result(request: request(), acceptableStatusCodes: .successful, duration: 0).error
+                == .networkConnectionLost)
+    }
+
+    @Test("when the next download of the ID starts, should continue from its resume data")
+    func resumeDataUsed() {
+        var ledger = Ledger()
+        sent(in: &ledger)
+        _ = ledger.completed(
+            token: "token-a", Completion(error: URLError(.timedOut)), resumeData: Data([1]), limit: limit)
+        _ = ledger.reporting(id: "a", token: "token-a")
+        _ = ledger.begin(start("a", token: "second"))
+
+        let step = ledger.prepared(id: "a", token: "second", request: request(), sentDate: Date())
+
+        #expect(step.send?.resumes == true)
+    }
+
+    @Test("when a download ends without resume data, should drop what it had; an upload leaves none")
+    func resumeDataDropped() {
+        var ledger = Ledger(Ledger.Persisted(resumeData: ["a", "up"]))
+        sent(in: &ledger)
+        sent("up", download: false, in: &ledger)
+
+        let download = ledger.completed(token: "token-a", response(200), limit: limit)
+        let upload = ledger.completed(
+            token: "token-up", Completion(error: URLError(.timedOut)), resumeData: Data([9]), limit: limit)
+
+        #expect(download.resumeDataToRemove == ["a"])
+        #expect(upload.resumeDataToWrite == nil && upload.resumeDataToRemove.isEmpty)
+        #expect(ledger.persisted.resumeData == ["up"])
+    }
+
+    // MARK: - Cancelling
+
+    @Test("when a sent transfer is cancelled, should deliver .cancelled, cancel its task and drop its resume data")
+    func cancelSent() {
+        var ledger = Ledger(Ledger.Persisted(resumeData: ["a"]))
+        sent(in: &ledger)
+
+        let step = ledger.cancel(id: "a")
+        let late = ledger.completed(token: "token-a", response(200), limit: limit)
+
+        guard case .outcome(let outcome)? = step.deliveries.first?.ending else { return #expect(Bool(false)) }
+        #expect(outcome.ending == .cancelled)
+        #expect(step.tokensToCancel == ["token-a"])
+        #expect(step.resumeDataToRemove == ["a"])
+        #expect(step.snapshot?.persisted.transfers.first?.outcome?.ending == .cancelled)
+        #expect(step.snapshot?.persisted.resumeData == [])
+        #expect(late.deliveries.isEmpty)
+    }
+
+    @Test("when an ID with no transfer is cancelled, should drop its resume data, or do nothing")
+    func cancelIdle() {
+        var ledger = Ledger(Ledger.Persisted(resumeData: ["a"]))
+
+        let withData = ledger.cancel(id: "a")
+        let without = ledger.cancel(id: "b")
+
+        #expect(withData.resumeDataToRemove == ["a"] && withData.snapshot?.persisted.resumeData == [])
+        #expect(without.resumeDataToRemove.isEmpty && without.snapshot == nil && without.deliveries.isEmpty)
+    }
+
+    @Test("when a finished transfer is cancelled, should keep its result")
+    func cancelFinished() {
+        var ledger = Ledger()
+        sent(in: &ledger)
+        _ = ledger.completed(token: "token-a", response(200), limit: limit)
+
+        let step = ledger.cancel(id: "a")
+
+        #expect(step.deliveries.isEmpty && step.tokensToCancel.isEmpty && step.snapshot == nil)
+        #expect(ledger.persisted.transfers.first?.outcome != nil)
+    }
+
+    // MARK: - Reporting, and relaunching
+
+    @Test("when the app is told, should remove the transfer from what is saved, once")
+    func reporting() {
+        var ledger = Ledger()
+        sent(in: &ledger)
+        _ = ledger.completed(token: "token-a", response(200), limit: limit)
+
+        let first = ledger.reporting(id: "a", token: "token-a")
+        let second = ledger.reporting(id: "a", token: "token-a")
+
+        #expect(first?.snapshot?.persisted.transfers == [])
+        #expect(second == nil)
+        #expect(ledger.count == 0)
+    }
+
+    @Test("when a transfer still under way is about to be reported, should refuse")
+    func reportingUnfinished() {
+        var ledger = Ledger()
+        sent(in: &ledger)
+
+        let step = ledger.reporting(id: "a", token: "token-a")
+
+        #expect(step == nil)
+        #expect(ledger.count == 1)
+    }
+
+    @Test("when the app relaunches after a crash before reporting, should deliver the saved outcome once")
+    func relaunchBeforeReporting() {
+        var before = Ledger()
+        sent(in: &before)
+        _ = before.completed(token: "token-a", response(200), limit: limit)
+        var after = relaunched(before)
+
+        let first = after.launched()
+        let second = after.launched()
+
+        #expect(statusCode(of: first.deliveries.first) == 200)
+        #expect(first.deliveries.count == 1 && second.deliveries.isEmpty)
+        #expect(first.deliveries.first?.request?.value(forHTTPHeaderField: "Authorization") == nil)
+        #expect(first.deliveries.first?.request?.url == URL(string: "https://api.example.com/file"))
+    }
+
+    @Test("when the app relaunches after reporting, should deliver nothing again")
+    func relaunchAfterReporting() {
+        var before = Ledger()
+        sent(in: &before)
+        _ = before.completed(token: "token-a", response(200), limit: limit)
+        _ = before.reporting(id: "a", token: "token-a")
+        var after = relaunched(before)
+
+        let step = after.launched()
+
+        #expect(step.deliveries.isEmpty)
+        #expect(after.count == 0)
+    }
+
+    @Test("when a transfer ends while the app is away, should deliver it when the relaunched session reports it")
+    func endedWhileAway() {
+        var before = Ledger()
+        sent(in: &before)
+        var after = relaunched(before)
+        _ = after.launched()
+        _ = after.listed(["token-a"])
+
+        let step = after.completed(token: "token-a", response(204), limit: limit)
+
+        #expect(statusCode(of: step.deliveries.first) == 204)
+        #expect(step.deliveries.first?.networkRequest == nil)
+    }
+
+    @Test("when the system no longer has a transfer of an earlier launch, should report it lost, once")
+    func listedLost() {
+        var before = Ledger()
+        sent(in: &before)
+        var after = relaunched(before)
+        sent("new", in: &after)
+
+        let step = after.listed([])
+        let late = after.completed(token: "token-a", response(200), limit: limit)
+
+        #expect(step.deliveries.map(\.id) == ["a"])
+        guard case .outcome(let outcome)? = step.deliveries.first?.ending else { return #expect(Bool(false)) }
+        #expect(outcome == .lost)
+        #expect(step.snapshot?.persisted.transfers.first { $0.id == "a" }?.outcome == .lost)
+        #expect(late.deliveries.isEmpty)
+    }
+
+    @Test("when the system lists a task the ledger does not know, should cancel it")
+    func listedUnknown() {
+        var before = Ledger()
+        sent(in: &before)
+        var after = relaunched(before)
+
+        let step = after.listed(["token-a", "forgotten", ""])
+
+        #expect(step.deliveries.isEmpty && step.snapshot == nil)
+        #expect(step.tokensToCancel == ["", "forgotten"])
+    }
+
+    @Test("when a saved ledger repeats an ID or a token, should keep the first")
+    func duplicateRecords() {
+        var ledger = Ledger()
+        sent(in: &ledger)
+        let record = ledger.persisted.transfers[0]
+        var other = record
+        other = BackgroundTransferRecord(
+            id: "b", token: record.token, kind: record.kind, acceptableStatusCodes: [], url: nil, method: "GET",
+            requestID: UUID(), sequenceNumber: 2, startDate: Date(), sentDate: Date(), phase: .sent)
+
+        let loaded = Ledger(Ledger.Persisted(transfers: [record, record, other]))
+
+        #expect(loaded.count == 1)
+    }
+
+    @Test("when the ledger changes, should number each snapshot above the last")
+    func snapshotNumbers() {
+        var ledger = Ledger()
+        _ = ledger.begin(start("a"))
+
+        let first = ledger.prepared(id: "a", token: "token-a", request: request(), sentDate: Date()).snapshot
+        let second = ledger.completed(token: "token-a", response(200), limit: limit).snapshot
+        let third = ledger.reporting(id: "a", token: "token-a")?.snapshot
+
+        #expect(first?.number == 1 && second?.number == 2 && third?.number == 3)
+    }
+}

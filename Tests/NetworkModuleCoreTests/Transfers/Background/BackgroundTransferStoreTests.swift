@@ -1,0 +1,150 @@
+import Foundation
+import Testing
+
+@testable import NetworkModuleCore
+
+/// The files of a background session's ledger: what is written survives a new process, an older
+/// snapshot never overwrites a newer one, and a damaged file costs its contents, never a crash.
+@Suite("BackgroundTransferStore")
+struct BackgroundTransferStoreTests {
+    typealias Ledger = BackgroundTransferLedger
+
+    func record(_ id: String, phase: BackgroundTransferRecord.Phase = .sent) -> BackgroundTransferRecord {
+        BackgroundTransferRecord(
+            id: id, token: "token-\(id)", kind: .upload(file: URL(fileURLWithPath: "/tmp/\(id).mov")),
+            acceptableStatusCodes: [200...299], url: URL(string: "https://api.example.com/uploads"), method: "PUT",
+            requestID: UUID(), sequenceNumber: 3, startDate: Date(timeIntervalSince1970: 10),
+            sentDate: Date(timeIntervalSince1970: 11), phase: phase)
+    }
+
+    @Test("when a ledger is saved, should read back the same ledger in a new store on the folder")
+    func roundTrip() throws {
+        let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let persisted = Ledger.Persisted(
+            transfers: [record("a"), record("b", phase: .finished(.lost))], resumeData: ["b"])
+
+        let saved = BackgroundTransferStore(directory: folder).save(Ledger.Snapshot(number: 1, persisted: persisted))
+
+        #expect(saved)
+        #expect(BackgroundTransferStore(directory: folder).load() == persisted)
+    }
+
+    @Test("when an older snapshot comes after a newer one, should keep the newer on disk")
+    func olderSnapshot() throws {
+        let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = BackgroundTransferStore(directory: folder)
+        let newer = Ledger.Persisted(transfers: [record("new")])
+        store.save(Ledger.Snapshot(number: 2, persisted: newer))
+
+        store.save(Ledger.Snapshot(number: 1, persisted: Ledger.Persisted(transfers: [record("old")])))
+
+        #expect(store.load() == newer)
+    }
+
+    @Test("when there is no ledger yet, should load an empty one, creating nothing")
+    func missing() throws {
+        let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = BackgroundTransferStore(directory: folder.appendingPathComponent("session"))
+
+        let loaded = store.load()
+
+        #expect(loaded == Ledger.Persisted())
+        #expect(fileNames(in: folder).isEmpty)
+    }
+
+    @Test("when the ledger cannot be read, or is of another version, should move it aside and start empty")
+    func unreadable() throws {
+        let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = BackgroundTransferStore(directory: folder)
+        let ledger = folder.appendingPathComponent("transfers.json")
+        try Data("{\"version\": 1, \"transfers\": [{\"id\": 3}]".utf8).write(to: ledger)
+
+        let damaged = store.load()
+        try Data("{\"version\": 2, \"transfers\": [], \"resumeData\": []}".utf8).write(to: ledger)
+        let future = store.load()
+
+        #expect(damaged == Ledger.Persisted() && future == Ledger.Persisted())
+        #expect(fileNames(in: folder) == ["transfers.json.unreadable"])
+    }
+
+    @Test("when the ledger is there but cannot be read, should start empty and never write over it")
+    func cannotRead() throws {
+        let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = BackgroundTransferStore(directory: folder)
+        let ledger = folder.appendingPathComponent("transfers.json")
+        try FileManager.default.createDirectory(at: ledger, withIntermediateDirectories: false)
+
+        let loaded = store.load()
+        let saved = store.save(Ledger.Snapshot(number: 1, persisted: Ledger.Persisted(transfers: [record("a")])))
+
+        #expect(loaded == Ledger.Persisted())
+        #expect(!saved)
+        var isFolder: ObjCBool = false
+        #expect(FileManager.default.fileExists(atPath: ledger.path, isDirectory: &isFolder) && isFolder.boolValue)
+    }
+
+    @Test("when a saved ledger holds an inverted range of codes, should refuse it rather than crash")
+    func invertedRange() throws {
+        let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = BackgroundTransferStore(directory: folder)
+        store.save(Ledger.Snapshot(number: 1, persisted: Ledger.Persisted(transfers: [record("a")])))
+        let url = folder.appendingPathComponent("transfers.json")
+        let text = try #require(String(data: Data(contentsOf: url), encoding: .utf8))
+        try Data(text.replacingOccurrences(of: "[[200,299]]", with: "[[299,200]]").utf8).write(to: url)
+
+        let loaded = store.load()
+
+        #expect(text.contains("[[200,299]]"))
+        #expect(loaded == Ledger.Persisted())
+    }
+
+    @Test("when resume data is written for an ID, should read it back, then remove it; any ID is a file name")
+    func resumeData() throws {
+        let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = BackgroundTransferStore(directory: folder)
+        let id = "../videos/intro 7.mp4"
+
+        let written = store.writeResumeData(Data([1, 2, 3]), for: id)
+        let read = store.resumeData(for: id)
+        store.removeResumeData(for: id)
+
+        #expect(written && read == Data([1, 2, 3]))
+        #expect(store.resumeData(for: id) == nil)
+        #expect(store.resumeDataURL(for: id).deletingLastPathComponent().path == folder.path)
+        #expect(store.resumeDataURL(for: id) != store.resumeDataURL(for: "../videos/intro 8.mp4"))
+    }
+
+    @Test("when an identifier has characters unfit for a file name, should replace them and keep it unique")
+    func folderNames() {
+        let plain = BackgroundTransferStore.folderName(for: "com.example.app.transfers")
+        let slash = BackgroundTransferStore.folderName(for: "com/example")
+        let underscore = BackgroundTransferStore.folderName(for: "com_example")
+        let hidden = BackgroundTransferStore.folderName(for: ".hidden")
+        let long = BackgroundTransferStore.folderName(for: String(repeating: "é", count: 1_000))
+
+        #expect(plain.hasPrefix("com.example.app.transfers-") && plain.count == 25 + 1 + 16)
+        #expect(slash.hasPrefix("com_example-") && !slash.contains("/"))
+        #expect(slash != underscore)
+        #expect(hidden.hasPrefix("_.hidden-"))
+        #expect(long.utf8.count == 64 + 1 + 16)
+        #expect(BackgroundTransferStore.folderName(for: "").hasPrefix("_-"))
+    }
+
+    @Test("when no folder is given, should keep the state under Application Support, by identifier")
+    func defaultFolder() {
+        let folder = BackgroundTransferStore.directory(for: "transfers", in: nil)
+        let given = BackgroundTransferStore.directory(for: "transfers", in: URL(fileURLWithPath: "/tmp/state"))
+
+        #expect(
+            folder.path.hasSuffix(
+                "NetworkModule/BackgroundTransfers/" + BackgroundTransferStore.folderName(for: "transfers")))
+        #expect(given.deletingLastPathComponent().path == "/tmp/state")
+    }
+}
