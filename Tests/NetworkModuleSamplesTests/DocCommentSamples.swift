@@ -68,6 +68,13 @@ struct DocCommentSamples: Sendable {
         var queryItems: [URLQueryItem] { [URLQueryItem(name: "q", value: term)] }
     }
 
+    struct UploadVideo: NetworkRequest {
+        let file: URL
+        var path: String { "/videos" }
+        var method: HTTPMethod { .post }
+        var body: RequestBody? { .file(file, contentType: "video/mp4") }
+    }
+
     struct UploadPhoto: NetworkRequest {
         let body: RequestBody?
         var path: String { "/photos" }
@@ -650,6 +657,17 @@ struct DocCommentSamples: Sendable {
             var redirectPolicy: RedirectPolicy? { .refuse }   // the caller reads `Location` itself
             var acceptableStatusCodes: AcceptableStatusCodes { [302] }
         }
+        // end-sample
+    }
+
+    func exampleBackgroundTransfers1() throws {
+        // sample: doc: NetworkModuleCore/Transfers/Background/BackgroundTransfers.swift#1
+        let transfers = BackgroundTransfers(identifier: "com.example.app.transfers", module: module) { id, result in
+            // Once per transfer ID, on the module's completion executor: in this launch or a later one.
+            print(id, (try? result.get())?.statusCode ?? 0)
+        }
+        try transfers.upload(request: UploadVideo(file: videoURL), id: "video-42")
+        try transfers.download(request: GetVideo(id: 7), to: DownloadDestination(videoURL), id: "video-7")
         // end-sample
     }
 

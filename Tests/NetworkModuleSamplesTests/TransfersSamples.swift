@@ -20,6 +20,13 @@ struct TransfersSamples {
         let id: Int
         var path: String { "/exports/\(id)" }
     }
+
+    struct UploadVideo: NetworkRequest {
+        let file: URL
+        var path: String { "/videos" }
+        var method: HTTPMethod { .post }
+        var body: RequestBody? { .file(file, contentType: "video/mp4") }
+    }
     // end-sample
 
     final class ProgressBar: @unchecked Sendable {
@@ -50,12 +57,9 @@ struct TransfersSamples {
 
         let lines = Transcript.recording {
             // sample: transfers-download
-            let destination = DownloadDestination(videos.appendingPathComponent("intro.mp4"))
             module.download(
-                request: GetVideo(id: 7), to: destination,
-                progress: { progress in
-                    bar.progress = progress.fractionCompleted ?? 0
-                },
+                request: GetVideo(id: 7), to: DownloadDestination(videos.appendingPathComponent("intro.mp4")),
+                progress: { progress in bar.progress = progress.fractionCompleted ?? 0 },
                 completion: { result in
                     switch result {
                     case .success(let download): print("Saved \(download.fileURL.lastPathComponent)")
@@ -82,9 +86,7 @@ struct TransfersSamples {
         // sample: transfers-download-async
         let transfer = module.downloadTask(
             request: GetVideo(id: 7), to: DownloadDestination(videos.appendingPathComponent("intro.mp4")))
-        let following = Task {
-            for await progress in transfer.progress { bar.progress = progress.fractionCompleted ?? 0 }
-        }
+        let following = Task { for await p in transfer.progress { bar.progress = p.fractionCompleted ?? 0 } }
         let download = try await transfer.value
         // end-sample
         await following.value
@@ -103,10 +105,7 @@ struct TransfersSamples {
         // sample: transfers-retry
         let module = DefaultNetworkModule(
             requestBuilder: DefaultRequestBuilder(baseURL: URL(string: "https://api.example.com/v2")!),
-            session: session,
-            actions: [.retry(RetryPolicy(maxAttempts: 5))],
-            completionExecutor: .main
-        )
+            session: session, actions: [.retry(RetryPolicy(maxAttempts: 5))], completionExecutor: .main)
         let download = try await module.download(
             request: GetVideo(id: 7), to: DownloadDestination(videos.appendingPathComponent("intro.mp4")))
         // end-sample
@@ -123,16 +122,63 @@ struct TransfersSamples {
 
         let lines = Transcript.recording {
             // sample: transfers-progress
-            module.perform(
-                request: GetVideo(id: 7),
-                progress: { progress in
-                    let direction = progress.isUpload ? "upload" : "download"
-                    print("\(direction): \(progress.completedBytes) of \(progress.expectedBytes ?? -1)")
-                },
-                completion: { result in print("done: \((try? result.get())?.statusCode ?? 0)") })
+            module.perform(request: GetVideo(id: 7), progress: { progress in
+                let direction = progress.isUpload ? "upload" : "download"
+                print("\(direction): \(progress.completedBytes) of \(progress.expectedBytes ?? -1)")
+            }, completion: { result in print("done: \((try? result.get())?.statusCode ?? 0)") })
             // end-sample
         }
 
         #expect(lines == ["download: 3 of 3", "done: 200"])
+    }
+
+    /// Whether the background sample runs here: on Linux it shows the refusal; on an Apple
+    /// platform it would hand a real transfer to the system, so it is only compiled there.
+    static let runsBackgroundSample: Bool = {
+        #if canImport(FoundationNetworking)
+            true
+        #else
+            false
+        #endif
+    }()
+
+    @Test("when background transfers are asked for on Linux, should refuse them unsent and free the app delegate")
+    @MainActor
+    func backgroundTransfers() throws {
+        guard Self.runsBackgroundSample else { return }
+        let module = makeSampleModule(session: FakeNetworkSession())
+        let videos = try makeFolder()
+        defer { try? FileManager.default.removeItem(at: videos) }
+        let videoURL = videos.appendingPathComponent("intro.mp4")
+        let savedURL = videos.appendingPathComponent("saved.mp4")
+        try Data(count: 10).write(to: videoURL)
+        let identifier = "com.example.bg"
+        let delegateCalls = LockedState(0)
+        let completionHandler: () -> Void = { delegateCalls.withLock { $0 += 1 } }
+        var refusal: NetworkError?
+
+        let lines = Transcript.recording {
+            do {
+                // sample: transfers-background
+                let transfers = BackgroundTransfers(identifier: "com.example.bg", module: module) { id, result in
+                    print(id, (try? result.get())?.statusCode ?? 0)  // on the module's completion executor
+                }
+                try transfers.upload(request: UploadVideo(file: videoURL), id: "video-42")  // on Linux, throws
+                try transfers.download(request: GetVideo(id: 7), to: DownloadDestination(savedURL), id: "video-7")
+                // In the app delegate's application(_:handleEventsForBackgroundURLSession:completionHandler:):
+                transfers.handleEvents(forBackgroundURLSession: identifier, completionHandler: completionHandler)
+                // end-sample
+            } catch {
+                refusal = error as? NetworkError
+            }
+            let transfers = BackgroundTransfers(identifier: identifier, module: module) { _, _ in }
+            transfers.handleEvents(forBackgroundURLSession: identifier, completionHandler: completionHandler)
+        }
+
+        #expect(lines.isEmpty)
+        #expect(refusal == .transportError(.unsupportedURL))
+        #expect(refusal?.transportFailure?.message?.contains("Linux") == true)
+        #expect(delegateCalls.withLock { $0 } == 1)
+        #expect(!FileManager.default.fileExists(atPath: savedURL.path))
     }
 }

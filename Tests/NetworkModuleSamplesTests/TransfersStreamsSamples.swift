@@ -34,16 +34,8 @@ struct TransfersStreamsSamples {
         // sample: transfers-stream-callbacks
         let task = module.stream(
             request: GetExport(id: 7),
-            onChunk: { chunk in
-                // In order, one at a time, on the completion executor.
-                received.withLock { $0.append(chunk) }
-            },
-            completion: { result in
-                // Once, after the last chunk: the response (its data empty) or the error.
-                outcome.withLock { $0 = result }
-            }
-        )
-        // task.cancel() stops it: the completion gets .cancelled, onChunk nothing more.
+            onChunk: { chunk in received.withLock { $0.append(chunk) } },  // on the completion executor
+            completion: { result in outcome.withLock { $0 = result } })  // once, after the last chunk
         // end-sample
         _ = task
 
@@ -60,9 +52,7 @@ struct TransfersStreamsSamples {
             let stream = module.stream(request: GetExport(id: 7), bufferSize: 64 * 1024)
             print("status", try await stream.response.statusCode)
             var total = 0
-            for try await chunk in stream {
-                total += chunk.count  // a slow loop here pauses the download at 64 KiB waiting
-            }
+            for try await chunk in stream { total += chunk.count }  // a slow loop pauses the download at 64 KiB
             print("received", total, "bytes")
             // end-sample
         }

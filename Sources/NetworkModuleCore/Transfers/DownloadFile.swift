@@ -106,6 +106,33 @@ final class DownloadFile: Sendable {
         return .success(DownloadResponse(fileURL: destination.url, response: emptied))
     }
 
+    /// Moves `file`, a whole body that another session downloaded (a background download's), to
+    /// the destination: checked, its folders created, and an existing file replaced, as for any
+    /// download; the file goes beside the destination first, so the last step is a rename on one
+    /// volume. On failure nothing is left at or beside the destination, and `file` may be gone.
+    func adopt(_ file: URL) throws(URLError) {
+        let attempt = try beginAttempt()
+        do {
+            try FileManager.default.moveItem(at: file, to: attempt.partialURL)
+        } catch {
+            discard()
+            throw TransferFile.error(
+                .cannotMoveFile,
+                "cannot move the downloaded file beside the destination (\(error.localizedDescription))",
+                url: destination.url, errno: nil)
+        }
+        guard let partialURL = finish() else {
+            throw TransferFile.error(
+                .cannotMoveFile, "the download has no file to move", url: destination.url, errno: nil)
+        }
+        do throws(URLError) {
+            try move(partialURL, to: destination.url)
+        } catch {
+            Self.remove(partialURL)
+            throw error
+        }
+    }
+
     /// Checks that the file of a `206` holds what its `Content-Range` says: the bytes it kept and
     /// the range's, no fewer (a body cut short) and no more.
     private func checkWhole(_ partialURL: URL, for response: HTTPURLResponse) throws(URLError) {

@@ -1,0 +1,50 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// What a background `URLSession` cannot do, each refused with its own message before anything is
+/// sent: `URLError.unsupportedURL`, which the module delivers as
+/// ``NetworkError/transportError(_:)-enum.case``, as for any request a session cannot send as
+/// asked (a redirect policy on a plain `URLSession`).
+enum BackgroundTransferRefusal {
+    /// Linux: swift-corelibs-foundation has no background `URLSession`.
+    case platform
+    /// An upload whose body is not a file of the caller's (``RequestBody/file(_:contentType:)``).
+    case bodyNotAFile
+    /// A download whose request has a body.
+    case downloadWithBody
+    /// A redirect policy other than ``RedirectPolicy/follow``.
+    case redirectPolicy
+
+    /// The error, with `url` as its failing URL.
+    func error(url: URL?) -> URLError {
+        var userInfo: [String: Any] = [NSLocalizedDescriptionKey: message]
+        if let url { userInfo[NSURLErrorFailingURLErrorKey] = url }
+        return URLError(.unsupportedURL, userInfo: userInfo)
+    }
+
+    /// ``error(url:)`` as the ``NetworkError`` a caller gets.
+    func networkError(url: URL?) -> NetworkError {
+        NetworkError(error(url: url))
+    }
+
+    var message: String {
+        switch self {
+        case .platform:
+            "Background transfers need an Apple platform's background URLSession; swift-corelibs-foundation (Linux) "
+                + "has none, so nothing was sent. Use download(request:to:) or perform(request:) instead."
+        case .bodyNotAFile:
+            "A background upload sends a file: give the request a RequestBody.file(_:contentType:) body. Background "
+                + "sessions cannot upload Data or streams (nor a multipart form encoded to a temporary file), so "
+                + "nothing was sent."
+        case .downloadWithBody:
+            "A background download sends no body: background sessions upload only files, so the request was not "
+                + "sent. Upload the file with upload(request:id:) instead."
+        case .redirectPolicy:
+            "Background sessions follow every redirect without asking, so a redirect policy other than .follow "
+                + "cannot be applied, and the request was not sent."
+        }
+    }
+}

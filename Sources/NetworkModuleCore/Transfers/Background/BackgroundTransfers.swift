@@ -1,0 +1,412 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Uploads from files and downloads to files that go on while the app is suspended or not
+/// running, on a background `URLSession` (Apple platforms), prepared by a module's actions, and
+/// each reported to one handler exactly once, after a relaunch too.
+///
+/// Create one per session identifier when the app launches, with the handler that takes every
+/// result, and keep it for the life of the app:
+///
+/// ```swift
+/// let transfers = BackgroundTransfers(identifier: "com.example.app.transfers", module: module) { id, result in
+///     // Once per transfer ID, on the module's completion executor: in this launch or a later one.
+///     print(id, (try? result.get())?.statusCode ?? 0)
+/// }
+/// try transfers.upload(request: UploadVideo(file: videoURL), id: "video-42")
+/// try transfers.download(request: GetVideo(id: 7), to: DownloadDestination(videoURL), id: "video-7")
+/// ```
+///
+/// - **Actions**: each transfer is built by the module's request builder and prepared by its
+///   actions (authentication, headers, signing) before the system gets it. When it ends, the
+///   actions validate and observe the result (`validate`, `didReceive`, `didFinish`: metrics,
+///   logging) before the handler gets it. After a relaunch they see the request's URL and method
+///   only: its header fields are never written to disk.
+/// - **Exactly once**: a small ledger in `stateDirectory` (Application Support by default) holds
+///   each transfer from the moment it is handed to the system until the handler is called. At
+///   launch the object reattaches to its background session by identifier and reports every
+///   transfer that ended while the app was away, and every one that ended before a crash and
+///   was not reported; a transfer the system no longer has is reported as failed, with
+///   `URLError.backgroundSessionWasDisconnected`.
+/// - **Resume data**: a download the system interrupts leaves its resume data on disk, and the
+///   next ``download(request:to:id:)`` with the same ID continues from it.
+/// - **What the system decides**: when transfers run and whether they are retried; redirects
+///   are followed without asking (a ``RedirectPolicy`` other than ``RedirectPolicy/follow`` is
+///   refused). No progress is reported.
+///
+/// A request these sessions cannot send is refused, unsent, with
+/// ``NetworkError/transportError(_:)-enum.case`` (`URLError.unsupportedURL`, its message saying
+/// why): an upload whose body is not a ``RequestBody/file(_:contentType:)``, a download with a
+/// body, and, on Linux, which has no background `URLSession`, every transfer. The Transfers guide
+/// (`docs/transfers.md`, "Background transfers") tells the rest.
+public final class BackgroundTransfers: Sendable {
+    /// The identifier of the background session: the one the system gives
+    /// ``handleEvents(forBackgroundURLSession:completionHandler:)``.
+    public let identifier: String
+
+    let module: DefaultNetworkModule
+    private let handler: @Sendable (_ id: String, _ result: Result<NetworkResponse, NetworkError>) -> Void
+    private let ledger: LockedState<BackgroundTransferLedger>
+    private let store: BackgroundTransferStore
+    /// The system's side; `nil` on Linux, where every transfer is refused.
+    private let system: (any BackgroundTaskSystem)?
+    /// The app delegate's completion handler, on the main actor where UIKit gives it.
+    @MainActor private var events = BackgroundEventsHandoff<() -> Void>()
+
+    /// The largest upload reply, or body of a refused download status, kept for the result: 1 MiB.
+    static let bodyLimit = 1 << 20
+
+    /// Reattaches to the background session `identifier` (or creates it), and reports to
+    /// `handler` every transfer that ended while the app was away and was not reported yet.
+    ///
+    /// Create it when the app launches, before the app delegate's
+    /// `application(_:handleEventsForBackgroundURLSession:completionHandler:)` runs, and only one
+    /// per identifier in a process: the system delivers a session's events to the first
+    /// `URLSession` made with its identifier.
+    ///
+    /// - Parameters:
+    ///   - identifier: the background session's identifier, the same at every launch.
+    ///   - module: builds each request, prepares it with its actions, which observe the result,
+    ///     and delivers through its completion executor; its session is not used.
+    ///   - stateDirectory: where the ledger and the resume data go, in a folder named after
+    ///     `identifier`; Application Support (`NetworkModule/BackgroundTransfers`) when `nil`.
+    ///   - handler: called once per transfer, on the module's completion executor, with its ID
+    ///     and result. An upload's response holds the server's reply (up to 1 MiB); a download's
+    ///     has an empty `data`, its body being at the destination.
+    public convenience init(
+        identifier: String, module: DefaultNetworkModule, stateDirectory: URL? = nil,
+        handler: @escaping @Sendable (_ id: String, _ result: Result<NetworkResponse, NetworkError>) -> Void
+    ) {
+        #if canImport(FoundationNetworking)
+            let system: (any BackgroundTaskSystem)? = nil
+        #else
+            let names = (module.session as? URLSessionTransport)?.credentialHeaderNames ?? []
+            let system: (any BackgroundTaskSystem)? = BackgroundSession(
+                identifier: identifier, credentialHeaderNames: Set(names.map { $0.lowercased() }))
+        #endif
+        self.init(
+            identifier: identifier, module: module,
+            directory: BackgroundTransferStore.directory(for: identifier, in: stateDirectory), system: system,
+            handler: handler)
+    }
+
+    /// An instance on `system` (a fake in tests), with its files in `directory`.
+    init(
+        identifier: String, module: DefaultNetworkModule, directory: URL, system: (any BackgroundTaskSystem)?,
+        handler: @escaping @Sendable (_ id: String, _ result: Result<NetworkResponse, NetworkError>) -> Void
+    ) {
+        self.identifier = identifier
+        self.module = module
+        self.handler = handler
+        self.store = BackgroundTransferStore(directory: directory)
+        self.ledger = LockedState(BackgroundTransferLedger(store.load()))
+        self.system = system
+        perform(ledger.withLock { $0.launched() })
+        system?.attach(to: self)
+        system?.listTokens { [weak self] tokens in
+            guard let self else { return }
+            self.perform(self.ledger.withLock { $0.listed(tokens) })
+        }
+    }
+
+    /// Uploads the file body of `request` in the background, as transfer `id`.
+    ///
+    /// The request is built and prepared by the module's actions, then handed to the system,
+    /// which sends the file (`URLSession.uploadTask(with:fromFile:)`) when it sees fit, whether
+    /// the app runs or not. Keep the file where it is until the handler has the result.
+    ///
+    /// - Parameters:
+    ///   - request: a request whose body is ``RequestBody/file(_:contentType:)``.
+    ///   - id: the transfer's ID, chosen by the app: the handler gets its result under it.
+    /// - Returns: `true` when the transfer starts; `false`, starting nothing, when a transfer
+    ///   with this ID is under way or not yet reported (its result is still to come).
+    /// - Throws: ``NetworkError/transportError(_:)-enum.case`` (`URLError.unsupportedURL`) for
+    ///   a body that is not a file, a redirect policy other than ``RedirectPolicy/follow``, and
+    ///   on Linux; the builder's ``NetworkError/invalidRequest(_:)``. Nothing is sent then, and
+    ///   the handler is not called. An action that fails the request later reports through the
+    ///   handler.
+    @discardableResult
+    public func upload(request: any NetworkRequest, id: String) throws(NetworkError) -> Bool {
+        guard system != nil else { throw BackgroundTransferRefusal.platform.networkError(url: nil) }
+        guard case .file(let file, _)? = request.body?.content else {
+            throw BackgroundTransferRefusal.bodyNotAFile.networkError(url: nil)
+        }
+        return try start(request, id: id, kind: .upload(file: file))
+    }
+
+    /// Downloads the body of `request` to `destination` in the background, as transfer `id`.
+    ///
+    /// The request is built and prepared by the module's actions, then handed to the system. When
+    /// the response's status is one the request accepts, the file is moved to `destination` as
+    /// ``DownloadDestination`` says (its folders created, an existing file replaced, or not);
+    /// otherwise the body goes into the error. If resume data of an interrupted download with
+    /// this ID is on disk, the download continues from it: the system then sends the request of
+    /// the interrupted attempt, as the resume data holds it.
+    ///
+    /// - Parameters:
+    ///   - request: a request without a body.
+    ///   - destination: where the file goes.
+    ///   - id: the transfer's ID, chosen by the app: the handler gets its result under it.
+    /// - Returns: `true` when the transfer starts; `false`, starting nothing, when a transfer
+    ///   with this ID is under way or not yet reported.
+    /// - Throws: ``NetworkError/transportError(_:)-enum.case`` (`URLError.unsupportedURL`) for
+    ///   a request with a body, a redirect policy other than ``RedirectPolicy/follow``, and on
+    ///   Linux; the builder's ``NetworkError/invalidRequest(_:)``. Nothing is sent then.
+    @discardableResult
+    public func download(
+        request: any NetworkRequest, to destination: DownloadDestination, id: String
+    ) throws(NetworkError) -> Bool {
+        guard system != nil else { throw BackgroundTransferRefusal.platform.networkError(url: nil) }
+        guard request.body == nil else { throw BackgroundTransferRefusal.downloadWithBody.networkError(url: nil) }
+        let kind = BackgroundTransferRecord.Kind.download(
+            destination: destination.url, replacesExistingFile: destination.replacesExistingFile,
+            createsFolders: destination.createsFolders)
+        return try start(request, id: id, kind: kind)
+    }
+
+    /// Cancels transfer `id`: one being prepared or under way ends at once, and the handler gets
+    /// ``NetworkError/cancelled``; one that has ended keeps its result. The ID's resume data is
+    /// dropped, so its next download starts over. Harmless for an unknown ID.
+    public func cancel(id: String) {
+        perform(ledger.withLock { $0.cancel(id: id) })
+    }
+
+    /// Takes the completion handler that the system gives the app delegate's
+    /// `application(_:handleEventsForBackgroundURLSession:completionHandler:)`, and calls it on the
+    /// main queue once the session has delivered its events (and the handler has had the results).
+    ///
+    /// - Returns: `false`, keeping nothing, when `identifier` is another session's: hand it to
+    ///   that session's owner. On Linux, where there are no events, the handler is called at once.
+    @MainActor
+    @discardableResult
+    public func handleEvents(
+        forBackgroundURLSession identifier: String, completionHandler: @escaping () -> Void
+    ) -> Bool {
+        guard identifier == self.identifier else { return false }
+        guard system != nil else {
+            completionHandler()
+            return true
+        }
+        for handler in events.handlerGiven(completionHandler) { handler() }
+        return true
+    }
+
+    // MARK: - Starting a transfer
+
+    private func start(
+        _ request: any NetworkRequest, id: String, kind: BackgroundTransferRecord.Kind
+    ) throws(NetworkError) -> Bool {
+        guard (request.redirectPolicy ?? module.redirectPolicy).isFollow else {
+            throw BackgroundTransferRefusal.redirectPolicy.networkError(url: nil)
+        }
+        var urlRequest = try module.requestBuilder.build(request: request)
+        if let stream = urlRequest.httpBodyStream {
+            // The system reads the file itself: the builder's stream of it is not sent.
+            BodyStreams.release(stream)
+            urlRequest.httpBodyStream = nil
+            guard case .upload = kind else {
+                throw BackgroundTransferRefusal.downloadWithBody.networkError(url: urlRequest.url)
+            }
+        }
+        if urlRequest.httpBody != nil {
+            let refusal: BackgroundTransferRefusal = kind.isDownload ? .downloadWithBody : .bodyNotAFile
+            throw refusal.networkError(url: urlRequest.url)
+        }
+        let (requestID, sequenceNumber) = RequestIdentifiers.next(in: module.requestCount)
+        let start = BackgroundTransferLedger.Start(
+            id: id, token: UUID().uuidString, kind: kind, networkRequest: request,
+            acceptableStatusCodes: request.acceptableStatusCodes.resolved(moduleDefault: module.acceptableStatusCodes)
+                .closedRanges,
+            requestID: requestID, sequenceNumber: sequenceNumber, startDate: Date())
+        guard ledger.withLock({ $0.begin(start) }) else { return false }
+        prepare(urlRequest, from: 0, start)
+        return true
+    }
+
+    /// Prepares `request` with the module's actions from `index` on, then sends it; an action
+    /// that completes later takes it on from the next action.
+    private func prepare(_ request: URLRequest, from index: Int, _ start: BackgroundTransferLedger.Start) {
+        let module = module
+        let outcome = module.preparer.prepare(
+            request, from: index,
+            context: {
+                ActionContext(
+                    networkRequest: start.networkRequest, attempt: 1, baseURL: module.baseURL,
+                    baseOrigin: module.baseOrigin, sentRequest: nil, elapsed: Self.seconds(since: start.startDate),
+                    requestID: start.requestID, sequenceNumber: start.sequenceNumber,
+                    preparationTime: Self.seconds(since: start.startDate), timeInFlight: 0, bytesSent: 0,
+                    bytesReceived: 0)
+            },
+            onPrepared: { [self] actionIndex, result in
+                switch result {
+                case .success(let prepared): prepare(prepared, from: actionIndex + 1, start)
+                case .failure(let error): failPreparation(start, error)
+                }
+            })
+        switch outcome {
+        case .prepared(let prepared): send(prepared, start)
+        case .failed(let error): failPreparation(start, error)
+        case .waiting: break
+        }
+    }
+
+    /// Checks the prepared request once, writes the transfer down and hands it to the system.
+    private func send(_ request: URLRequest, _ start: BackgroundTransferLedger.Start) {
+        guard request.url != nil else { return failPreparation(start, .invalidRequest(.missingURL)) }
+        do throws(NetworkError) {
+            try HeaderValidation.validate(request)
+        } catch {
+            return failPreparation(start, error)
+        }
+        perform(ledger.withLock { $0.prepared(id: start.id, token: start.token, request: request, sentDate: Date()) })
+    }
+
+    private func failPreparation(_ start: BackgroundTransferLedger.Start, _ error: NetworkError) {
+        perform(ledger.withLock { $0.preparationFailed(id: start.id, token: start.token, error: error) })
+    }
+
+    // MARK: - The system's events
+
+    /// Part of an upload's reply arrived; returns `false` when the task must be cancelled (the
+    /// reply is too large).
+    func systemBodyReceived(token: String, data: Data) -> Bool {
+        ledger.withLock { $0.bodyReceived(token: token, data: data, limit: Self.bodyLimit) }
+    }
+
+    /// A download's body is in the file at `location`, removed by the system when this returns:
+    /// it is moved to the destination (a status the request accepts), or read into the error.
+    /// The transfer ends here; the task's completion that follows finds it ended.
+    func systemDownloadFinished(
+        token: String, location: URL, completion: BackgroundTransferOutcome.SystemCompletion
+    ) {
+        guard let target = ledger.withLock({ $0.downloadFinished(token: token) }) else { return }
+        var completion = completion
+        if let status = (completion.response as? HTTPURLResponse)?.statusCode,
+            target.acceptableStatusCodes.contains(status)
+        {
+            do throws(URLError) {
+                try DownloadFile(destination: target.destination).adopt(location)
+            } catch {
+                completion.error = error
+            }
+        } else if DownloadFile.size(of: location) > Int64(Self.bodyLimit) {
+            completion.error = NetworkError.responseTooLarge(limit: Self.bodyLimit)
+        } else {
+            completion.body = (try? Data(contentsOf: location)) ?? Data()
+        }
+        perform(ledger.withLock { $0.completed(token: token, completion, limit: Self.bodyLimit) })
+    }
+
+    /// A task ended; `resumeData` is what an interrupted download left.
+    func systemCompleted(token: String, completion: BackgroundTransferOutcome.SystemCompletion, resumeData: Data?) {
+        perform(
+            ledger.withLock { $0.completed(token: token, completion, resumeData: resumeData, limit: Self.bodyLimit) })
+    }
+
+    /// The session delivered every event: the app delegate's handler is called on the main queue,
+    /// after the results delivered so far (the main executor's queue).
+    func systemEventsFinished() {
+        DispatchQueue.main.async {
+            MainActor.assumeIsolated {
+                for handler in self.events.eventsFinished() { handler() }
+            }
+        }
+    }
+
+    // MARK: - Performing steps
+
+    /// Performs what the ledger asked, in its order: files, tasks, deliveries.
+    private func perform(_ step: BackgroundTransferLedger.Step) {
+        if let (id, data) = step.resumeDataToWrite { store.writeResumeData(data, for: id) }
+        if let snapshot = step.snapshot { store.save(snapshot) }
+        for id in step.resumeDataToRemove { store.removeResumeData(for: id) }
+        for token in step.tokensToCancel { system?.cancel(token: token) }
+        if let send = step.send { hand(send) }
+        for delivery in step.deliveries { deliver(delivery) }
+    }
+
+    private func hand(_ send: BackgroundTransferLedger.Send) {
+        let task: BackgroundTaskKind
+        switch send.kind {
+        case .upload(let file):
+            task = .upload(fromFile: file)
+        case .download:
+            // Resume data that cannot be read any more: the download starts over.
+            task = (send.resumes ? store.resumeData(for: send.id) : nil).map { .resumedDownload($0) } ?? .download
+        }
+        system?.send(send.request, as: task, token: send.token)
+    }
+
+    /// Lets the actions validate and observe the result, then hands it to the handler through the
+    /// module's executor, marking it reported just before.
+    private func deliver(_ delivery: BackgroundTransferLedger.Delivery) {
+        let inFlight = delivery.sentDate.map(Self.seconds(since:)) ?? 0
+        var result: Result<NetworkResponse, NetworkError>
+        var bytes: (sent: Int64, received: Int64) = (0, 0)
+        switch delivery.ending {
+        case .failure(let error):
+            result = .failure(error)
+        case .outcome(let outcome):
+            result = outcome.result(
+                request: delivery.request ?? URLRequest(url: URL(fileURLWithPath: "/")),
+                acceptableStatusCodes: AcceptableStatusCodes(closedRanges: delivery.acceptableStatusCodes),
+                duration: inFlight)
+            bytes = (outcome.bytesSent, outcome.bytesReceived)
+        }
+        if !module.actions.isEmpty {
+            let context = ActionContext(
+                networkRequest: delivery.networkRequest, attempt: 1, baseURL: module.baseURL,
+                baseOrigin: module.baseOrigin, sentRequest: delivery.request,
+                elapsed: Self.seconds(since: delivery.startDate), requestID: delivery.requestID,
+                sequenceNumber: delivery.sequenceNumber,
+                preparationTime: max(0, (delivery.sentDate ?? Date()).timeIntervalSince(delivery.startDate)),
+                timeInFlight: inFlight, bytesSent: Self.count(bytes.sent), bytesReceived: Self.count(bytes.received))
+            result = observe(result, context: context, destination: delivery.destination, sent: delivery.request != nil)
+        }
+        let handler = handler
+        module.completionExecutor.execute { [self, result] in
+            if let token = delivery.token {
+                guard let step = ledger.withLock({ $0.reporting(id: delivery.id, token: token) }) else { return }
+                perform(step)
+            }
+            handler(delivery.id, result)
+        }
+    }
+
+    /// The actions' validation (of a success) and observation, as the pipeline runs them for the
+    /// last attempt. A download whose validation fails leaves no file.
+    private func observe(
+        _ result: Result<NetworkResponse, NetworkError>, context: ActionContext, destination: DownloadDestination?,
+        sent: Bool
+    ) -> Result<NetworkResponse, NetworkError> {
+        var result = result
+        if case .success(let response) = result {
+            for action in module.actions {
+                do {
+                    try action.validate(response, context: context)
+                } catch {
+                    result = .failure(NetworkError(actionError: error, action: action))
+                    if let destination { try? FileManager.default.removeItem(at: destination.url) }
+                    break
+                }
+            }
+        }
+        if sent {
+            for action in module.actions { action.didReceive(result, context: context) }
+        }
+        for action in module.actions { action.didFinish(result, context: context) }
+        return result
+    }
+
+    private static func seconds(since date: Date) -> TimeInterval {
+        max(0, Date().timeIntervalSince(date))
+    }
+
+    /// A byte count for the actions' context, clamped to `Int`.
+    private static func count(_ bytes: Int64) -> Int {
+        Int(clamping: max(0, bytes))
+    }
+}
