@@ -39,16 +39,27 @@ package struct URLSessionAdapter: TransferringSession {
     /// The session requests are sent on.
     package let urlSession: URLSession
 
+    /// Whether the session's configuration is a background one, whose sessions run no data task
+    /// (Apple's raises an exception for a completion-handler task): its requests are refused.
+    let isBackground: Bool
+
     /// Wraps `urlSession`.
     package init(_ urlSession: URLSession) {
         self.urlSession = urlSession
+        self.isBackground = urlSession.configuration.identifier != nil
     }
 
-    /// Creates a data task of ``urlSession`` for `request` (adapted on Linux, see above).
+    /// Creates a data task of ``urlSession`` for `request` (adapted on Linux, see above); on a
+    /// session with a background configuration, a task that sends nothing and fails with
+    /// `URLError.unsupportedURL` (Apple's background sessions raise an exception for it).
     package func dataTask(
         with request: URLRequest,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
+        if isBackground {
+            return UnsentTask(
+                error: BackgroundTransferRefusal.dataTask.error(url: request.url), completionHandler: completionHandler)
+        }
         // Off the session's serial delegate queue: see CompletionHandlerQueue.
         let handler: @Sendable (Data?, URLResponse?, (any Error)?) -> Void = { data, response, error in
             CompletionHandlerQueue.shared.call(completionHandler, data: data, response: response, error: error)

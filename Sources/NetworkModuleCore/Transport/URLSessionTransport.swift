@@ -61,10 +61,17 @@ public final class URLSessionTransport: NetworkSession, TransferringSession {
 
     let delegate: TransportDelegate
 
+    /// Whether the configuration is a background one (it has an identifier), whose sessions run
+    /// no data task: every request is then refused, unsent (see ``BackgroundTransfers``).
+    let isBackground: Bool
+
     /// Creates a transport.
     ///
     /// - Parameters:
-    ///   - configuration: the configuration of the underlying `URLSession`.
+    ///   - configuration: the configuration of the underlying `URLSession`. A background
+    ///     configuration runs no data task: every request then fails unsent with
+    ///     ``NetworkError/transportError(_:)-enum.case`` (`URLError.unsupportedURL`); background
+    ///     uploads and downloads are ``BackgroundTransfers``'.
     ///   - maximumResponseSize: the largest body read, in bytes (100 MiB by default); `nil`
     ///     for no limit. Bodies are held in memory, so keep this bounded; a download's body is
     ///     streamed to its file instead, and still bounded by this (raise it for large files).
@@ -85,6 +92,7 @@ public final class URLSessionTransport: NetworkSession, TransferringSession {
         self.credentialHeaderNames = credentialHeaderNames
         self.maximumResponseSize = maximumResponseSize
         self.serverTrust = serverTrust
+        self.isBackground = configuration.identifier != nil
         self.delegate = TransportDelegate(
             maximumResponseSize: maximumResponseSize, credentialHeaderNames: names, serverTrust: serverTrust)
         #if canImport(FoundationNetworking)
@@ -142,6 +150,10 @@ public final class URLSessionTransport: NetworkSession, TransferringSession {
         with request: URLRequest, transfer: SessionTransfer,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
+        if isBackground {
+            return UnsentTask(
+                error: BackgroundTransferRefusal.dataTask.error(url: request.url), completionHandler: completionHandler)
+        }
         if delegate.refusesHTTPS, TransportDelegate.isHTTPS(request.url) {
             return UnsentTask(
                 error: LinuxURLSessionQuirks.pinningUnsupportedError(url: request.url),

@@ -17,6 +17,9 @@ enum BackgroundTransferRefusal {
     case downloadWithBody
     /// A redirect policy other than ``RedirectPolicy/follow``.
     case redirectPolicy
+    /// A data task (``NetworkSession/dataTask(with:completionHandler:)``) on a `URLSession` whose
+    /// configuration is a background one.
+    case dataTask
 
     /// The error, with `url` as its failing URL.
     func error(url: URL?) -> URLError {
@@ -45,6 +48,10 @@ enum BackgroundTransferRefusal {
         case .redirectPolicy:
             "Background sessions follow every redirect without asking, so a redirect policy other than .follow "
                 + "cannot be applied, and the request was not sent."
+        case .dataTask:
+            "This URLSession has a background configuration, whose sessions run only upload and download tasks "
+                + "(a data task would raise an exception), so the request was not sent. Use BackgroundTransfers for "
+                + "background uploads and downloads, and a default or ephemeral configuration for other requests."
         }
     }
 }
