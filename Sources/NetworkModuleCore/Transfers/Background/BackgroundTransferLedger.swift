@@ -19,7 +19,7 @@ import Foundation
 /// | preparing | ``preparationFailed(id:token:error:)``, ``cancel(id:)`` | (none) | deliver the error, unsaved |
 /// | sent | ``bodyReceived(token:data:limit:)`` | sent | — (`false` past the limit: cancel the task) |
 /// | sent | ``downloadFinished(token:)`` | placing | — (the caller places the file) |
-/// | sent, placing | ``completed(token:_:limit:)`` | finished | resume data, save, deliver |
+/// | sent, placing | ``completed(token:_:resumeData:limit:)`` | finished (a download sent, not placed, with an accepted status: failed, no file) | resume data, save, deliver |
 /// | sent | ``cancel(id:)`` | finished (`.cancelled`) | drop resume data, save, cancel the task, deliver |
 /// | sent, from an earlier launch | ``listed(_:)`` without its task | finished (lost) | save, deliver |
 /// | finished, from an earlier launch | ``launched()`` | finished | deliver |
@@ -270,8 +270,18 @@ struct BackgroundTransferLedger {
     ) -> Step {
         guard let id = ids[token], let state = entries[id]?.state else { return Step() }
         let transfer: Transfer
+        var completion = completion
         switch state {
-        case .sent(let sent), .placing(let sent): transfer = sent
+        case .sent(let sent):
+            transfer = sent
+            if sent.record.kind.isDownload, completion.error == nil,
+                let status = (completion.response as? HTTPURLResponse)?.statusCode,
+                AcceptableStatusCodes(closedRanges: sent.record.acceptableStatusCodes).contains(status)
+            {
+                // A download whose file never arrived: no success without the file.
+                completion.error = Self.noFileError
+            }
+        case .placing(let placing): transfer = placing
         case .preparing, .finished: return Step()
         }
         let outcome = BackgroundTransferOutcome(
@@ -340,6 +350,15 @@ struct BackgroundTransferLedger {
     }
 
     // MARK: - Helpers
+
+    /// The error of a download the system ended well without handing over its file.
+    static let noFileError = URLError(
+        .cannotMoveFile,
+        userInfo: [
+            NSLocalizedDescriptionKey:
+                "The system ended the background download without handing over its file, so nothing was placed at "
+                + "the destination."
+        ])
 
     private mutating func snapshot() -> Snapshot {
         snapshots += 1

@@ -176,7 +176,8 @@ public final class BackgroundTransfers: Sendable {
 
     /// Takes the completion handler that the system gives the app delegate's
     /// `application(_:handleEventsForBackgroundURLSession:completionHandler:)`, and calls it on the
-    /// main queue once the session has delivered its events (and the handler has had the results).
+    /// main queue once the session has delivered its events: after the results, when the module
+    /// delivers on the main queue (the default).
     ///
     /// - Returns: `false`, keeping nothing, when `identifier` is another session's: hand it to
     ///   that session's owner. On Linux, where there are no events, the handler is called at once.

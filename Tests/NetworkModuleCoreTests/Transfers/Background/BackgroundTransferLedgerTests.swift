@@ -216,6 +216,22 @@ struct BackgroundTransferLedgerTests {
         #expect(statusCode(of: step.deliveries.first) == 200)
     }
 
+    @Test("when a download ends well but its file never arrived, should fail it rather than succeed without a file")
+    func downloadWithoutFile() {
+        var ledger = Ledger()
+        sent(in: &ledger)
+        sent("refused", in: &ledger)
+
+        let accepted = ledger.completed(token: "token-a", response(200), limit: limit)
+        let refused = ledger.completed(token: "token-refused", response(404), limit: limit)
+
+        guard case .outcome(let outcome)? = accepted.deliveries.first?.ending else { return #expect(Bool(false)) }
+        #expect(
+            outcome.result(request: request(), acceptableStatusCodes: .successful, duration: 0).error
+                == .transportError(.cannotMoveFile))
+        #expect(statusCode(of: refused.deliveries.first) == 404)
+    }
+
     @Test("when a file arrives for an upload, an unknown token or a second time, should expect no file")
     func downloadFinishedUnexpected() {
         var ledger = Ledger()
@@ -380,7 +396,7 @@ struct BackgroundTransferLedgerTests {
     @Test("when the app relaunches after a crash before reporting, should deliver the saved outcome once")
     func relaunchBeforeReporting() {
         var before = Ledger()
-        sent(in: &before)
+        sent(download: false, in: &before)
         _ = before.completed(token: "token-a", response(200), limit: limit)
         var after = relaunched(before)
 
@@ -410,7 +426,7 @@ struct BackgroundTransferLedgerTests {
     @Test("when a transfer ends while the app is away, should deliver it when the relaunched session reports it")
     func endedWhileAway() {
         var before = Ledger()
-        sent(in: &before)
+        sent(download: false, in: &before)
         var after = relaunched(before)
         _ = after.launched()
         _ = after.listed(["token-a"])
