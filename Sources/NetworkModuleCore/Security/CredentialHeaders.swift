@@ -49,10 +49,17 @@ package enum CredentialHeaders {
         let to = request.url.flatMap(Origin.init)
         guard from == nil || from != to else { return request }
         var stripped = request
-        for name in request.allHTTPHeaderFields?.keys.map({ $0 }) ?? []
-        where extraNames.contains(name.lowercased()) || contains(name) {
+        for name in names(in: request, extraNames: extraNames) {
             stripped.setValue(nil, forHTTPHeaderField: name)
         }
         return stripped
+    }
+
+    /// The names of `request`'s header fields that carry credentials (the names above and
+    /// `extraNames`, lowercased), sorted.
+    static func names(in request: URLRequest, extraNames: Set<String> = []) -> [String] {
+        (request.allHTTPHeaderFields ?? [:]).keys.filter { name in
+            extraNames.contains(name.lowercased()) || contains(name)
+        }.sorted()
     }
 }

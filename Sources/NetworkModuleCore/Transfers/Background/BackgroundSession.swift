@@ -52,6 +52,12 @@ import Foundation
         }
 
         func listTokens(_ completion: @escaping @Sendable (Set<String>) -> Void) {
+            // `getAllTasks` lists every task of the session until its end has been delivered to
+            // the delegate ("not including any tasks that have been invalidated after completing,
+            // failing, or being cancelled"), and the delegate writes an end down before it
+            // returns; so a transfer of an earlier launch that is neither listed nor ended is one
+            // the system no longer has (a task never resumed before a crash, or one whose events
+            // were dropped), which the ledger reports as lost.
             // No session, no list: a list that was never made must not make transfers look lost.
             session.withLock { $0 }?.getAllTasks { tasks in completion(Set(tasks.map { $0.taskDescription ?? "" })) }
         }

@@ -20,6 +20,9 @@ enum BackgroundTransferRefusal {
     /// A data task (``NetworkSession/dataTask(with:completionHandler:)``) on a `URLSession` whose
     /// configuration is a background one.
     case dataTask
+    /// A prepared request with credential header fields (`names`), which the system would carry
+    /// across redirects it follows unasked, when the app has not allowed that.
+    case credentials(names: [String])
 
     /// The error, with `url` as its failing URL.
     func error(url: URL?) -> URLError {
@@ -52,6 +55,11 @@ enum BackgroundTransferRefusal {
             "This URLSession has a background configuration, whose sessions run only upload and download tasks "
                 + "(a data task would raise an exception), so the request was not sent. Use BackgroundTransfers for "
                 + "background uploads and downloads, and a default or ephemeral configuration for other requests."
+        case .credentials(let names):
+            "The request carries credentials (\(names.joined(separator: ", "))), and background sessions follow "
+                + "redirects without asking the app, so they could reach another origin: it was not sent. If your "
+                + "server redirects only to origins you trust, create BackgroundTransfers with "
+                + "credentialsMayFollowRedirects: true."
         }
     }
 }

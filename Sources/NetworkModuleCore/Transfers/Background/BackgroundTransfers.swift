@@ -35,7 +35,8 @@ import Foundation
 ///   next ``download(request:to:id:)`` with the same ID continues from it.
 /// - **What the system decides**: when transfers run and whether they are retried; redirects
 ///   are followed without asking (a ``RedirectPolicy`` other than ``RedirectPolicy/follow`` is
-///   refused). No progress is reported.
+///   refused, and so is a request with credentials, unless `credentialsMayFollowRedirects`).
+///   No progress is reported.
 ///
 /// A request these sessions cannot send is refused, unsent, with
 /// ``NetworkError/transportError(_:)-enum.case`` (`URLError.unsupportedURL`, its message saying
@@ -53,6 +54,11 @@ public final class BackgroundTransfers: Sendable {
     private let store: BackgroundTransferStore
     /// The system's side; `nil` on Linux, where every transfer is refused.
     private let system: (any BackgroundTaskSystem)?
+    /// Whether a transfer may carry credential header fields, which the system keeps on the
+    /// redirects it follows unasked.
+    private let credentialsMayFollowRedirects: Bool
+    /// The module's transport's credential header names, lowercased, beside the framework's own.
+    private let credentialHeaderNames: Set<String>
     /// The app delegate's completion handler, on the main actor where UIKit gives it.
     @MainActor private var events = BackgroundEventsHandoff<() -> Void>()
 
@@ -73,33 +79,46 @@ public final class BackgroundTransfers: Sendable {
     ///     and delivers through its completion executor; its session is not used.
     ///   - stateDirectory: where the ledger and the resume data go, in a folder named after
     ///     `identifier`; Application Support (`NetworkModule/BackgroundTransfers`) when `nil`.
+    ///   - credentialsMayFollowRedirects: whether a transfer may carry credential header fields
+    ///     (`Authorization`, cookies, API keys: the names ``Redaction`` masks). The system follows
+    ///     redirects without asking the app, so they could reach any origin the server redirects
+    ///     to, and an interrupted download's resume data holds them on disk until the transfer
+    ///     ends. When `false`, the default, such a transfer fails unsent, through `handler`, with
+    ///     ``NetworkError/transportError(_:)-enum.case`` (`URLError.unsupportedURL`). Set it only
+    ///     for a server that redirects to origins you trust.
     ///   - handler: called once per transfer, on the module's completion executor, with its ID
     ///     and result. An upload's response holds the server's reply (up to 1 MiB); a download's
     ///     has an empty `data`, its body being at the destination.
     public convenience init(
         identifier: String, module: DefaultNetworkModule, stateDirectory: URL? = nil,
+        credentialsMayFollowRedirects: Bool = false,
         handler: @escaping @Sendable (_ id: String, _ result: Result<NetworkResponse, NetworkError>) -> Void
     ) {
+        let transportNames = (module.session as? URLSessionTransport)?.credentialHeaderNames ?? []
+        let names = Set(transportNames.map { $0.lowercased() })
         #if canImport(FoundationNetworking)
             let system: (any BackgroundTaskSystem)? = nil
         #else
-            let names = (module.session as? URLSessionTransport)?.credentialHeaderNames ?? []
             let system: (any BackgroundTaskSystem)? = BackgroundSession(
-                identifier: identifier, credentialHeaderNames: Set(names.map { $0.lowercased() }))
+                identifier: identifier, credentialHeaderNames: names)
         #endif
         self.init(
             identifier: identifier, module: module,
             directory: BackgroundTransferStore.directory(for: identifier, in: stateDirectory), system: system,
+            credentialHeaderNames: names, credentialsMayFollowRedirects: credentialsMayFollowRedirects,
             handler: handler)
     }
 
     /// An instance on `system` (a fake in tests), with its files in `directory`.
     init(
         identifier: String, module: DefaultNetworkModule, directory: URL, system: (any BackgroundTaskSystem)?,
+        credentialHeaderNames: Set<String> = [], credentialsMayFollowRedirects: Bool = false,
         handler: @escaping @Sendable (_ id: String, _ result: Result<NetworkResponse, NetworkError>) -> Void
     ) {
         self.identifier = identifier
         self.module = module
+        self.credentialHeaderNames = credentialHeaderNames
+        self.credentialsMayFollowRedirects = credentialsMayFollowRedirects
         self.handler = handler
         self.store = BackgroundTransferStore(directory: directory)
         self.ledger = LockedState(BackgroundTransferLedger(store.load()))
@@ -254,13 +273,19 @@ public final class BackgroundTransfers: Sendable {
         }
     }
 
-    /// Checks the prepared request once, writes the transfer down and hands it to the system.
+    /// Checks the prepared request once (its credentials too, unless the app allowed them to
+    /// follow redirects), writes the transfer down and hands it to the system.
     private func send(_ request: URLRequest, _ start: BackgroundTransferLedger.Start) {
         guard request.url != nil else { return failPreparation(start, .invalidRequest(.missingURL)) }
         do throws(NetworkError) {
             try HeaderValidation.validate(request)
         } catch {
             return failPreparation(start, error)
+        }
+        let credentials = CredentialHeaders.names(in: request, extraNames: credentialHeaderNames)
+        guard credentialsMayFollowRedirects || credentials.isEmpty else {
+            return failPreparation(
+                start, BackgroundTransferRefusal.credentials(names: credentials).networkError(url: request.url))
         }
         perform(ledger.withLock { $0.prepared(id: start.id, token: start.token, request: request, sentDate: Date()) })
     }

@@ -141,12 +141,16 @@ struct BackgroundTransfersTests {
     }
 
     /// An instance on the fake system, its state in the test's folder: a new one is a relaunch.
+    /// Its transfers may carry credentials (the recording action's `Authorization`) unless
+    /// `credentialsMayFollowRedirects` says otherwise.
     func transfers(
-        module: DefaultNetworkModule? = nil, system: FakeSystem? = nil, onLinux: Bool = false
+        module: DefaultNetworkModule? = nil, system: FakeSystem? = nil, onLinux: Bool = false,
+        credentialHeaderNames: Set<String> = [], credentialsMayFollowRedirects: Bool = true
     ) -> BackgroundTransfers {
         BackgroundTransfers(
             identifier: "com.example.transfers", module: module ?? self.module(),
             directory: folder.appendingPathComponent("state"), system: onLinux ? nil : (system ?? self.system),
+            credentialHeaderNames: credentialHeaderNames, credentialsMayFollowRedirects: credentialsMayFollowRedirects,
             handler: reports.handler)
     }
 
@@ -218,6 +222,45 @@ struct BackgroundTransfersTests {
         #expect(withBody?.transportFailure?.message?.contains("no body") == true)
         #expect(refusingRedirects?.transportFailure?.message?.contains("redirect") == true)
         #expect(system.sent.isEmpty)
+    }
+
+    @Test("when a prepared transfer carries credentials the app did not allow, should report the refusal, unsent")
+    func credentialsRefused() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let transfers = transfers(credentialsMayFollowRedirects: false)
+
+        let started = try transfers.upload(request: Upload(file: videoFile()), id: "a")
+
+        #expect(started)
+        #expect(reports.ids == ["a"])
+        let error = reports.results.first?.error
+        #expect(error == .transportError(.unsupportedURL))
+        #expect(error?.transportFailure?.message?.contains("(Authorization)") == true)
+        #expect(error?.transportFailure?.message?.contains("credentialsMayFollowRedirects: true") == true)
+        #expect(system.sent.isEmpty)
+        #expect(action.hooks.value == ["prepare", "didFinish"])
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("state/transfers.json").path))
+    }
+
+    @Test("when the transport names more credential headers, should refuse a transfer that carries one of them")
+    func transportCredentialNamesRefused() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        struct TenantKey: NetworkModuleAction {
+            func performBeforeExecutingNetworkRequest(request: (any NetworkRequest)?, urlRequest: inout URLRequest) {
+                urlRequest.setValue("t-1", forHTTPHeaderField: "X-Tenant-Key")
+            }
+        }
+        let transfers = transfers(
+            module: module(actions: [TenantKey()]), credentialHeaderNames: ["x-tenant-key"],
+            credentialsMayFollowRedirects: false)
+        let allowed = self.transfers(module: module(actions: [TenantKey()]), credentialsMayFollowRedirects: false)
+
+        try transfers.download(request: Get(), to: DownloadDestination(folder.appendingPathComponent("v")), id: "a")
+        try allowed.download(request: Get(), to: DownloadDestination(folder.appendingPathComponent("w")), id: "b")
+
+        #expect(reports.ids == ["a"])
+        #expect(reports.results.first?.error?.transportFailure?.message?.contains("X-Tenant-Key") == true)
+        #expect(system.sent.map(\.request.url?.path) == ["/v2/videos/7/file"])
     }
 
     // MARK: - Starting
@@ -456,6 +499,25 @@ struct BackgroundTransfersTests {
         #expect(relaunchedAction.hooks.value == ["didReceive", "didFinish"])
         #expect(relaunchedAction.contexts.value.first?.networkRequest == nil)
         #expect(relaunchedAction.contexts.value.first?.sentRequest?.url?.path == "/v2/videos")
+        _ = first
+    }
+
+    @Test("when the relaunched session delivers a transfer's end before its task list, should report the end, not lost")
+    func endedBeforeListing() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let first = transfers()
+        try first.upload(request: Upload(file: videoFile()), id: "a")
+        let token = try #require(system.sent.first?.token)
+        let relaunchedSystem = FakeSystem()
+
+        // The system lists a task until its end has been delivered, so a list made after the end
+        // no longer has it.
+        let second = transfers(system: relaunchedSystem)
+        second.systemCompleted(token: token, completion: response(201), resumeData: nil)
+        relaunchedSystem.list([])
+
+        #expect(reports.ids == ["a"])
+        #expect(try reports.results.first?.get().statusCode == 201)
         _ = first
     }
 
