@@ -16,6 +16,7 @@ import Foundation
 /// |---|---|---|---|
 /// | (none) | ``begin(_:)`` | preparing | — (`false` if the ID is taken: nothing changes) |
 /// | preparing | ``prepared(id:token:request:sentDate:)`` | sent | save, send |
+/// | sent, this launch | ``notSaved(id:token:error:)`` (the save before sending failed) | (none) | deliver the error, unsent |
 /// | preparing | ``preparationFailed(id:token:error:)``, ``cancel(id:)`` | (none) | deliver the error, unsaved |
 /// | sent | ``bodyReceived(token:data:limit:)`` | sent | — (`false` past the limit: cancel the task) |
 /// | sent | ``downloadFinished(token:)`` | placing | — (the caller places the file) |
@@ -234,6 +235,19 @@ struct BackgroundTransferLedger {
         return step
     }
 
+    /// The transfer could not be written down before it was sent (a full disk, a ledger file
+    /// that cannot be read): it is not handed to the system, whose result could not reach the
+    /// app after a relaunch, and the error is delivered instead.
+    mutating func notSaved(id: String, token: String, error: NetworkError) -> Step {
+        guard let entry = entries[id], entry.token == token, case .sent(let transfer) = entry.state,
+            transfer.startedThisLaunch
+        else { return Step() }
+        remove(id, token: token)
+        var step = Step()
+        step.deliveries.append(delivery(of: transfer, unsentError: error))
+        return step
+    }
+
     /// Part of an upload's reply arrived. Returns `false` when the reply passes `limit` bytes:
     /// the caller cancels the task, which then ends as too large.
     mutating func bodyReceived(token: String, data: Data, limit: Int) -> Bool {
@@ -381,15 +395,20 @@ struct BackgroundTransferLedger {
         return delivery(of: finished)
     }
 
-    private func delivery(of transfer: Transfer) -> Delivery {
+    /// The delivery of `transfer`'s outcome; or, for one never handed to the system,
+    /// `unsentError`, with neither a token to mark reported nor a request sent.
+    private func delivery(of transfer: Transfer, unsentError: NetworkError? = nil) -> Delivery {
         let record = transfer.record
         let ending: Delivery.Ending =
-            if let outcome = record.outcome { .outcome(outcome) } else { .failure(.invalidResponse) }
+            if let unsentError { .failure(unsentError) } else if let outcome = record.outcome {
+                .outcome(outcome)
+            } else { .failure(.invalidResponse) }
+        let sent = unsentError == nil
         return Delivery(
-            id: record.id, token: record.token, ending: ending, networkRequest: transfer.networkRequest,
-            request: transfer.request, acceptableStatusCodes: record.acceptableStatusCodes,
+            id: record.id, token: sent ? record.token : nil, ending: ending, networkRequest: transfer.networkRequest,
+            request: sent ? transfer.request : nil, acceptableStatusCodes: record.acceptableStatusCodes,
             requestID: record.requestID, sequenceNumber: record.sequenceNumber, startDate: record.startDate,
-            sentDate: record.sentDate, destination: record.kind.destination)
+            sentDate: sent ? record.sentDate : nil, destination: record.kind.destination)
     }
 
     private func failure(of start: Start, _ error: NetworkError) -> Delivery {

@@ -30,7 +30,8 @@ import Foundation
 ///   launch the object reattaches to its background session by identifier and reports every
 ///   transfer that ended while the app was away, and every one that ended before a crash and
 ///   was not reported; a transfer the system no longer has is reported as failed, with
-///   `URLError.backgroundSessionWasDisconnected`.
+///   `URLError.backgroundSessionWasDisconnected`. One that cannot be written down (a full disk)
+///   is not sent, and fails with `URLError.cannotWriteToFile`.
 /// - **Resume data**: a download the system interrupts leaves its resume data on disk, and the
 ///   next ``download(request:to:id:)`` with the same ID continues from it.
 /// - **What the system decides**: when transfers run and whether they are retried; redirects
@@ -344,13 +345,21 @@ public final class BackgroundTransfers: Sendable {
 
     // MARK: - Performing steps
 
-    /// Performs what the ledger asked, in its order: files, tasks, deliveries.
+    /// Performs what the ledger asked, in its order: files, tasks, deliveries. A transfer whose
+    /// save failed is not sent: its result could not reach the app after a relaunch.
     private func perform(_ step: BackgroundTransferLedger.Step) {
         if let (id, data) = step.resumeDataToWrite { store.writeResumeData(data, for: id) }
-        if let snapshot = step.snapshot { store.save(snapshot) }
+        let saved = step.snapshot.map { store.save($0) } ?? true
         for id in step.resumeDataToRemove { store.removeResumeData(for: id) }
         for token in step.tokensToCancel { system?.cancel(token: token) }
-        if let send = step.send { hand(send) }
+        if let send = step.send {
+            if saved {
+                hand(send)
+            } else {
+                let error = NetworkError(store.notSavedError(url: send.request.url))
+                perform(ledger.withLock { $0.notSaved(id: send.id, token: send.token, error: error) })
+            }
+        }
         for delivery in step.deliveries { deliver(delivery) }
     }
 

@@ -155,6 +155,43 @@ struct BackgroundTransferLedgerTests {
         #expect(late.send == nil)
     }
 
+    @Test("when a sent transfer could not be written down, should deliver the error as unsent and forget it")
+    func notSaved() {
+        var ledger = Ledger()
+        sent("a", in: &ledger)
+
+        let step = ledger.notSaved(id: "a", token: "token-a", error: .transportError(.cannotWriteToFile))
+
+        let delivery = step.deliveries.first
+        #expect(step.deliveries.count == 1)
+        #expect(error(of: delivery) == .transportError(.cannotWriteToFile))
+        #expect(delivery?.token == nil && delivery?.request == nil && delivery?.sentDate == nil)
+        #expect(delivery?.destination?.url == destination)
+        #expect(step.snapshot == nil && step.send == nil)
+        #expect(ledger.count == 0)
+        let again = ledger.begin(start("a", token: "again"))
+        #expect(again)
+    }
+
+    @Test("when a save fails for a transfer of an earlier launch, an ended one or a wrong token, should do nothing")
+    func notSavedIgnored() {
+        var ledger = Ledger()
+        sent("earlier", in: &ledger)
+        var relaunched = relaunched(ledger)
+        sent("ended", in: &relaunched)
+        _ = relaunched.completed(token: "token-ended", response(200), limit: limit)
+        sent("other", in: &relaunched)
+
+        let steps = [
+            relaunched.notSaved(id: "earlier", token: "token-earlier", error: .cancelled),
+            relaunched.notSaved(id: "ended", token: "token-ended", error: .cancelled),
+            relaunched.notSaved(id: "other", token: "token-wrong", error: .cancelled),
+        ]
+
+        #expect(steps.allSatisfy { $0.deliveries.isEmpty && $0.snapshot == nil })
+        #expect(relaunched.count == 3)
+    }
+
     // MARK: - The system's events
 
     @Test("when an upload succeeds, should write its outcome down and deliver its reply")

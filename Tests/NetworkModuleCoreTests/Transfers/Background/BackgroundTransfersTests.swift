@@ -285,6 +285,24 @@ struct BackgroundTransfersTests {
         #expect(system.attached)
     }
 
+    @Test("when the transfer cannot be written down, should report it as not sent, and send nothing")
+    func ledgerNotWritable() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // A file where the ledger's folder goes: no ledger can be written there.
+        try Data().write(to: folder.appendingPathComponent("state"))
+        let transfers = transfers()
+
+        let started = try transfers.upload(request: Upload(file: videoFile()), id: "a")
+
+        #expect(started)
+        #expect(system.sent.isEmpty)
+        #expect(reports.ids == ["a"])
+        let error = reports.results.first?.error
+        #expect(error == .transportError(.cannotWriteToFile))
+        #expect(error?.transportFailure?.message?.contains("not handed to the system") == true)
+        #expect(action.hooks.value == ["prepare", "didFinish"])
+    }
+
     @Test("when an action prepares later, should send only once it has")
     func preparesLater() throws {
         defer { try? FileManager.default.removeItem(at: folder) }
