@@ -7,7 +7,8 @@ import Foundation
 /// Every write replaces its file in one step (written aside, then renamed), so a crash leaves the
 /// old file or the new one, never half of one. On Apple platforms with data protection the files
 /// stay readable after the first unlock, for a relaunch in the background while the device is
-/// locked.
+/// locked; and the folder is excluded from backups: its task names and resume data mean nothing
+/// on another device, and the resume data holds the request's header fields.
 final class BackgroundTransferStore: Sendable {
     /// The folder.
     let directory: URL
@@ -135,6 +136,12 @@ final class BackgroundTransferStore: Sendable {
     private func write(_ data: Data, to url: URL) -> Bool {
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            #if canImport(Darwin)
+                var values = URLResourceValues()
+                values.isExcludedFromBackup = true
+                var folder = directory
+                try? folder.setResourceValues(values)
+            #endif
             var options: Data.WritingOptions = [.atomic]
             #if os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
                 options.insert(.completeFileProtectionUntilFirstUserAuthentication)
