@@ -388,17 +388,7 @@ final class RequestOperation: NetworkCancellable {
     private func observe(
         _ result: Result<NetworkResponse, NetworkError>, context: ActionContext
     ) -> Result<NetworkResponse, NetworkError> {
-        var result = result
-        if case .success(let response) = result {
-            for action in module.actions {
-                do {
-                    try action.validate(response, context: context)
-                } catch {
-                    result = .failure(NetworkError(actionError: error, action: action))
-                    break
-                }
-            }
-        }
+        let result = module.actions.validated(result, context: context)
         for action in module.actions { action.didReceive(result, context: context) }
         return result
     }

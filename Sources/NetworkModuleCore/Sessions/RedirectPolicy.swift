@@ -85,15 +85,14 @@ public struct RedirectPolicy: Sendable {
 
     /// The error of a request whose policy `session` cannot apply: the request is not sent.
     static func unsupportedError(by session: String, url: URL?) -> URLError {
-        var userInfo: [String: Any] = [
-            NSLocalizedDescriptionKey:
+        URLError(
+            .unsupportedURL,
+            message:
                 "\(session) cannot apply a redirect policy other than .follow, so the request was not sent. "
                 + "Send it on URLSessionTransport, or on the framework's decorators around it: a plain URLSession "
                 + "cannot be watched for redirects, and a session of your own sends through its data task, which "
-                + "follows them."
-        ]
-        if let url { userInfo[NSURLErrorFailingURLErrorKey] = url }
-        return URLError(.unsupportedURL, userInfo: userInfo)
+                + "follows them.",
+            failingURL: url)
     }
 
     /// The request to send after `response`, the `hopNumber`-th redirect (from 1), whose

@@ -114,9 +114,7 @@ struct ContentRange: Equatable {
 
     /// A `URLError.cannotParseResponse` saying `message`, for `response`'s URL.
     static func partialContentError(_ message: String, _ response: HTTPURLResponse) -> URLError {
-        var userInfo: [String: Any] = [NSLocalizedDescriptionKey: message]
-        if let url = response.url { userInfo[NSURLErrorFailingURLErrorKey] = url }
-        return URLError(.cannotParseResponse, userInfo: userInfo)
+        URLError(.cannotParseResponse, message: message, failingURL: response.url)
     }
 
     /// Digits only (no sign, no spaces), within `Int64`.

@@ -119,7 +119,7 @@ final class TransferFile: @unchecked Sendable {
         if let errno, let reason = strerror(errno) {
             message += ": \(String(cString: reason))"
         }
-        return URLError(code, userInfo: [NSLocalizedDescriptionKey: message, NSURLErrorFailingURLErrorKey: url])
+        return URLError(code, message: message, failingURL: url)
     }
 }
 

@@ -147,14 +147,13 @@ enum LinuxURLSessionQuirks {
     /// The error an HTTPS request to `url` fails with on a transport that pins certificates or
     /// keys where pinning cannot be enforced: it was not sent.
     static func pinningUnsupportedError(url: URL?) -> URLError {
-        var userInfo: [String: Any] = [
-            NSLocalizedDescriptionKey:
+        URLError(
+            .secureConnectionFailed,
+            message:
                 "Pinning (URLSessionTransport serverTrust: .pinnedCertificates or .pinnedPublicKeys) is not "
                 + "supported by URLSession on this platform (swift-corelibs-foundation has no server-trust challenge), so the "
-                + "HTTPS request was not sent rather than sent without the pin."
-        ]
-        if let url { userInfo[NSURLErrorFailingURLErrorKey] = url }
-        return URLError(.secureConnectionFailed, userInfo: userInfo)
+                + "HTTPS request was not sent rather than sent without the pin.",
+            failingURL: url)
     }
 }
 

@@ -302,15 +302,14 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
     /// The error of a request whose body is a stream read once (not one the request builder
     /// made), redirected with 307 or 308 on Linux: it cannot be sent to the new location.
     private static func oneShotBodyError(url: URL?) -> URLError {
-        var userInfo: [String: Any] = [
-            NSLocalizedDescriptionKey:
+        URLError(
+            .requestBodyStreamExhausted,
+            message:
                 "The server redirected the request with 307 or 308, whose target must receive the body again, "
                 + "and the body is a stream that can be read only once (not one the request builder made), so "
                 + "the redirect was not followed. Give the body as Data, a file or RequestBody.stream, or send "
-                + "the request to the new URL."
-        ]
-        if let url { userInfo[NSURLErrorFailingURLErrorKey] = url }
-        return URLError(.requestBodyStreamExhausted, userInfo: userInfo)
+                + "the request to the new URL.",
+            failingURL: url)
     }
 
     func urlSession(

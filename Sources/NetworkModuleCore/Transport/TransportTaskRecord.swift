@@ -219,8 +219,6 @@ struct TransportTaskRecord {
             code == .networkConnectionLost
             ? "The server closed the connection before the whole body arrived (Content-Length: \(declared))."
             : "The server sent an invalid Content-Length (\(declared)); the response cannot be framed."
-        var userInfo: [String: Any] = [NSLocalizedDescriptionKey: message]
-        if let url = response.url { userInfo[NSURLErrorFailingURLErrorKey] = url }
-        return URLError(code, userInfo: userInfo)
+        return URLError(code, message: message, failingURL: response.url)
     }
 }

@@ -26,9 +26,7 @@ enum BackgroundTransferRefusal {
 
     /// The error, with `url` as its failing URL.
     func error(url: URL?) -> URLError {
-        var userInfo: [String: Any] = [NSLocalizedDescriptionKey: message]
-        if let url { userInfo[NSURLErrorFailingURLErrorKey] = url }
-        return URLError(.unsupportedURL, userInfo: userInfo)
+        URLError(.unsupportedURL, message: message, failingURL: url)
     }
 
     /// ``error(url:)`` as the ``NetworkError`` a caller gets.

@@ -102,14 +102,13 @@ final class BackgroundTransferStore: Sendable {
 
     /// The error of a transfer that was not sent because ``save(_:)`` failed, for `url`.
     func notSavedError(url: URL?) -> URLError {
-        var userInfo: [String: Any] = [
-            NSLocalizedDescriptionKey:
+        URLError(
+            .cannotWriteToFile,
+            message:
                 "The background transfer could not be written down in \(directory.path) (the disk is full, or the "
                 + "ledger there cannot be read), so it was not handed to the system: its result could not reach the "
-                + "app after a relaunch."
-        ]
-        if let url { userInfo[NSURLErrorFailingURLErrorKey] = url }
-        return URLError(.cannotWriteToFile, userInfo: userInfo)
+                + "app after a relaunch.",
+            failingURL: url)
     }
 
     /// Writes the resume data of transfer `id`, replacing any.

@@ -417,23 +417,15 @@ public final class BackgroundTransfers: Sendable {
         _ result: Result<NetworkResponse, NetworkError>, context: ActionContext, destination: DownloadDestination?,
         sent: Bool
     ) -> Result<NetworkResponse, NetworkError> {
-        var result = result
-        if case .success(let response) = result {
-            for action in module.actions {
-                do {
-                    try action.validate(response, context: context)
-                } catch {
-                    result = .failure(NetworkError(actionError: error, action: action))
-                    if let destination { try? FileManager.default.removeItem(at: destination.url) }
-                    break
-                }
-            }
+        let validated = module.actions.validated(result, context: context)
+        if case .success = result, case .failure = validated, let destination {
+            try? FileManager.default.removeItem(at: destination.url)
         }
         if sent {
-            for action in module.actions { action.didReceive(result, context: context) }
+            for action in module.actions { action.didReceive(validated, context: context) }
         }
-        for action in module.actions { action.didFinish(result, context: context) }
-        return result
+        for action in module.actions { action.didFinish(validated, context: context) }
+        return validated
     }
 
     private static func seconds(since date: Date) -> TimeInterval {
