@@ -39,15 +39,17 @@ public struct AcceptableStatusCodes: Sendable, Hashable, ExpressibleByArrayLiter
     /// Creates a set from ranges of status codes. Empty ranges add nothing.
     public init(_ ranges: Range<Int>...) {
         // A non-empty range's upper bound is above its lower bound, so `- 1` cannot overflow.
-        self.init(closed: ranges.compactMap { $0.isEmpty ? nil : $0.lowerBound...($0.upperBound - 1) })
+        self.init(closedRanges: ranges.compactMap { $0.isEmpty ? nil : $0.lowerBound...($0.upperBound - 1) })
     }
 
     /// Creates a set from single status codes: `[200, 304]`.
     public init(arrayLiteral codes: Int...) {
-        self.init(closed: codes.map { $0...$0 })
+        self.init(closedRanges: codes.map { $0...$0 })
     }
 
-    private init(closed: [ClosedRange<Int>]) {
+    /// The codes of `closed`, in any order, overlapping or not: how every set is made, and how a
+    /// background transfer reads back the ``closedRanges`` it wrote down.
+    init(closedRanges closed: [ClosedRange<Int>]) {
         var merged: [ClosedRange<Int>] = []
         for range in closed.sorted(by: { $0.lowerBound < $1.lowerBound }) {
             // Merge when `range` overlaps or touches the last one; `last.upperBound < Int.max`
@@ -62,11 +64,6 @@ public struct AcceptableStatusCodes: Sendable, Hashable, ExpressibleByArrayLiter
         }
         self.ranges = merged
         self.defersToModule = false
-    }
-
-    /// The codes of ``closedRanges``, as a background transfer wrote them down.
-    init(closedRanges: [ClosedRange<Int>]) {
-        self.init(closed: closedRanges)
     }
 
     /// The accepted codes as closed ranges, sorted and apart: what a background transfer writes

@@ -46,7 +46,7 @@ package struct URLSessionAdapter: TransferringSession {
     /// Wraps `urlSession`.
     package init(_ urlSession: URLSession) {
         self.urlSession = urlSession
-        self.isBackground = urlSession.configuration.identifier != nil
+        self.isBackground = BackgroundTransferRefusal.refusesDataTasks(urlSession.configuration)
     }
 
     /// Creates a data task of ``urlSession`` for `request` (adapted on Linux, see above); on a
@@ -57,8 +57,7 @@ package struct URLSessionAdapter: TransferringSession {
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
         if isBackground {
-            return UnsentTask(
-                error: BackgroundTransferRefusal.dataTask.error(url: request.url), completionHandler: completionHandler)
+            return BackgroundTransferRefusal.unsentDataTask(for: request, completionHandler: completionHandler)
         }
         // Off the session's serial delegate queue: see CompletionHandlerQueue.
         let handler: @Sendable (Data?, URLResponse?, (any Error)?) -> Void = { data, response, error in

@@ -92,7 +92,7 @@ public final class URLSessionTransport: NetworkSession, TransferringSession {
         self.credentialHeaderNames = credentialHeaderNames
         self.maximumResponseSize = maximumResponseSize
         self.serverTrust = serverTrust
-        self.isBackground = configuration.identifier != nil
+        self.isBackground = BackgroundTransferRefusal.refusesDataTasks(configuration)
         self.delegate = TransportDelegate(
             maximumResponseSize: maximumResponseSize, credentialHeaderNames: names, serverTrust: serverTrust)
         #if canImport(FoundationNetworking)
@@ -151,8 +151,7 @@ public final class URLSessionTransport: NetworkSession, TransferringSession {
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
         if isBackground {
-            return UnsentTask(
-                error: BackgroundTransferRefusal.dataTask.error(url: request.url), completionHandler: completionHandler)
+            return BackgroundTransferRefusal.unsentDataTask(for: request, completionHandler: completionHandler)
         }
         if delegate.refusesHTTPS, TransportDelegate.isHTTPS(request.url) {
             return UnsentTask(

@@ -65,7 +65,8 @@ struct BackgroundTransferOutcome: Codable, Equatable, Sendable {
             ending = Self.ending(of: error, cancelReason: completion.cancelReason)
         } else if let response = completion.response as? HTTPURLResponse {
             ending = .response(
-                statusCode: response.statusCode, headers: Self.headers(of: response), url: response.url,
+                statusCode: response.statusCode, headers: HTTPHeaders(response.allHeaderFields).dictionary,
+                url: response.url,
                 body: completion.body ?? collected)
         } else {
             ending = .invalidResponse
@@ -142,15 +143,5 @@ struct BackgroundTransferOutcome: Codable, Equatable, Sendable {
             }
         return "The system cancelled the background transfer: \(why). A download's resume data, if the system "
             + "gave any, is kept for its next attempt under the same ID."
-    }
-
-    /// The response's header fields as text, as `HTTPURLResponse` gives them back.
-    private static func headers(of response: HTTPURLResponse) -> [String: String] {
-        var headers: [String: String] = [:]
-        for (name, value) in response.allHeaderFields {
-            guard let name = name as? String else { continue }
-            headers[name] = value as? String ?? "\(value)"
-        }
-        return headers
     }
 }

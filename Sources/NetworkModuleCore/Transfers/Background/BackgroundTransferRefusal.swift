@@ -29,6 +29,19 @@ enum BackgroundTransferRefusal {
         URLError(.unsupportedURL, message: message, failingURL: url)
     }
 
+    /// Whether a session with `configuration` runs no data task: a background one, which Apple's
+    /// `URLSession` answers with an exception for a completion-handler task.
+    static func refusesDataTasks(_ configuration: URLSessionConfiguration) -> Bool {
+        configuration.identifier != nil
+    }
+
+    /// The task for `request` on such a session: it sends nothing, and fails as ``dataTask``.
+    static func unsentDataTask(
+        for request: URLRequest, completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    ) -> any NetworkSessionTask {
+        UnsentTask(error: dataTask.error(url: request.url), completionHandler: completionHandler)
+    }
+
     /// ``error(url:)`` as the ``NetworkError`` a caller gets.
     func networkError(url: URL?) -> NetworkError {
         NetworkError(error(url: url))

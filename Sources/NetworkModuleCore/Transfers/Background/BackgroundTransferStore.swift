@@ -153,9 +153,7 @@ final class BackgroundTransferStore: Sendable {
     }
 
     private static func hex(_ bytes: some Sequence<UInt8>) -> String {
-        bytes.map { byte in
-            let digits = Array("0123456789abcdef")
-            return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
-        }.joined()
+        let digits = Array("0123456789abcdef")
+        return String(bytes.flatMap { byte in [digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]] })
     }
 }
