@@ -204,7 +204,8 @@ struct CachedSessionRFC9111Tests {
     func notModifiedWithoutDateOrAge(stored: [String: String], staleAfter seconds: TimeInterval) {
         let fake = FakeNetworkSession()
         fake.stub(
-            .any, with: .text("v1", headers: HTTPHeaders(stored)), .status(304, headers: ["ETag": "\"v1\""]), .text("v2"))
+            .any, with: .text("v1", headers: HTTPHeaders(stored)), .status(304, headers: ["ETag": "\"v1\""]),
+            .text("v2"))
         let session = cached(fake)
         session.start(sessionRequest("/a"))
         clock.advance(by: seconds)
