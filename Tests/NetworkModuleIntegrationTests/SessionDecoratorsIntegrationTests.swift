@@ -158,6 +158,9 @@ final class WireCounter: NetworkSession {
 
     private let transport: any NetworkSession
     private let counts = LockedState(Counts())
+    /// Signalled when a call's completion handler has returned: what wraps this session (a
+    /// cache storing the answer) has handled it by then.
+    private let finished = DispatchSemaphore(value: 0)
 
     init(_ transport: some NetworkSession) {
         self.transport = transport
@@ -177,12 +180,26 @@ final class WireCounter: NetworkSession {
             $0.inFlight += 1
             $0.highestInFlight = max($0.highestInFlight, $0.inFlight)
         }
-        return transport.dataTask(with: request) { [counts] data, response, error in
+        return transport.dataTask(with: request) { [counts, finished] data, response, error in
             counts.withLock {
                 $0.inFlight -= 1
                 if let status = (response as? HTTPURLResponse)?.statusCode { $0.statuses.append(status) }
             }
             completionHandler(data, response, error)
+            finished.signal()
+        }
+    }
+
+    /// Waits until `count` more calls have finished (their completion handler returned), for
+    /// at most `seconds`, on a thread of its own: neither on Swift concurrency's threads nor on
+    /// Dispatch's, which a loaded machine keeps busy (see `HeadOfLineIntegrationTests.wait(for:)`).
+    func waitUntilFinished(_ count: Int, within seconds: TimeInterval = 60) async -> Bool {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread { [finished] in
+                let deadline = DispatchTime.now() + seconds
+                continuation.resume(
+                    returning: (0..<count).allSatisfy { _ in finished.wait(timeout: deadline) == .success })
+            }
         }
     }
 }

@@ -40,10 +40,11 @@ public struct NetworkResponse: Sendable, Equatable {
     /// Whether a cache served this response stale, past its freshness lifetime: because the
     /// request accepted it (`max-stale`), while the cache revalidates it
     /// (`stale-while-revalidate`), or because the server could not answer (`stale-if-error`).
-    /// Read from the `Cache-Status` header that ``CachedSession`` adds to every response it
+    /// Read from the `Cache-Status` entry that ``CachedSession`` adds to every response it
     /// serves from memory, whose `Age` header says how old it is; `false` for a response from the
-    /// network.
-    public var isStale: Bool { CacheStatus.isStale(headers["Cache-Status"]) }
+    /// network, even one whose `Cache-Status` has an entry named `NetworkModule`: only the
+    /// entry the framework's own cache wrote counts.
+    public var isStale: Bool { CacheStatus.isStale(httpResponse) }
 
     /// Whether two responses are the same answer: equal ``data``, ``statusCode``, URL,
     /// ``headers`` and ``request``; ``duration`` is not compared (see "Equality" above).

@@ -143,7 +143,8 @@ struct CachedResponse {
     }
 
     /// The response to hand the caller for `use` at `now`: the stored one with `Age` (RFC 9111,
-    /// section 5.1) and this cache's `Cache-Status` entry (``CacheStatus``).
+    /// section 5.1) and this cache's `Cache-Status` entry (``CacheStatus``), as a
+    /// ``CacheStatus/Answer``, the mark that the entry is this cache's own.
     func served(at now: Date, as use: Use) -> HTTPURLResponse {
         let age = age(at: now)
         let freshnessLeft = lifetime - age
@@ -160,7 +161,7 @@ struct CachedResponse {
         fields["Age"] = String(max(0, Self.wholeSeconds(age)))
         fields["Cache-Status"] = CacheStatus.appending(to: fields["Cache-Status"], parameters: parameters, ttl: ttl)
         guard let url = response.url,
-            let served = HTTPURLResponse(
+            let served = CacheStatus.Answer(
                 url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: fields.dictionary)
         else { return response }
         return served
@@ -193,6 +194,12 @@ struct CachedResponse {
         -> CachedResponse?
     {
         var fields = HTTPHeaders(response.allHeaderFields)
+        // `Date` and `Age` describe a message, not the stored representation: the refreshed
+        // response's are the 304's, and a 304 without them was generated when it was received
+        // (RFC 9110, section 6.6.1) and has aged in no cache. The stored ones would make it
+        // start out as old as the stored response was.
+        fields["Date"] = nil
+        fields["Age"] = nil
         for field in HTTPHeaders(notModified.allHeaderFields)
         where !Self.fieldsKeptOnRevalidation.contains(field.name.lowercased()) {
             fields[field.name] = field.value

@@ -30,16 +30,18 @@ import Foundation
 ///
 /// **Revalidation.** A stale response with an `ETag` or `Last-Modified` is revalidated: the
 /// request goes out with `If-None-Match` / `If-Modified-Since`, and a `304 Not Modified` is
-/// answered with the stored `200`, its header fields updated from the 304's, fresh again.
+/// answered with the stored `200`, its header fields updated from the 304's, fresh again: its
+/// age is the 304's (`Date` and `Age` are the 304's own, or the time it arrived and 0).
 ///
 /// **Serving stale** (RFC 5861). A response with `stale-while-revalidate=N` answers at once
 /// for N seconds past its freshness, while one background request revalidates it. When the
 /// server fails (a transport error other than a cancellation, or a `500`, `502`, `503` or
 /// `504`), a stored response within the `stale-if-error=N` of the response, or of the request
 /// (a request's opt-in), answers instead. A response with `must-revalidate` or `no-cache`, and
-/// a request that reloads, never get a stale response this way. Every response served from
-/// memory carries its `Age` and a `Cache-Status` (RFC 9211), which ``NetworkResponse/isStale``
-/// reads.
+/// a request that reloads, never get a stale response this way; a request with `only-if-cached`
+/// gets the stale answer without the background request. Every response served from memory
+/// carries its `Age` and a `Cache-Status` (RFC 9211), which ``NetworkResponse/isStale`` reads
+/// (only on a response this cache made: a server's `Cache-Status` does not count).
 ///
 /// **Per request.** The request's `Cache-Control` (`no-store`, `no-cache`, `max-age`,
 /// `max-stale`, `min-fresh`, `only-if-cached`, `stale-if-error`), or `Pragma: no-cache` without it, and its
@@ -93,31 +95,48 @@ public final class CachedSession: NetworkSession, TransferringSession {
         /// time per key.
         var revalidatingInBackground: Set<RequestKey> = []
 
+        /// Which ``removeAll()`` the cache is at: a request sent in one generation changes
+        /// nothing stored in a later one (``record(_:_:forKey:request:revalidating:sentAt:receivedAt:sentIn:)``
+        /// checks it), so that no answer to a request made before a sign-out is stored after it.
+        var generation: UInt64 = 0
+
         /// Stores `response` for `key`, counting the evictions it causes.
         mutating func store(_ response: CachedResponse, forKey key: RequestKey) {
             evictions += store.insert(response, forKey: key, cost: response.data.count)
         }
 
+        /// Forgets every stored response, and every request in flight: their answers store
+        /// nothing, and a background revalidation may start again for what is stored next.
+        mutating func removeAll() {
+            store.removeAll()
+            revalidatingInBackground.removeAll()
+            generation &+= 1
+        }
+
         /// Records the server's answer `http` (with `data`) to `request`, sent for `key` at
-        /// `sentAt` to revalidate `revalidating` (or to fetch, when `nil`), and returns what
-        /// the caller gets for it: for a `304`, the stored response, fresh again; otherwise
-        /// `nil`, meaning the answer as it came. A new `200` is stored; any other answer below
-        /// `500` removes what was stored, which it replaces (RFC 9111, section 4.4).
+        /// `sentAt` in `generation` to revalidate `revalidating` (or to fetch, when `nil`), and
+        /// returns what the caller gets for it: for a `304`, the stored response, fresh again;
+        /// otherwise `nil`, meaning the answer as it came. A new `200` is stored; any other
+        /// answer below `500` removes what was stored, which it replaces (RFC 9111, section
+        /// 4.4). The one way an answer reaches the store: an answer to a request sent before the
+        /// last ``removeAll()`` changes nothing stored (its caller still gets it).
         mutating func record(
             _ data: Data?, _ http: HTTPURLResponse, forKey key: RequestKey, request: URLRequest,
-            revalidating: CachedResponse?, sentAt: Date, receivedAt: Date
+            revalidating: CachedResponse?, sentAt: Date, receivedAt: Date, sentIn generation: UInt64
         ) -> CachedResponse? {
+            let current = generation == self.generation
             if http.statusCode == 304, let stored = revalidating {
                 guard
                     let refreshed = stored.revalidated(
                         by: http, request: request, sentAt: sentAt, receivedAt: receivedAt)
                 else {
-                    store.removeValue(forKey: key)
+                    if current { store.removeValue(forKey: key) }
                     return stored
                 }
-                store(refreshed, forKey: key)
+                if current { store(refreshed, forKey: key) }
                 return refreshed
             }
+            guard current else { return nil }
             if let fresh = CachedResponse(
                 data: data, response: http, request: request, sentAt: sentAt, receivedAt: receivedAt)
             {
@@ -166,8 +185,10 @@ public final class CachedSession: NetworkSession, TransferringSession {
     }
 
     /// Removes every stored response (the counters stay), for example when the user signs out.
+    /// Requests already in flight, the cache's own background revalidations included, store
+    /// nothing when they are answered: what was asked before stays out of the cache after.
     public func removeAll() {
-        state.withLock { $0.store.removeAll() }
+        state.withLock { $0.removeAll() }
     }
 
     /// Answers from the cache when it can, and asks the wrapped session otherwise, for a plain
@@ -210,19 +231,23 @@ public final class CachedSession: NetworkSession, TransferringSession {
     }
 
     /// Revalidates `stale`, stored for `key`, with a request of the cache's own (RFC 5861,
-    /// section 3), once the caller put `key` in `revalidatingInBackground`: the caller got `stale`
-    /// already, and the answer only updates what is stored. Nobody waits for it, so it is never
-    /// cancelled; a failure leaves `stale` stored.
-    func revalidateInBackground(_ stale: CachedResponse, forKey key: RequestKey, request: URLRequest, at now: Date) {
+    /// section 3), once the caller put `key` in `revalidatingInBackground` in `generation`: the
+    /// caller got `stale` already, and the answer only updates what is stored. Nobody waits for
+    /// it, so it is never cancelled; a failure leaves `stale` stored. After a ``removeAll()``
+    /// its answer changes nothing.
+    func revalidateInBackground(
+        _ stale: CachedResponse, forKey key: RequestKey, request: URLRequest, at now: Date, in generation: UInt64
+    ) {
         let outgoing = stale.hasValidators ? stale.conditionalRequest(for: request) : request
         let task = wrapped.transferTask(with: outgoing, transfer: SessionTransfer()) { [self] data, response, error in
             let receivedAt = self.now()
             state.withLock { state in
+                guard state.generation == generation else { return }
                 state.revalidatingInBackground.remove(key)
                 guard error == nil, let http = response as? HTTPURLResponse else { return }
                 _ = state.record(
                     data, http, forKey: key, request: request, revalidating: stale.hasValidators ? stale : nil,
-                    sentAt: now, receivedAt: receivedAt)
+                    sentAt: now, receivedAt: receivedAt, sentIn: generation)
             }
         }
         task.resume()

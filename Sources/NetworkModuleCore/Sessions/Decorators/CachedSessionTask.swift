@@ -7,14 +7,14 @@ import Foundation
 /// One `GET` of a ``CachedSession``: answers from the cache, revalidates, or fetches, and
 /// reports exactly once.
 final class CachedSessionTask: NetworkSessionTask, @unchecked Sendable {
-    // @unchecked Sendable is safe: `lifecycle`, `revalidating`, `stale` and `sentAt` are only
+    // @unchecked Sendable is safe: `lifecycle`, `revalidating`, `stale`, `sentAt` and `generation` are only
     // read and written inside `session.state.withLock`, so the session's one lock guards them.
 
     private enum Step {
         case none
         /// Answered from the stored response, without waiting for the network; `background`
-        /// revalidates it meanwhile (`stale-while-revalidate`).
-        case hit(SessionCompletionHandler, Data, HTTPURLResponse, background: CachedResponse?)
+        /// revalidates it meanwhile (`stale-while-revalidate`), in the cache's generation.
+        case hit(SessionCompletionHandler, Data, HTTPURLResponse, background: (CachedResponse, UInt64)?)
         /// `only-if-cached` and nothing usable stored: `504`, without a call (RFC 9111, section 5.2.1.7).
         case unsatisfiable(SessionCompletionHandler)
         case send(URLRequest)
@@ -34,6 +34,9 @@ final class CachedSessionTask: NetworkSessionTask, @unchecked Sendable {
     private var stale: CachedResponse?
     /// Guarded by `session.state`: when the request was sent, for the response's age.
     private var sentAt = Date.distantPast
+    /// Guarded by `session.state`: the cache's generation when the request was sent; its answer
+    /// is stored only if no ``CachedSession/removeAll()`` came in between.
+    private var generation: UInt64 = 0
 
     init(
         session: CachedSession, key: RequestKey, request: URLRequest, directives: CacheControl,
@@ -59,18 +62,24 @@ final class CachedSessionTask: NetworkSessionTask, @unchecked Sendable {
                 }
                 if stored.isUsableWhileRevalidating(at: now, for: directives), let (handler, _) = lifecycle.finish() {
                     state.hits += 1
+                    // `only-if-cached` never calls the server: the stale answer the response
+                    // allows, and no background request (RFC 9111, section 5.2.1.7).
+                    guard !directives.onlyIfCached else {
+                        return .hit(handler, stored.data, stored.served(at: now, as: .hit), background: nil)
+                    }
                     // One background request per stored response: the first request to find it
                     // stale sends it, the others only get the stale answer.
                     let sends = state.revalidatingInBackground.insert(key).inserted
                     if sends { state.revalidations += 1 }
                     return .hit(
                         handler, stored.data, stored.served(at: now, as: .staleWhileRevalidate),
-                        background: sends ? stored : nil)
+                        background: sends ? (stored, state.generation) : nil)
                 }
                 stale = stored
                 if !directives.reload && !directives.onlyIfCached && stored.hasValidators {
                     state.revalidations += 1
                     sentAt = now
+                    generation = state.generation
                     revalidating = stored
                     return .send(stored.conditionalRequest(for: request))
                 }
@@ -80,13 +89,16 @@ final class CachedSessionTask: NetworkSessionTask, @unchecked Sendable {
                 return .unsatisfiable(handler)
             }
             sentAt = now
+            generation = state.generation
             return .send(request)
         }
         switch step {
         case .none:
             return
         case .hit(let handler, let data, let response, let background):
-            if let background { session.revalidateInBackground(background, forKey: key, request: request, at: now) }
+            if let (stale, generation) = background {
+                session.revalidateInBackground(stale, forKey: key, request: request, at: now, in: generation)
+            }
             handler(data, response, nil)
         case .unsatisfiable(let handler):
             if let url = request.url,
@@ -123,7 +135,8 @@ final class CachedSessionTask: NetworkSessionTask, @unchecked Sendable {
             }
             guard let http else { return (handler, data, response, error) }
             if let stored = state.record(
-                data, http, forKey: key, request: request, revalidating: revalidating, sentAt: sentAt, receivedAt: now)
+                data, http, forKey: key, request: request, revalidating: revalidating, sentAt: sentAt, receivedAt: now,
+                sentIn: generation)
             {
                 return (handler, stored.data, stored.served(at: now, as: .revalidated), nil)
             }

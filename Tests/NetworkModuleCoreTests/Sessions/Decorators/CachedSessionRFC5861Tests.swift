@@ -1,7 +1,8 @@
 import Foundation
-import NetworkModuleCore
 import NetworkModuleTesting
 import Testing
+
+@testable import NetworkModuleCore
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -64,6 +65,43 @@ struct CachedSessionRFC5861Tests {
         #expect(bodies == ["v1", "v1", "v1"])
         #expect(fake.heldCount == 1)
         #expect(session.statistics.revalidations == 1)
+    }
+
+    @Test("when a request says only-if-cached within stale-while-revalidate, should answer stale and call nobody")
+    func onlyIfCachedStartsNoBackgroundRequest() {
+        let fake = fake(
+            headers: ["Cache-Control": "max-age=10, stale-while-revalidate=30", "ETag": "\"v1\""], then: .text("v2"))
+        let session = cached(fake)
+        session.start(sessionRequest("/a"))
+        clock.advance(by: 15)
+
+        let outcome = session.start(sessionRequest("/a", headers: ["Cache-Control": "only-if-cached"])).outcomes
+
+        #expect(outcome.single?.body == "v1")
+        #expect(outcome.single?.headers["Cache-Status"] == "NetworkModule; hit; ttl=-5")
+        #expect(fake.recordedRequests.count == 1, "only the first request reached the server")
+        #expect(session.statistics.revalidations == 0)
+    }
+
+    @Test("when removeAll() is called while a background revalidation is in flight, should store nothing of its answer")
+    func removeAllStopsBackgroundRevalidation() {
+        let fake = fake(
+            headers: ["Cache-Control": "max-age=10, stale-while-revalidate=30"],
+            then: .text("v2", headers: ["Cache-Control": "max-age=60"]), holding: true)
+        let session = cached(fake)
+        session.start(sessionRequest("/a"))
+        fake.releaseAll()
+        clock.advance(by: 15)
+        session.start(sessionRequest("/a"))
+
+        session.removeAll()
+        fake.releaseAll()
+
+        #expect(session.statistics.entries == 0, "the answer to a request made before removeAll() is not stored")
+        let next = session.start(sessionRequest("/a")).outcomes
+        fake.releaseAll()
+        #expect(next.single?.body == "v2")
+        #expect(fake.recordedRequests.count == 3, "the next request asked the server")
     }
 
     @Test("when the background revalidation fails, should keep serving the stale response within the window")
@@ -266,6 +304,25 @@ struct CachedSessionRFC5861Tests {
     }
 
     @Test(
+        "when the server sends a Cache-Status entry named NetworkModule, should not say isStale, cache or not",
+        arguments: [true, false])
+    func isStaleIgnoresTheServersEntry(throughTheCache: Bool) async throws {
+        let forged: HTTPHeaders = ["Cache-Control": "max-age=60", "Cache-Status": "NetworkModule; hit; ttl=-5"]
+        let fake = fake(headers: forged)
+        let session: any NetworkSession = throughTheCache ? cached(fake) : fake
+        let module = DefaultNetworkModule(
+            requestBuilder: DefaultRequestBuilder(baseURL: apiBaseURL), session: session,
+            completionExecutor: .immediate)
+
+        let fromNetwork = try await module.perform(request: CachedPath())
+        let fromMemory = try await module.perform(request: CachedPath())
+
+        #expect(fromNetwork.isStale == false)
+        #expect(fromMemory.isStale == false)
+        #expect(fromMemory.headers["Cache-Status"]?.hasPrefix("NetworkModule; hit; ttl=-5") == true)
+    }
+
+    @Test(
         "when Cache-Status has entries of other caches or odd spacing, should read only this cache's ttl",
         arguments: [
             ("NetworkModule; hit; ttl=-5", true), ("NetworkModule; hit; ttl=5", false),
@@ -274,9 +331,7 @@ struct CachedSessionRFC5861Tests {
             ("  NetworkModule ;hit ; ttl = -1 ", true), ("NetworkModule", false), ("", false), (";;,,=", false),
         ])
     func isStaleParsing(cacheStatus: String, stale: Bool) throws {
-        let response = try NetworkResponse.make(headers: ["Cache-Status": cacheStatus])
-
-        #expect(response.isStale == stale)
+        #expect(CacheStatus.isStale(cacheStatus) == stale)
     }
 }
 

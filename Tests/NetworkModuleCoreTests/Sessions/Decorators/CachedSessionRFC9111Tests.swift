@@ -195,6 +195,50 @@ struct CachedSessionRFC9111Tests {
         #expect(fake.recordedRequests.count == 2)
     }
 
+    @Test(
+        "when a 304 has no Date or no Age, should age the refreshed response from when the 304 arrived",
+        arguments: [
+            (["Date": Self.start, "Cache-Control": "max-age=60", "ETag": "\"v1\""], 61.0),
+            (["Age": "50", "Cache-Control": "max-age=60", "ETag": "\"v1\""], 20.0),
+        ])
+    func notModifiedWithoutDateOrAge(stored: [String: String], staleAfter seconds: TimeInterval) {
+        let fake = FakeNetworkSession()
+        fake.stub(
+            .any, with: .text("v1", headers: HTTPHeaders(stored)), .status(304, headers: ["ETag": "\"v1\""]),
+            .text("v2"))
+        let session = cached(fake)
+        session.start(sessionRequest("/a"))
+        clock.advance(by: seconds)
+        let revalidated = session.start(sessionRequest("/a")).outcomes
+        clock.advance(by: 30)
+
+        let hit = session.start(sessionRequest("/a")).outcomes
+
+        #expect(revalidated.single?.headers["Age"] == "0")
+        #expect(
+            revalidated.single?.headers["Cache-Status"] == "NetworkModule; fwd=stale; fwd-status=304; stored; ttl=60")
+        #expect(hit.single?.body == "v1")
+        #expect(hit.single?.headers["Age"] == "30")
+        #expect(fake.recordedRequests.count == 2, "fresh again for max-age: no third call")
+    }
+
+    @Test("when a 304 has its own Age, should age the refreshed response by it")
+    func notModifiedWithAge() {
+        let fake = FakeNetworkSession()
+        fake.stub(
+            .any, with: .text("v1", headers: ["Age": "50", "Cache-Control": "max-age=60", "ETag": "\"v1\""]),
+            .status(304, headers: ["ETag": "\"v1\"", "Age": "10"]))
+        let session = cached(fake)
+        session.start(sessionRequest("/a"))
+        clock.advance(by: 20)
+
+        let revalidated = session.start(sessionRequest("/a")).outcomes
+
+        #expect(revalidated.single?.headers["Age"] == "10")
+        #expect(
+            revalidated.single?.headers["Cache-Status"] == "NetworkModule; fwd=stale; fwd-status=304; stored; ttl=50")
+    }
+
     // MARK: Request directives (section 5.2.1)
 
     @Test("when a request says max-stale=N, should accept a stale response up to N seconds past its freshness")

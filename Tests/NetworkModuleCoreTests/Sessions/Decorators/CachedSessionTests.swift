@@ -353,6 +353,29 @@ struct CachedSessionTests {
         #expect(session.start(sessionRequest("/a")).outcomes.single?.body == "/v2/a#2")
     }
 
+    @Test(
+        "when removeAll is called while a request is in flight, should deliver its answer and store nothing of it",
+        arguments: [0.0, 120.0])
+    func removeAllWhileInFlight(after seconds: TimeInterval) {
+        let fake = FakeNetworkSession(holdingResponses: true)
+        fake.stub(
+            .any, with: .text("v1", headers: ["Cache-Control": "max-age=60", "ETag": "\"v1\""]),
+            .status(304, headers: ["ETag": "\"v1\""]))
+        let session = cached(fake)
+        if seconds > 0 {  // a stored response, stale: the request in flight revalidates it
+            session.start(sessionRequest("/a"))
+            fake.releaseAll()
+            clock.advance(by: seconds)
+        }
+        let inFlight = session.start(sessionRequest("/a")).outcomes
+
+        session.removeAll()
+        fake.releaseAll()
+
+        #expect(inFlight.single?.body == "v1")
+        #expect(session.statistics.entries == 0)
+    }
+
     // MARK: Cancellation
 
     @Test("when cancelled while waiting for the wrapped session, should report cancelled once and store nothing")
