@@ -67,6 +67,14 @@ Routes (by path; the query string is ignored unless a route lists parameters):
                             "close" (the connection closed without an answer) or "v2"
                             (200 "v2", with C and ETag "v2"). A server that fails after it
                             was cached, for stale-if-error and stale-while-revalidate
+    /hop?key=K&status=S&to=U
+                            a hop of a redirect chain, recorded under K (method, target,
+                            Authorization or null, body length and text as Latin-1, first
+                            4 KiB), then answered S (default 200): a 3xx with Location U
+                            (default: this same target, a redirect to itself), any other
+                            status with the JSON list of K's records so far
+    /hop-log?key=K          200 JSON {"count": N, "hops": [...]}: how many /hop requests K
+                            has had, and the first 100 of them, in order
     /health                 200 "ok"
     anything else           404 {"error":"unknown fault route"}
 
@@ -527,6 +535,57 @@ def route_flaky(conn, req):
         respond(conn, req, int(then) if then.isdigit() else 400, b"")
 
 
+# The requests each /hop key has had: a count, and the first HOP_LOG_KEPT of them.
+HOP_LOG = {}
+HOP_LOG_LOCK = threading.Lock()
+HOP_LOG_KEPT = 100
+HOP_BODY_KEPT = 4096
+
+
+class BodyPrefix:
+    """The first HOP_BODY_KEPT bytes of a request body, and its length."""
+
+    def __init__(self):
+        self.length = 0
+        self.prefix = b""
+
+    def __call__(self, piece):
+        self.length += len(piece)
+        if len(self.prefix) < HOP_BODY_KEPT:
+            self.prefix += piece[:HOP_BODY_KEPT - len(self.prefix)]
+
+
+def route_hop(conn, req, body):
+    # A hop of a redirect chain: what it received, for the test to read back from /hop-log.
+    status = req.q_int("status", 200)
+    key = req.q("key", "")
+    entry = {
+        "method": req.method,
+        "target": req.target,
+        "authorization": req.header("Authorization"),
+        "body_length": body.length,
+        "body": body.prefix.decode("latin-1"),
+    }
+    with HOP_LOG_LOCK:
+        count, kept = HOP_LOG.get(key, (0, []))
+        if len(kept) < HOP_LOG_KEPT:
+            kept = kept + [entry]
+        HOP_LOG[key] = (count + 1, kept)
+    if 300 <= status <= 399:
+        location = req.q("to", req.target)
+        if "\r" in location or "\n" in location:
+            raise BadRequest("invalid to parameter")
+        respond(conn, req, status, b"", extra=[("Location", location)])
+    else:
+        respond_json(conn, req, status, kept)
+
+
+def route_hop_log(conn, req):
+    with HOP_LOG_LOCK:
+        count, kept = HOP_LOG.get(req.q("key", ""), (0, []))
+    respond_json(conn, req, 200, {"count": count, "hops": kept})
+
+
 def route_health(conn, req):
     respond(conn, req, 200, b"ok", "text/plain; charset=utf-8")
 
@@ -640,6 +699,8 @@ ROUTES = {
     "/resumable": route_resumable,
     "/resumable-log": route_resumable_log,
     "/flaky": route_flaky,
+    "/hop": route_hop,
+    "/hop-log": route_hop_log,
     "/health": route_health,
 }
 
@@ -663,6 +724,11 @@ class Handler(socketserver.BaseRequestHandler):
                 digest = BodyDigest()
                 read_body(conn, req, digest)
                 route_echo(conn, req, digest)
+                return
+            if handler is route_hop:
+                body = BodyPrefix()
+                read_body(conn, req, body)
+                route_hop(conn, req, body)
                 return
             read_body(conn, req)
             if handler is None:

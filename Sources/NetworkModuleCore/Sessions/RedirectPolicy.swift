@@ -50,16 +50,17 @@ public struct RedirectPolicy: Sendable {
     public static let refuse = RedirectPolicy(kind: .refuse)
 
     /// Ask `decide` at each hop: return `next` to follow the redirect, a changed copy of it to
-    /// send that instead (another URL, other headers), or `nil` to stop and deliver the `3xx`
-    /// response.
+    /// send that instead (another URL, other headers, another method or body: it is sent as
+    /// returned), or `nil` to stop and deliver the `3xx` response.
     ///
     /// `decide` gets, for each hop:
     /// - `response`: the redirect response: its `statusCode`, `url`, and headers, `Location`
     ///   among them.
     /// - `next`: the request the session would send next: the `Location` resolved against the
     ///   redirected URL, the method changed to `GET` where the status says so (`303`, and a
-    ///   `POST` answered with `301` or `302`), and the credential headers already removed if it
-    ///   leads to another origin.
+    ///   `POST` answered with `301` or `302`), a `307` or `308` keeping the method of the request it
+    ///   answers (which, after a `303`, is a `GET`), whose body is sent again, and the credential
+    ///   headers already removed if it leads to another origin than the original request's.
     /// - `hopNumber`: which hop this is: `1` for the first redirect of a request, `2` for the
     ///   next, and so on.
     ///

@@ -40,11 +40,4 @@ extension LinuxURLSessionQuirks {
         guard let completionHandler else { return session.dataTask(with: request) }
         return session.dataTask(with: request, completionHandler: completionHandler)
     }
-
-    /// Whether `task` sends a body: a redirect that must send it again (307, 308) cannot be
-    /// followed on Linux. An upload of a file sends one, though its request holds none.
-    static func sendsBody(_ task: URLSessionTask) -> Bool {
-        guard let original = task.originalRequest else { return false }
-        return original.httpBodyStream != nil || original.httpBody?.isEmpty == false || task is URLSessionUploadTask
-    }
 }

@@ -207,109 +207,101 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
-        // The policy sees the next request without credentials if it leaves the origin, and
-        // whatever it returns loses them again: no policy can send them to another origin.
-        let original = task.originalRequest?.url
-        let proposed = CredentialHeaders.strippedForRedirect(request, from: original, extraNames: credentialHeaderNames)
+        // Every fact of the hop comes from the request's chain (RedirectChain), carried by the
+        // record from task to task: `task` may be one the transport sent the request again in.
+        let identifier = task.taskIdentifier
         let now = DispatchTime.now().uptimeNanoseconds
         let hop = tasks.withLock { tasks in
-            tasks.modifyValue(forKey: task.taskIdentifier) { $0.redirected(at: now) }
+            tasks.modifyValue(forKey: identifier) { $0.redirected(at: now) }
         }
         // A task with no record was finished already (cancelled, timed out): follow nothing.
         guard let hop else {
             completionHandler(nil)
             return
         }
+        let (policy, redirects) = hop
+        if redirects.isPastLimit {
+            // One limit for the whole chain, however each hop was followed: Linux's URLSession
+            // counts again from zero in each task the transport sends the request in.
+            stop(task, completionHandler, error: RedirectChain.tooManyRedirects(url: response.url))
+            return
+        }
+        // The policy sees the next request without credentials if it leaves the caller's
+        // origin, and whatever it returns loses them again: no policy can send them to another
+        // origin.
+        let proposal = redirects.proposal(after: response.statusCode, proposed: request)
+        let proposed = CredentialHeaders.strippedForRedirect(
+            proposal.request, from: redirects.callerURL, extraNames: credentialHeaderNames)
         // The policy is the caller's code: it runs outside the lock.
-        guard
-            let chosen = hop.policy.nextRequest(after: response, next: proposed, hopNumber: hop.number)
-        else {
+        guard let chosen = policy.nextRequest(after: response, next: proposed, hopNumber: redirects.hops) else {
             // Refused: URLSession completes the task with the redirect response and its body.
             completionHandler(nil)
             return
         }
         let redirected = CredentialHeaders.strippedForRedirect(
-            chosen, from: original, extraNames: credentialHeaderNames)
+            chosen, from: redirects.callerURL, extraNames: credentialHeaderNames)
         if refusesHTTPS, Self.isHTTPS(redirected.url) {
             // Fail closed: a redirect must not reach an HTTPS server unpinned either.
-            finish(
-                task.taskIdentifier, data: nil, response: nil,
-                error: LinuxURLSessionQuirks.pinningUnsupportedError(url: redirected.url))
-            completionHandler(nil)
-            URLSessionTransport.cancelWithoutWaiting(task)
+            stop(task, completionHandler, error: LinuxURLSessionQuirks.pinningUnsupportedError(url: redirected.url))
             return
         }
-        if LinuxURLSessionQuirks.apply, response.statusCode == 307 || response.statusCode == 308,
-            LinuxURLSessionQuirks.sendsBody(task)
-        {
-            // 307 and 308 must send the method and the body again (RFC 9110 §15.4.8, §15.4.9).
-            // Linux's URLSession keeps the method but sends no body, whatever the redirected
-            // request holds; so the transport sends it again itself, as Apple's URLSession does,
-            // and this task stops at the redirect.
-            if let error = resend(redirected, replacing: task, in: session) {
-                finish(task.taskIdentifier, data: nil, response: nil, error: error)
+        switch redirects.sending(redirected, as: proposal) {
+        case .followed(let next):
+            let isPending = tasks.withLock { tasks in
+                tasks.modifyValue(forKey: identifier) { $0.followed(next, as: proposal) } != nil
             }
+            completionHandler(isPending ? next : nil)
+        case .sentAgain(let next):
+            // Linux's URLSession would send it without its body (a 307 or 308 must repeat it,
+            // RFC 9110 §15.4.8, §15.4.9; a policy may give one): the transport sends it itself, as
+            // Apple's URLSession does, and this task stops at the redirect.
+            resend(next, as: proposal, replacing: task, in: session)
             completionHandler(nil)
             URLSessionTransport.cancelWithoutWaiting(task)
-            return
+        case .failed(let error):
+            stop(task, completionHandler, error: error)
         }
-        completionHandler(redirected)
     }
 
-    /// Linux: sends `redirected` (the next request of a 307 or 308, after the credential rules
-    /// and the redirect policy) with the method and the body of the caller's request, in a task
-    /// that takes over the record of `task`: its handler, hop count, transfer and timeout. The
-    /// caller's task cancels the new one from then on.
-    ///
-    /// - Returns: the error to finish `task` with: its body is a stream that cannot be read
-    ///   again. `nil` once the new task runs, or if `task` has finished already.
-    private func resend(_ redirected: URLRequest, replacing task: URLSessionTask, in session: URLSession) -> URLError? {
-        guard let original = tasks.withLock({ $0[task.taskIdentifier]?.request }) else { return nil }
-        var next = redirected
-        next.httpMethod = original.httpMethod
-        // One assignment: setting either body clears the other.
-        if let stream = original.httpBodyStream {
-            // A file's stream is sent as an upload of the file, unread (LinuxURLSessionQuirks.task).
-            let again = BodyStreams.file(of: stream) != nil ? stream : BodyStreams.freshStream(replacing: stream)
-            guard let again else { return Self.oneShotBodyError(url: redirected.url) }
-            next.httpBodyStream = again
-        } else {
-            next.httpBody = original.httpBody
-        }
+    /// Ends `task` at a redirect with `error`: the redirect is not followed.
+    private func stop(
+        _ task: URLSessionTask, _ completionHandler: @Sendable (URLRequest?) -> Void, error: URLError
+    ) {
+        finish(task.taskIdentifier, data: nil, response: nil, error: error)
+        completionHandler(nil)
+        URLSessionTransport.cancelWithoutWaiting(task)
+    }
+
+    /// Linux: sends `next` (the request to send after a redirect, body and all, after the
+    /// credential rules and the redirect policy) in a task that takes over the record of `task`:
+    /// its handler, redirect chain, transfer and timeout. The caller's task cancels the new one
+    /// from then on. Nothing is sent if `task` has finished already.
+    private func resend(
+        _ next: URLRequest, as proposal: RedirectChain.Proposal, replacing task: URLSessionTask,
+        in session: URLSession
+    ) {
         let replacement = LinuxURLSessionQuirks.task(in: session, for: next)
         let moved = tasks.withLock { tasks -> (deadline: Deadline?, record: TransportTaskRecord)? in
             guard var record = tasks.removeValue(forKey: task.taskIdentifier) else { return nil }
             let deadline = record.moved(to: replacement)
+            record.followed(next, as: proposal)
             tasks[replacement.taskIdentifier] = record
             return (deadline, record)
         }
         guard let moved else {
             URLSessionTransport.cancelWithoutWaiting(replacement)  // `task` finished meanwhile
-            return nil
+            return
         }
         moved.deadline?.cancel()
-        scheduleDeadline(of: replacement, after: moved.record.timeout, url: original.url)
+        let caller = moved.record.redirects.caller
+        scheduleDeadline(of: replacement, after: moved.record.timeout, url: caller.url)
         guard moved.record.follow(replacement) else {
             // The caller cancelled between the move and now, and found no record to finish.
-            finish(replacement.taskIdentifier, data: nil, response: nil, error: URLError.cancelled(original))
+            finish(replacement.taskIdentifier, data: nil, response: nil, error: URLError.cancelled(caller))
             URLSessionTransport.cancelWithoutWaiting(replacement)
-            return nil
+            return
         }
         replacement.resume()
-        return nil
-    }
-
-    /// The error of a request whose body is a stream read once (not one the request builder
-    /// made), redirected with 307 or 308 on Linux: it cannot be sent to the new location.
-    private static func oneShotBodyError(url: URL?) -> URLError {
-        URLError(
-            .requestBodyStreamExhausted,
-            message:
-                "The server redirected the request with 307 or 308, whose target must receive the body again, "
-                + "and the body is a stream that can be read only once (not one the request builder made), so "
-                + "the redirect was not followed. Give the body as Data, a file or RequestBody.stream, or send "
-                + "the request to the new URL.",
-            failingURL: url)
     }
 
     func urlSession(

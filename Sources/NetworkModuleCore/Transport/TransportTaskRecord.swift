@@ -51,9 +51,6 @@ struct TransportTaskRecord {
         case needsCapacity
     }
 
-    /// The request as the caller made it, body and all: Linux sends it again to the target of a
-    /// 307 or 308.
-    let request: URLRequest
     let completionHandler: @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     /// Makes the caller's task cancel `task`, which sends the request again; `false` if the
     /// caller's task was cancelled first.
@@ -75,8 +72,9 @@ struct TransportTaskRecord {
     /// The body's bytes received so far, wherever they went: the size limit and the framing
     /// check count these.
     private(set) var receivedBytes = 0
-    /// Redirects met so far.
-    private(set) var hops = 0
+    /// The request's redirects: the caller's request, the hops met, the request the next one
+    /// answers. The record's, so that it moves with it to a task that sends the request again.
+    private(set) var redirects: RedirectChain
     /// When bytes last arrived or were sent, in uptime nanoseconds: the idle timeout counts from
     /// here (``ResponseDeadlines`` asks when the deadline comes due).
     private(set) var lastActivity: UInt64?
@@ -88,7 +86,7 @@ struct TransportTaskRecord {
         follow: @escaping @Sendable (URLSessionDataTask) -> Bool, redirectPolicy: RedirectPolicy,
         timeout: TimeInterval?, transfer: TransportTransfer?, pause: @autoclosure () -> StreamPause?
     ) {
-        self.request = request
+        self.redirects = RedirectChain(caller: request)
         self.completionHandler = completionHandler
         self.follow = follow
         self.redirectPolicy = redirectPolicy
@@ -155,12 +153,19 @@ struct TransportTaskRecord {
         return transfer
     }
 
-    /// The server redirected: a redirect's head is activity, as any head.
-    /// - Returns: the policy to ask, and the hop's number.
-    mutating func redirected(at now: UInt64) -> (policy: RedirectPolicy, number: Int) {
+    /// The server redirected: a redirect's head is activity, as any head, and the hop counts
+    /// against the chain's limit.
+    /// - Returns: the policy to ask, and the chain with this hop counted (its number, the
+    ///   caller's origin, the request it answers, whether it is one too many).
+    mutating func redirected(at now: UInt64) -> (policy: RedirectPolicy, redirects: RedirectChain) {
         lastActivity = now
-        hops += 1
-        return (redirectPolicy, hops)
+        redirects.redirected()
+        return (redirectPolicy, redirects)
+    }
+
+    /// `request` was sent after the last redirect, for `proposal`: the next redirect answers it.
+    mutating func followed(_ request: URLRequest, as proposal: RedirectChain.Proposal) {
+        redirects.followed(request, as: proposal)
     }
 
     /// The task must fail for `refusal` whatever `URLSession` reports.

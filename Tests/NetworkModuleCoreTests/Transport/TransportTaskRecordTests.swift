@@ -170,16 +170,17 @@ struct TransportTaskRecordTests {
         #expect(record.activity(now: 99) == 7)
     }
 
-    @Test("when redirects come, should number them and hand out the task's policy")
+    @Test("when redirects come, should number them in the record's chain and hand out the task's policy")
     func redirects() {
         var record = Self.record(redirectPolicy: .refuse)
 
         let first = record.redirected(at: 1)
         let second = record.redirected(at: 2)
 
-        #expect(first.number == 1)
-        #expect(second.number == 2)
-        #expect(record.hops == 2)
+        #expect(first.redirects.hops == 1)
+        #expect(second.redirects.hops == 2)
+        #expect(record.redirects.hops == 2)
+        #expect(record.redirects.caller == Self.request)
         #expect(
             first.policy.nextRequest(after: Self.response(302), next: Self.request, hopNumber: 1)
                 == nil)
