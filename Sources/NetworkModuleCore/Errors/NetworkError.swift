@@ -65,7 +65,9 @@ public enum NetworkError: Error, Equatable, Sendable {
     /// The session reported an error that is neither a `URLError` nor a ``NetworkError``
     /// (a custom session's or a fake's own error): the error itself, to cast back to your own
     /// type (`if case .underlying(let error) = failure, let vpn = error as? VPNError`). Its
-    /// domain and code are those of `error as NSError`.
+    /// domain and code are those of `error as NSError`. Also what a second task's `next()` on a
+    /// ``ResponseStream`` throws while another task waits for a chunk of it (its description says
+    /// so): a mistake in the calling code, with no case of its own.
     case underlying(any Error)
 
     /// The request was cancelled by its caller.
