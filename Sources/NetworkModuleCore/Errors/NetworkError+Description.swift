@@ -55,6 +55,8 @@ extension NetworkError: LocalizedError, CustomStringConvertible {
         case .transportError(let failure):
             return "The request failed in transport (\(failure.code.summary)). \(failure.code.transportHint)"
                 + failure.sessionDetail
+        case .underlying(let error as ResponseStream.ConcurrentIteration):
+            return "A ResponseStream was iterated by two tasks at once. \(error.description)"
         case .underlying(let error):
             let nsError = error as NSError
             return "The request failed with an error that is not a URLError (\(nsError.domain) error \(nsError.code)): "

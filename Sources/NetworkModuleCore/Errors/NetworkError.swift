@@ -65,7 +65,9 @@ public enum NetworkError: Error, Equatable, Sendable {
     /// The session reported an error that is neither a `URLError` nor a ``NetworkError``
     /// (a custom session's or a fake's own error): the error itself, to cast back to your own
     /// type (`if case .underlying(let error) = failure, let vpn = error as? VPNError`). Its
-    /// domain and code are those of `error as NSError`.
+    /// domain and code are those of `error as NSError`. Also what a second task's `next()` on a
+    /// ``ResponseStream`` throws while another task waits for a chunk of it (its description says
+    /// so): a mistake in the calling code, with no case of its own.
     case underlying(any Error)
 
     /// The request was cancelled by its caller.
@@ -265,13 +267,28 @@ public enum NetworkError: Error, Equatable, Sendable {
         }
     }
 
-    /// Whether the request failed for lack of network, rather than because of the server: no
-    /// connection, a connection lost, or a transport error saying that data is not allowed,
-    /// roaming is off or a call is active. What ``RetryPolicy/waitingForNetwork(on:upTo:)`` waits on.
+    /// Whether the request failed for lack of network, rather than because of the server: what
+    /// ``RetryPolicy/waitingForNetwork(on:upTo:)`` waits on. Decided by the session's code alone
+    /// (``isLackOfNetwork(_:)``), so that every way a session reports one failure (Apple's
+    /// `URLSession`, libcurl's messages mapped on Linux, the transport's own framing check)
+    /// gets the same answer.
     var isConnectivityFailure: Bool {
-        switch self {
-        case .notConnectedToInternet, .networkConnectionLost: true
-        default: urlErrorCode.map { [.dataNotAllowed, .internationalRoamingOff, .callIsActive].contains($0) } ?? false
+        urlErrorCode.map(Self.isLackOfNetwork) ?? false
+    }
+
+    /// Whether a transport failure with `code` is one for lack of network: no connection
+    /// (`.notConnectedToInternet`, and `.dataNotAllowed`, `.internationalRoamingOff`,
+    /// `.callIsActive`, which say why there is none), or a connection lost on the way
+    /// (`.networkConnectionLost`: on Linux also a body cut short, which libcurl reports as
+    /// "transfer closed with N bytes remaining to read" and the framework maps to it). The one
+    /// place that decides it.
+    static func isLackOfNetwork(_ code: URLError.Code) -> Bool {
+        switch code {
+        case .notConnectedToInternet, .dataNotAllowed, .internationalRoamingOff, .callIsActive,
+            .networkConnectionLost:
+            true
+        default:
+            false
         }
     }
 

@@ -32,6 +32,7 @@ import Foundation
 /// | open | receive, no consumer parked | buffered; full at ``limit`` bytes: `onRoom` kept |
 /// | open | take, chunks buffered | first chunk; `onRoom` handed back at half the limit |
 /// | open | take, none buffered | consumer parked |
+/// | open, cancelled | take, none buffered, a consumer parked | busy: the parked one stays, this one is answered at once |
 /// | open | finish | ending: a parked consumer gets the end; a cancel drops the chunks |
 /// | ending | take, chunks buffered | first chunk |
 /// | ending | take, none buffered | the end; over |
@@ -67,6 +68,10 @@ struct ChunkBuffer<Waiter, HeadWaiter> {
         case later
         /// The end was taken already: nothing more comes.
         case over
+        /// Another consumer is parked: only one waits at a time (each chunk goes to one), so this
+        /// one gets nothing from the buffer and is answered at once by its owner. The parked one
+        /// stays parked.
+        case busy
     }
 
     /// What the end did.
@@ -158,6 +163,9 @@ struct ChunkBuffer<Waiter, HeadWaiter> {
             self.end = nil
             return .now(.end(end), resumeSession: nil)
         }
+        // One parked consumer at most: a second one must not take its place, or the first
+        // would wait for ever.
+        guard self.waiter == nil else { return .busy }
         self.waiter = waiter
         return .later
     }

@@ -91,7 +91,7 @@ final class ChunkDelivery: Sendable {
             case .now(let next, let resumeSession):
                 resumeSession?()
                 pull = next
-            case .later, .over:
+            case .later, .over, .busy:
                 return
             }
         }

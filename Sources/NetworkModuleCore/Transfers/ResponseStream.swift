@@ -14,8 +14,11 @@ import Foundation
 /// ```
 ///
 /// - **The request starts when iteration starts** (``makeAsyncIterator()``, or a first
-///   ``next()``), or when ``response`` is first awaited. Iterate a stream once: it is its own
-///   iterator, and one consumer takes each chunk.
+///   ``next()``), or when ``response`` is first awaited. Iterate a stream once, from one task:
+///   it is its own iterator, and one consumer takes each chunk. A second task that asks for a
+///   chunk while another waits for one (iterating a copy of the stream, say) is not made to
+///   wait: its `next()` throws ``NetworkError/underlying(_:)`` at once, saying so, and the
+///   waiting task reads on.
 /// - **Memory stays bounded.** At most about `bufferSize` bytes wait for the consumer (see
 ///   ``NetworkModule/stream(request:bufferSize:)``): a consumer slower than the network pauses
 ///   the transfer, which reads on when the consumer has taken half of them. (With
@@ -68,7 +71,8 @@ public struct ResponseStream: AsyncSequence, AsyncIteratorProtocol, Sendable {
     /// it has not started.
     ///
     /// - Throws: the request's ``NetworkError`` (``NetworkError/cancelled`` when the `Task`
-    ///   was cancelled), once, after the chunks that arrived before it.
+    ///   was cancelled), once, after the chunks that arrived before it; or, at once,
+    ///   ``NetworkError/underlying(_:)`` when another task waits for a chunk of the same stream.
     public mutating func next() async throws -> Data? {
         let source = source
         source.startIfNeeded()
@@ -96,6 +100,16 @@ public struct ResponseStream: AsyncSequence, AsyncIteratorProtocol, Sendable {
             }
             return try head.get()
         }
+    }
+
+    /// What a second task's `next()` throws (as ``NetworkError/underlying(_:)``) while another
+    /// task waits for a chunk of the same stream: only one task iterates a stream.
+    struct ConcurrentIteration: Error, LocalizedError, CustomStringConvertible {
+        var description: String {
+            "Another task is already waiting for the next chunk of this ResponseStream: iterate a stream "
+                + "from one task only (each chunk goes to one consumer)."
+        }
+        var errorDescription: String? { description }
     }
 
     /// Cancels the request when the iterator that holds it is released.
@@ -231,6 +245,8 @@ public struct ResponseStream: AsyncSequence, AsyncIteratorProtocol, Sendable {
                 return nil
             case .over:
                 return .success(nil)
+            case .busy:
+                return .failure(.underlying(ConcurrentIteration()))
             }
         }
 

@@ -231,6 +231,71 @@ struct NetworkErrorTests {
         #expect(!error.isRetryable)
     }
 
+    // MARK: - A failure for lack of network
+
+    @Test(
+        "when a transport failure's code says there is no network, or the connection was lost, should be one for lack of network",
+        arguments: [
+            URLError.Code.notConnectedToInternet, .dataNotAllowed, .internationalRoamingOff, .callIsActive,
+            .networkConnectionLost,
+        ])
+    func lackOfNetwork(code: URLError.Code) {
+        #expect(NetworkError.isLackOfNetwork(code))
+        #expect(NetworkError(transportFailure: TransportFailure(code: code)).isConnectivityFailure)
+    }
+
+    @Test(
+        "when a transport failure's code is about the server, the request or the caller, should not be one for lack of network",
+        arguments: [
+            URLError.Code.timedOut, .cannotConnectToHost, .cannotFindHost, .dnsLookupFailed, .badServerResponse,
+            .cannotParseResponse, .zeroByteResource, .resourceUnavailable, .httpTooManyRedirects, .unknown,
+            .secureConnectionFailed, .serverCertificateUntrusted, .badURL, .unsupportedURL, .cancelled,
+        ])
+    func notLackOfNetwork(code: URLError.Code) {
+        #expect(!NetworkError.isLackOfNetwork(code))
+        #expect(!NetworkError(transportFailure: TransportFailure(code: code)).isConnectivityFailure)
+    }
+
+    @Test(
+        "when the failure is not a transport failure, should not be one for lack of network",
+        arguments: [
+            NetworkError.cancelled, .invalidResponse, .noResponseData, .responseTooLarge(limit: 1),
+            .underlying(NoToken()), .actionFailed(action: "A", error: NoToken()),
+        ])
+    func notTransport(error: NetworkError) {
+        #expect(!error.isConnectivityFailure)
+    }
+
+    @Test("when the server cuts a body short behind a Content-Length, should be one for lack of network")
+    func bodyCutShortByFraming() throws {
+        // What the transport reports when the session delivers a short body as a success.
+        let url = try #require(Self.url)
+        let response = try #require(
+            HTTPURLResponse(
+                url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: ["Content-Length": "1000"]))
+        let code = try #require(ResponseFraming.failure(of: response, method: "GET", receivedBytes: 100))
+
+        #expect(NetworkError(transportFailure: TransportFailure(code: code)).isConnectivityFailure)
+    }
+
+    #if canImport(FoundationNetworking)
+        @Test(
+            "when libcurl reports a body cut short (as the fault server's /flaky?first=cut does), should be one for lack of network"
+        )
+        func bodyCutShortOnTheWire() {
+            // libcurl's message for a body cut short, which the transport reported (as
+            // `.networkConnectionLost`) for each of 1,600 bodies the fault server cut off on a
+            // loaded two-core machine.
+            let wire = URLError(
+                .unknown, userInfo: [NSLocalizedDescriptionKey: "transfer closed with 900 bytes remaining to read"])
+
+            let error = NetworkError(LinuxURLSessionQuirks.normalized(wire, sentTo: Self.url))
+
+            #expect(error == .networkConnectionLost)
+            #expect(error.isConnectivityFailure)
+        }
+    #endif
+
     // MARK: - Decoding a status error's body
 
     @Test("when an HTTP error's body is the server's error JSON, should decode it")

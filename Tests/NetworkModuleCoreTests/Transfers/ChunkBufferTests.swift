@@ -79,6 +79,20 @@ struct ChunkBufferTests {
         #expect(pulls[3].isOver, "the end comes once")
     }
 
+    @Test("when a second consumer takes while one is parked, should answer it busy and keep the first parked")
+    func secondConsumerWhileParked() {
+        var buffer = Buffer(limit: 10)
+        #expect(buffer.take(1).isLater)
+
+        #expect(buffer.take(2).isBusy, "one parked consumer at most: the second is answered at once")
+        let receipt = buffer.receive(bytes(4), of: head, onRoom: {})
+        let ending = buffer.finish(.success(response()))
+
+        #expect(receipt.handOff?.waiter == 1, "the first consumer still gets the next chunk")
+        #expect(ending.wake == nil, "no consumer left parked")
+        #expect(buffer.take(2).isNow, "once no one waits, a consumer takes the end")
+    }
+
     @Test("when the request ends while a consumer is parked, should wake it with the end")
     func finishWakesParkedConsumer() {
         var buffer = Buffer(limit: 100)
@@ -212,6 +226,8 @@ struct ChunkBufferTests {
 extension ChunkBuffer.Taken {
     fileprivate var isLater: Bool { if case .later = self { true } else { false } }
     fileprivate var isOver: Bool { if case .over = self { true } else { false } }
+    fileprivate var isBusy: Bool { if case .busy = self { true } else { false } }
+    fileprivate var isNow: Bool { if case .now = self { true } else { false } }
     fileprivate var resumes: Bool {
         if case .now(_, let resume?) = self {
             _ = resume

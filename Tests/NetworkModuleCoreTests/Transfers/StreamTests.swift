@@ -288,6 +288,55 @@ struct StreamTests {
         #expect(session.cancelledCount == 1)
     }
 
+    /// What one reader of a stream got: the body it read to the end, or the error it threw.
+    enum ReaderOutcome: Sendable {
+        case body(Data)
+        case failed(NetworkError)
+        case stillWaiting
+    }
+
+    @Test(
+        "when two tasks iterate copies of one stream, should answer the second at once with an error, and the first to the end"
+    )
+    func secondConcurrentReader() async {
+        let session = FakeNetworkSession(holdingResponses: true)
+        session.stub(.any, with: .status(200, body: body).inChunks(of: 4))
+        let stream = makeModule(session: session).stream(request: TestRequest())
+        // Each reader reports how it ended here; after 10 s, a reader still waiting is reported.
+        let (outcomes, report) = AsyncStream.makeStream(of: ReaderOutcome.self)
+        DispatchQueue.global().asyncAfter(deadline: .now() + 10) { report.yield(.stillWaiting) }
+        defer { report.finish() }
+        for _ in 0..<2 {
+            Task {
+                var copy = stream
+                var read = Data()
+                do {
+                    while let chunk = try await copy.next() { read += chunk }
+                    report.yield(.body(read))
+                } catch {
+                    report.yield(.failed(error as? NetworkError ?? .invalidResponse))
+                }
+            }
+        }
+        var ends = outcomes.makeAsyncIterator()
+
+        // Nothing has arrived: one reader waits for the first chunk, the other is answered.
+        let second = await ends.next()
+        _ = session.releaseNext()
+        let first = await ends.next()
+
+        guard case .failed(let error) = second, case .underlying = error else {
+            Issue.record("the second reader: \(String(describing: second)), not an error at once")
+            return
+        }
+        #expect(error.description.lowercased().contains("another task"), "\(error.description)")
+        guard case .body(let read) = first else {
+            Issue.record("the first reader: \(String(describing: first)), not the body")
+            return
+        }
+        #expect(read == body)
+    }
+
     @Test("when the stream fails, should throw the NetworkError, with the error status")
     func asyncErrorStatus() async {
         let session = FakeNetworkSession()
