@@ -76,6 +76,27 @@ struct ActionsIntegrationTests {
         }
     }
 
+    /// The scheduler of a `NetworkConnectivity`'s wait limits: signals when a request begins to
+    /// wait (its limit is scheduled), and runs each limit as the system would.
+    final class WaitSignallingScheduler: DelayScheduler, Sendable {
+        private let waitScheduled = DispatchSemaphore(value: 0)
+
+        func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) -> any NetworkCancellable {
+            defer { waitScheduled.signal() }
+            return DispatchDelayScheduler().schedule(after: delay, work)
+        }
+
+        /// Waits until a request begins to wait, for at most `seconds`, on a thread of its own
+        /// (see `WireCounter.waitUntilFinished`).
+        func waitForFirstWait(within seconds: TimeInterval) async -> Bool {
+            await withCheckedContinuation { continuation in
+                Thread.detachNewThread { [waitScheduled] in
+                    continuation.resume(returning: waitScheduled.wait(timeout: .now() + seconds) == .success)
+                }
+            }
+        }
+    }
+
     struct Authenticated: NetworkRequest {
         var path: String
         var requiresAuthentication: Bool { true }
@@ -176,7 +197,8 @@ struct ActionsIntegrationTests {
     @Test("when a connection is lost while the network is down, should wait for it and then send again")
     func retryWaitsForTheNetwork() async throws {
         let scheduler = RecordingScheduler()
-        let connectivity = NetworkConnectivity(isReachable: false)
+        let waitStarted = WaitSignallingScheduler()
+        let connectivity = NetworkConnectivity(isReachable: false, delayScheduler: waitStarted)
         let module = DefaultNetworkModule(
             requestBuilder: DefaultRequestBuilder(baseURL: try IntegrationServers.faultServer()),
             session: IntegrationServers.makeSession(),
@@ -191,11 +213,15 @@ struct ActionsIntegrationTests {
             ])
 
         async let outcome = module.outcome(of: flaky)
-        for _ in 0..<500 where connectivity.waitingCount == 0 { try await Task.sleep(nanoseconds: 10_000_000) }
+        // The network comes back only once the request waits for it (its wait's limit is
+        // scheduled): an event, not a poll, so a loaded machine that is slow to cut the first
+        // answer cannot make the network come back before the request failed.
+        let began = await waitStarted.waitForFirstWait(within: 60)
         let waited = connectivity.waitingCount
         connectivity.update(isReachable: true)
 
         let response = try await outcome.get()
+        #expect(began, "the lost connection began to wait for the network within 60 s")
         #expect(waited == 1, "the lost connection waited for the network")
         #expect(response.data == Data("v2".utf8))
         #expect(scheduler.delays.all.isEmpty, "sent again when the network came back, not on the backoff")
