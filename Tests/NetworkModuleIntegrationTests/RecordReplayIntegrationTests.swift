@@ -113,4 +113,31 @@ struct RecordReplayIntegrationTests {
         #expect(!String(decoding: try recorder.harData(), as: UTF8.self).contains("live-secret"))
         #expect((entry["response"] as? [String: Any])?["status"] as? Int == 204)
     }
+
+    @Test("when a request to a URL with a password and a token fails on the wire, should write neither in the file")
+    func transportFailureMasked() async throws {
+        let port = try closedLoopbackPort()
+        let recorder = HARRecordingSession(wrapping: IntegrationServers.makeSession())
+        let module = IntegrationServers.module(
+            baseURL: try #require(URL(string: "http://127.0.0.1:\(port)")), session: recorder,
+            actions: [.logging(sink: { _ in })])
+        let url = try #require(
+            URL(string: "http://ada:hunter2@127.0.0.1:\(port)/login?access_token=t0k3n#id_token=fr4g"))
+
+        let result = await withCheckedContinuation { continuation in
+            module.perform(urlRequest: URLRequest(url: url)) { continuation.resume(returning: $0) }
+        }
+
+        #expect(result.error == .cannotConnectToHost)
+        let har = String(decoding: try recorder.harData(), as: UTF8.self)
+        let entry = try #require(
+            ((try JSONSerialization.jsonObject(with: recorder.harData()) as? [String: Any])?["log"] as? [String: Any])?[
+                "entries"] as? [[String: Any]])
+        #expect(entry.count == 1)
+        #expect((entry.first?["_error"] as? String)?.isEmpty == false)
+        for secret in ["hunter2", "t0k3n", "fr4g"] {
+            #expect(!har.contains(secret), "\(secret) is in the HAR file: \(har)")
+        }
+        #expect(result.error.map { "\($0)" }?.contains("t0k3n") == false)
+    }
 }

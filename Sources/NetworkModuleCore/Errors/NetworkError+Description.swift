@@ -11,10 +11,17 @@ extension NetworkError: LocalizedError, CustomStringConvertible {
     /// What happened and what to check, in one or two sentences, with the status and the URL
     /// when the error has them, and the session's own message for transport and underlying
     /// errors. Written for developers and logs, not for end users. Header values and bodies are
-    /// never included, and a password in a URL is masked. A transport error's failing URL is
-    /// left out (it is in ``TransportFailure/failingURL``): the caller knows the URL, and a log
-    /// line shows it through its own redaction, which may mask more than passwords.
+    /// never included, and the whole text is masked with ``Redaction/default`` (a URL's password
+    /// and secret query and fragment values, secret `name=value` pairs in a session's message or
+    /// a path that could not be built). A transport error's failing URL is left out (it is in
+    /// ``TransportFailure/failingURL``): the caller knows the URL, and a log line shows it
+    /// through its own redaction, which may mask more.
     public var description: String {
+        Redaction.default.redactedText(unmaskedDescription)
+    }
+
+    /// The description before masking: never written anywhere as it is.
+    private var unmaskedDescription: String {
         switch self {
         case .invalidRequest(let reason):
             return "The request could not be built, so nothing was sent: \(reason.explanation)"

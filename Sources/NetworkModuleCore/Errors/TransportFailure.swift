@@ -55,13 +55,14 @@ public struct TransportFailure: Equatable, Sendable, CustomStringConvertible {
         failure.code == code
     }
 
-    /// `"URLError code -1001, timedOut: <message> (<failing URL>)"`, with a password in the
-    /// URL masked; the parts the session did not give are left out.
+    /// `"URLError code -1001, timedOut: <message> (<failing URL>)"`, masked with
+    /// ``Redaction/default`` (the URL's password and secret query and fragment values, and any
+    /// in the message); the parts the session did not give are left out.
     public var description: String {
         var text = code.summary
         if let message { text += ": \(message)" }
         if let failingURL { text += " (\(Redaction.default.redacted(failingURL).absoluteString))" }
-        return text
+        return Redaction.default.redactedText(text)
     }
 }
 

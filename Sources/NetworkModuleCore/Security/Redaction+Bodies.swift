@@ -31,32 +31,40 @@ extension Redaction {
     }
 
     /// `body` with every secret value masked (see ``MaskedBody``). JSON is re-encoded compactly
-    /// with sorted keys; a form, of any size, keeps its bytes except the masked values.
+    /// with sorted keys, in UTF-8 after the anti-XSSI prefix it had (`)]}'`, `while(1);`), if
+    /// any; a form, of any size, keeps its bytes except the masked values.
+    ///
+    /// JSON is read as `JSONSerialization` reads it (UTF-8, UTF-16 or UTF-32, with or without a
+    /// byte-order mark) and after such a prefix. A body whose type says it is JSON is masked or
+    /// withheld, whatever its first byte: never written as it is unless it was read and holds
+    /// no secret.
     package func maskedBody(_ body: Data, contentType: String?) -> MaskedBody {
         guard !body.isEmpty else { return .unchanged }
-        if Self.looksLikeJSON(body) {
+        let declaredJSON = Self.isJSON(contentType)
+        if declaredJSON || Self.looksLikeJSON(body) {
             guard body.count <= Self.largestParsedBody else {
                 return .withheld("(\(body.count) bytes of JSON left out: too large to mask)")
             }
-            guard let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) else {
+            guard let json = Self.readJSON(body) else {
                 // Not JSON after all (text that starts with a bracket), unless it says it is.
-                guard Self.isJSON(contentType) else { return .unchanged }
+                guard declaredJSON else { return .unchanged }
                 return .withheld("(\(body.count) bytes of invalid JSON left out: its secrets cannot be masked)")
             }
             var changed = false
-            let masked = maskedJSON(object, changed: &changed)
+            let masked = maskedJSON(json.object, changed: &changed)
             guard changed else { return .unchanged }
             guard
                 let data = try? JSONSerialization.data(
-                    withJSONObject: masked, options: [.sortedKeys, .withoutEscapingSlashes])
+                    withJSONObject: masked, options: [.fragmentsAllowed, .sortedKeys, .withoutEscapingSlashes])
             else { return .withheld("(\(body.count) bytes of JSON left out: its secrets could not be masked)") }
-            return .masked(data)
+            return .masked(Data(json.prefix.utf8) + data)
         }
         let isForm = Self.isForm(contentType)
         guard let text = String(data: body, encoding: .utf8) else {
             return isForm ? .withheld("(\(body.count) bytes of a form that is not UTF-8 left out)") : .unchanged
         }
-        guard isForm || (contentType == nil && Self.looksLikeForm(text)), let masked = redactedForm(text) else {
+        guard isForm || (contentType == nil && Self.looksLikeForm(text)), let masked = maskedFormFields(text[...])
+        else {
             return .unchanged
         }
         return .masked(Data(masked.utf8))
@@ -80,12 +88,13 @@ extension Redaction {
             return masked
         }
         if let array = object as? [Any] { return array.map { maskedJSON($0, changed: &changed) } }
-        if let text = object as? String, text.contains("://"), text.contains("?") || text.contains("@"),
-            let url = URL(string: text)
+        if let text = object as? String, text.contains("://"),
+            text.contains("?") || text.contains("@") || text.contains("#")
         {
-            // A URL in a body (an echo of the request, a next-page link): its secret query
-            // values and password are masked as in the request's own URL.
-            let masked = redacted(url).absoluteString
+            // A URL in a body (an echo of the request, a next-page link): its secret query and
+            // fragment values and password are masked as in the request's own URL; text that
+            // holds one but does not parse as a URL, as free text.
+            let masked = URL(string: text).map { redacted($0).absoluteString } ?? redactedText(text)
             if masked != text {
                 changed = true
                 return masked
@@ -94,13 +103,16 @@ extension Redaction {
         return object
     }
 
-    /// A form body with the values of secret fields masked, or `nil` if none is secret.
-    private func redactedForm(_ text: String) -> String? {
+    /// Form fields (`name=value&…`, a form body or a URL's fragment) with the values of secret
+    /// fields masked, or `nil` if none is secret. A byte-order mark before the first name is
+    /// not part of it.
+    func maskedFormFields(_ text: Substring) -> String? {
         let pairs = text.split(separator: "&", omittingEmptySubsequences: false).map { pair in
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let rawName = String(parts[0])
+            let rawName = parts.first.map(String.init) ?? ""
             let name = rawName.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? rawName
-            return (rawName: rawName, name: name, value: parts.count > 1 ? String(parts[1]) : nil)
+            let unmarked = name.hasPrefix("\u{FEFF}") ? String(name.dropFirst()) : name
+            return (rawName: rawName, name: unmarked, value: parts.count > 1 ? String(parts[1]) : nil)
         }
         let tokenRequest = Self.isTokenRequest(pairs.map(\.name))
         var changed = false
@@ -114,13 +126,22 @@ extension Redaction {
         return changed ? masked.joined(separator: "&") : nil
     }
 
+    /// The media type of a `Content-Type` value, lowercased, without parameters or white space.
+    private static func mediaType(_ contentType: String?) -> String? {
+        guard let contentType else { return nil }
+        let essence = contentType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        return essence.trimmingCharacters(in: .whitespaces).lowercased()
+    }
+
+    /// Whether the type says JSON: `application/json` (and types that start so), `text/json`,
+    /// and any `…+json`.
     private static func isJSON(_ contentType: String?) -> Bool {
-        guard let type = contentType?.lowercased() else { return false }
-        return type.hasPrefix("application/json") || type.contains("+json")
+        guard let type = mediaType(contentType) else { return false }
+        return type.hasPrefix("application/json") || type == "text/json" || type.contains("+json")
     }
 
     private static func isForm(_ contentType: String?) -> Bool {
-        contentType?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true
+        mediaType(contentType) == "application/x-www-form-urlencoded"
     }
 
     /// Whether `text` reads as a form body: `name=value` pairs joined by `&`, no white space.
@@ -132,11 +153,98 @@ extension Redaction {
         }
     }
 
-    /// Whether `data` starts, after white space, with `{` or `[`.
-    package static func looksLikeJSON(_ data: Data) -> Bool {
-        guard let first = data.first(where: { !(0x20 == $0 || 0x0A == $0 || 0x0D == $0 || 0x09 == $0) }) else {
-            return false
+    // MARK: - Reading JSON as JSONSerialization does
+
+    /// The prefixes servers put before JSON so that a `<script>` tag cannot run it (anti-XSSI),
+    /// longest first; a `,` and white space may follow.
+    private static let antiXSSIPrefixes = [")]}'", ")]}", "while(1);", "while (1);", "for(;;);", "for (;;);", "{}&&"]
+
+    /// How JSON text is encoded (RFC 8259 §8.1, RFC 4627 §3): a byte-order mark says so, and
+    /// without one the pattern of zero bytes in the first four does (JSON starts with ASCII).
+    private static func jsonEncoding(_ data: Data) -> (encoding: String.Encoding, markLength: Int) {
+        let head = Array(data.prefix(4))
+        if head.starts(with: [0xEF, 0xBB, 0xBF]) { return (.utf8, 3) }
+        if head.starts(with: [0x00, 0x00, 0xFE, 0xFF]) { return (.utf32BigEndian, 4) }
+        if head.starts(with: [0xFF, 0xFE, 0x00, 0x00]) { return (.utf32LittleEndian, 4) }
+        if head.starts(with: [0xFE, 0xFF]) { return (.utf16BigEndian, 2) }
+        if head.starts(with: [0xFF, 0xFE]) { return (.utf16LittleEndian, 2) }
+        if head.count == 4, head[0] == 0, head[1] == 0, head[2] == 0 { return (.utf32BigEndian, 0) }
+        if head.count == 4, head[1] == 0, head[2] == 0, head[3] == 0 { return (.utf32LittleEndian, 0) }
+        if head.count >= 2, head[0] == 0 { return (.utf16BigEndian, 0) }
+        if head.count >= 2, head[1] == 0 { return (.utf16LittleEndian, 0) }
+        return (.utf8, 0)
+    }
+
+    /// The first `limit` code units of `data` after its byte-order mark, as numbers (the Unicode
+    /// scalar of each ASCII character), in the encoding ``jsonEncoding(_:)`` finds.
+    private static func leadingCodeUnits(of data: Data, limit: Int) -> [UInt32] {
+        let (encoding, markLength) = jsonEncoding(data)
+        let width: Int
+        switch encoding {
+        case .utf16BigEndian, .utf16LittleEndian: width = 2
+        case .utf32BigEndian, .utf32LittleEndian: width = 4
+        default: width = 1
         }
-        return first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
+        let bigEndian = encoding == .utf16BigEndian || encoding == .utf32BigEndian
+        var units: [UInt32] = []
+        var index = data.startIndex + markLength
+        while units.count < limit, data.endIndex - index >= width {
+            var unit: UInt32 = 0
+            for offset in 0..<width {
+                unit = unit << 8 | UInt32(data[index + (bigEndian ? offset : width - 1 - offset)])
+            }
+            units.append(unit)
+            index += width
+        }
+        return units
+    }
+
+    private static func isJSONWhitespace(_ unit: UInt32) -> Bool {
+        unit == 0x20 || unit == 0x0A || unit == 0x0D || unit == 0x09
+    }
+
+    /// Whether `data` starts, after a byte-order mark, white space and an anti-XSSI prefix, with
+    /// `{` or `[`, in any encoding `JSONSerialization` reads.
+    package static func looksLikeJSON(_ data: Data) -> Bool {
+        let units = leadingCodeUnits(of: data, limit: 512)
+        var index = units.firstIndex { !isJSONWhitespace($0) } ?? units.endIndex
+        let rest = units[index...]
+        if let prefix = antiXSSIPrefixes.first(where: { rest.starts(with: $0.unicodeScalars.map(\.value)) }) {
+            index += prefix.unicodeScalars.count
+            if index < units.endIndex, units[index] == UInt32(UInt8(ascii: ",")) { index += 1 }
+            while index < units.endIndex, isJSONWhitespace(units[index]) { index += 1 }
+        }
+        guard index < units.endIndex else { return false }
+        return units[index] == UInt32(UInt8(ascii: "{")) || units[index] == UInt32(UInt8(ascii: "["))
+    }
+
+    /// `data` read as JSON: the anti-XSSI prefix before it (with the white space around it; empty
+    /// when there is none) and the value; `nil` when it is not JSON in an encoding
+    /// `JSONSerialization` reads, after such a prefix.
+    package static func readJSON(_ data: Data) -> (prefix: String, object: Any)? {
+        let (encoding, markLength) = jsonEncoding(data)
+        if encoding == .utf8, markLength == 0,
+            let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+        {
+            return ("", object)
+        }
+        guard var text = String(data: data.dropFirst(markLength), encoding: encoding) else { return nil }
+        if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
+        var start = text.unicodeScalars.firstIndex { !isJSONWhitespace($0.value) } ?? text.unicodeScalars.endIndex
+        let rest = text.unicodeScalars[start...]
+        if let prefix = antiXSSIPrefixes.first(where: { rest.starts(with: $0.unicodeScalars) }) {
+            start = text.unicodeScalars.index(start, offsetBy: prefix.unicodeScalars.count)
+            if start < text.unicodeScalars.endIndex, text.unicodeScalars[start] == "," {
+                start = text.unicodeScalars.index(after: start)
+            }
+            while start < text.unicodeScalars.endIndex, isJSONWhitespace(text.unicodeScalars[start].value) {
+                start = text.unicodeScalars.index(after: start)
+            }
+        }
+        let json = Data(String(text.unicodeScalars[start...]).utf8)
+        guard let object = try? JSONSerialization.jsonObject(with: json, options: [.fragmentsAllowed]) else {
+            return nil
+        }
+        return (String(text.unicodeScalars[..<start]), object)
     }
 }

@@ -17,7 +17,8 @@ import Foundation
 ///   `access_token`, `refresh_token`, `id_token`, `api_key`, `apikey`, `client_secret`, and, in an
 ///   OAuth token request or response (one that also has a `grant_type` field), `code` and
 ///   `code_verifier`;
-/// - a password in a URL (`https://user:password@host`);
+/// - a password in a URL (`https://user:password@host`), and the fields above in a URL's
+///   fragment (`#access_token=…`, OAuth's implicit flow) as in its query;
 /// - the query items and headers every signing action (``NetworkModuleAction/signing(secrets:sign:)``) created in the process declared secret.
 ///
 /// Names are compared ignoring case, and field names also ignoring `_` and `-`, so
@@ -29,6 +30,11 @@ import Foundation
 ///
 /// The fixed credential headers listed above, the authentication actions' headers and the
 /// signing actions' secrets are masked by every redaction, even one created without them.
+///
+/// JSON bodies are read in any encoding `JSONSerialization` reads and after an anti-XSSI
+/// prefix; a body that may hold a secret and cannot be masked is left out with a note, and a
+/// `Location`, `Content-Location`, `Link` or `Refresh` value that cannot be read is masked
+/// whole: nothing that cannot be shown free of secrets is written in clear.
 public struct Redaction: Sendable, Equatable {
     /// What replaces a secret value.
     static let mask = "REDACTED"
@@ -93,7 +99,9 @@ public struct Redaction: Sendable, Equatable {
 
     /// `value`, or the mask if header `name` holds a secret. A header that carries URLs
     /// (`Location`, `Content-Location`, `Link`, `Refresh`) keeps them, with their passwords and
-    /// secret query values masked as in ``redacted(_:)-(URL)``.
+    /// secret query and fragment values masked as in ``redacted(_:)-(URL)``; a value of one of
+    /// them that cannot be read (a URL that does not parse, a `Refresh` that is not
+    /// `time; url=…`, a `Link` that is not a list of `<…>`) is masked, never passed on as it is.
     public func value(_ value: String, forHeader name: String) -> String {
         if isSecret(header: name) { return Self.mask }
         switch name.lowercased() {
@@ -104,63 +112,46 @@ public struct Redaction: Sendable, Equatable {
         }
     }
 
-    /// `text`, a URL (absolute or relative), with its secrets masked; as it was when it is not a
-    /// URL or holds no secret.
-    private func redactedURLText(_ text: Substring) -> String {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
-        guard trimmed.contains("?") || trimmed.contains("@"), let url = URL(string: trimmed) else {
-            return String(text)
-        }
-        let masked = redacted(url).absoluteString
-        return masked == trimmed ? String(text) : masked
-    }
-
-    /// A `Link` value (`<url>; rel="next", <url>; rel="last"`) with the URL in each `<…>` masked.
-    private func redactedLinks(_ value: String) -> String {
-        var result = ""
-        var rest = value[...]
-        while let open = rest.firstIndex(of: "<"), let close = rest[open...].firstIndex(of: ">") {
-            result += rest[...open]
-            result += redactedURLText(rest[rest.index(after: open)..<close])
-            rest = rest[close...]
-        }
-        return result + rest
-    }
-
-    /// A `Refresh` value (`5; url=https://…`) with its URL masked.
-    private func redactedRefresh(_ value: String) -> String {
-        guard let range = value.range(of: "url=", options: .caseInsensitive) else { return value }
-        return value[..<range.upperBound] + redactedURLText(value[range.upperBound...])
-    }
-
     /// `headers` with secret values masked, in the same order.
     public func redacted(_ headers: HTTPHeaders) -> HTTPHeaders {
         HTTPHeaders(headers.map { ($0.name, value($0.value, forHeader: $0.name)) })
     }
 
     /// `url` with its password (`https://user:password@host`) and the values of secret query
-    /// items masked; the rest is left as it was. A URL with neither is returned at once.
+    /// items masked, and those of secret items in its fragment too (`#access_token=…&state=…`,
+    /// OAuth's implicit flow; after the fragment's first `?` in one that has one,
+    /// `#/callback?token=…`); the rest is left as it was. A URL with none of these is returned at
+    /// once.
     public func redacted(_ url: URL) -> URL {
         // Read off the URL's text, which Foundation keeps, rather than through `url.password`
-        // and `url.query`, which parse it again: a password needs an `@`, and the query is what
-        // lies between the first `?` and the `#` after it (RFC 3986 §3).
+        // and `url.query`, which parse it again: a password needs an `@`, the query is what
+        // lies between the first `?` and the `#` after it, and the fragment what follows that
+        // `#` (RFC 3986 §3).
         var text = url.absoluteString
-        let (mayHavePassword, mayHaveSecretQuery) = text.withUTF8 { bytes in
+        let (mayHavePassword, mayHaveSecretQuery, mayHaveSecretFragment) = text.withUTF8 { bytes in
             let queryStart = bytes.firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
-            guard let queryStart, bytes[queryStart] == UInt8(ascii: "?") else {
-                return (bytes.contains(UInt8(ascii: "@")), false)
+            guard let queryStart else { return (bytes.contains(UInt8(ascii: "@")), false, false) }
+            var fragmentStart: Int? = queryStart
+            var secretQuery = false
+            if bytes[queryStart] == UInt8(ascii: "?") {
+                let query = bytes[(queryStart + 1)...]
+                let queryEnd = query.firstIndex(of: UInt8(ascii: "#")) ?? query.endIndex
+                secretQuery = mayHaveSecret(query: UnsafeBufferPointer(rebasing: query[..<queryEnd]))
+                fragmentStart = queryEnd < bytes.endIndex ? queryEnd : nil
             }
-            let query = bytes[(queryStart + 1)...]
-            let queryEnd = query.firstIndex(of: UInt8(ascii: "#")) ?? query.endIndex
-            return (
-                bytes[..<queryStart].contains(UInt8(ascii: "@")),
-                mayHaveSecret(query: UnsafeBufferPointer(rebasing: query[..<queryEnd]))
-            )
+            var secretFragment = false
+            if let fragmentStart {
+                let fragment = bytes[(fragmentStart + 1)...]
+                let items = fragment.firstIndex(of: UInt8(ascii: "?")).map { fragment[($0 + 1)...] } ?? fragment
+                secretFragment = mayHaveSecret(query: UnsafeBufferPointer(rebasing: items))
+            }
+            return (bytes[..<queryStart].contains(UInt8(ascii: "@")), secretQuery, secretFragment)
         }
         let hasPassword = mayHavePassword && url.password != nil
-        guard hasPassword || mayHaveSecretQuery,
-            var components = URLComponents(url: url, resolvingAgainstBaseURL: true)
-        else { return url }
+        guard hasPassword || mayHaveSecretQuery || mayHaveSecretFragment else { return url }
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
+            return unreadableURL(text)
+        }
         if hasPassword { components.percentEncodedPassword = Self.mask }
         if mayHaveSecretQuery, let items = components.percentEncodedQueryItems {
             let names = items.map { $0.name.removingPercentEncoding ?? $0.name }
@@ -172,7 +163,19 @@ public struct Redaction: Sendable, Equatable {
                 }
             }
         }
-        return components.url ?? url
+        if mayHaveSecretFragment, let fragment = components.percentEncodedFragment {
+            let itemsStart = fragment.firstIndex(of: "?").map { fragment.index(after: $0) } ?? fragment.startIndex
+            if let masked = maskedFormFields(fragment[itemsStart...]) {
+                components.percentEncodedFragment = fragment[..<itemsStart] + masked
+            }
+        }
+        return components.url ?? unreadableURL(text)
+    }
+
+    /// What stands for a URL whose secrets could not be masked through its components: its
+    /// text masked as free text, or, if that is no URL, the mask alone. Never the URL in clear.
+    private func unreadableURL(_ text: String) -> URL {
+        URL(string: redactedText(text)) ?? URL(fileURLWithPath: "/" + Self.mask)
     }
 
     /// Whether a percent-encoded query may have an item to mask: a name that is a secret's, or

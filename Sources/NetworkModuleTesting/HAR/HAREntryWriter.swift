@@ -25,7 +25,9 @@ struct HAREntryWriter {
             timings: HARArchive.Timings(
                 blocked: -1, dns: -1, connect: -1, ssl: -1, send: 0, wait: milliseconds, receive: 0))
         if let error {
-            entry.error = "\(error)"
+            // Never "\(error)": a URLError's userInfo holds the failing URL, with its password
+            // and query, in clear.
+            entry.error = redaction.loggable(error)
             entry.urlErrorCode = Self.urlErrorCode(of: error)
         } else if !(response is HTTPURLResponse) {
             entry.error = "no HTTP response"

@@ -48,8 +48,8 @@ struct RedactionTests {
         "should find the query and the password where RFC 3986 puts them: before any fragment, and after any base",
         arguments: [
             ("https://api.example.com/a?token=abc#top", "https://api.example.com/a?token=REDACTED#top"),
-            ("https://api.example.com/a#top?token=abc", "https://api.example.com/a#top?token=abc"),
-            ("https://api.example.com/a?page=2#token=abc", "https://api.example.com/a?page=2#token=abc"),
+            ("https://api.example.com/a#top?token=abc", "https://api.example.com/a#top?token=REDACTED"),
+            ("https://api.example.com/a?page=2#token=abc", "https://api.example.com/a?page=2#token=REDACTED"),
             ("https://api.example.com/@me?email=a@b.example", "https://api.example.com/@me?email=a@b.example"),
             ("https://ada:s3cret@api.example.com/a#x", "https://ada:REDACTED@api.example.com/a#x"),
             ("https://api.example.com/a?", "https://api.example.com/a?"),
@@ -140,7 +140,7 @@ struct RedactionTests {
         #expect(
             Redaction.default.value("https://api.example.com/next?page=2", forHeader: "Location")
                 == "https://api.example.com/next?page=2")
-        #expect(Redaction.default.value("not a url", forHeader: "Refresh") == "not a url")
+        #expect(Redaction.default.value("5", forHeader: "Refresh") == "5")
         #expect(Redaction.default.value("<x>", forHeader: "Link") == "<x>")
     }
 
@@ -178,6 +178,87 @@ struct RedactionTests {
         #expect(Redaction.default.maskedBody(Data("[INFO] started".utf8), contentType: "text/plain") == .unchanged)
     }
 
+    // MARK: Fragments and bodies that say they are JSON (issue 38, items 13 and 14)
+
+    private static let fragmentCases: [(String, String)] = [
+        (
+            "https://app.example.com/cb#access_token=t0k3n&token_type=bearer&expires_in=3600",
+            "https://app.example.com/cb#access_token=REDACTED&token_type=bearer&expires_in=3600"
+        ),
+        (
+            "https://app.example.com/#/cb?id_token=t0k3n&state=s",
+            "https://app.example.com/#/cb?id_token=REDACTED&state=s"
+        ),
+        (
+            "https://app.example.com/cb?state=s#refresh%5Ftoken=t0k3n",
+            "https://app.example.com/cb?state=s#refresh%5Ftoken=REDACTED"
+        ),
+        ("https://app.example.com/cb#section-2", "https://app.example.com/cb#section-2"),
+    ]
+
+    @Test(
+        "when a URL's fragment carries tokens, should mask them like query items",
+        arguments: RedactionTests.fragmentCases)
+    func fragments(text: String, expected: String) throws {
+        let url = try #require(URL(string: text))
+        #expect(Redaction.default.redacted(url).absoluteString == expected)
+    }
+
+    @Test("when a JSON body holds a URL whose fragment carries a token, should mask it")
+    func fragmentInJSON() {
+        let body = Data(#"{"next":"https://app.example.com/cb#access_token=t0k3n"}"#.utf8)
+
+        let written = String(
+            decoding: Redaction.default.writableBody(body, contentType: "application/json"), as: UTF8.self)
+
+        #expect(written == #"{"next":"https://app.example.com/cb#access_token=REDACTED"}"#)
+    }
+
+    private static let tokenJSON = #"{"access_token":"t0k3n"}"#
+    private static let unusualJSONBodies: [(String, Data)] = [
+        ("utf-8 BOM", Data([0xEF, 0xBB, 0xBF]) + Data(tokenJSON.utf8)),
+        (")]}'", Data((")]}'\n" + tokenJSON).utf8)),
+        (")]}',", Data((")]}',\n[" + tokenJSON + "]").utf8)),
+        ("while(1);", Data(("while(1);" + tokenJSON).utf8)),
+        ("for(;;);", Data(("for(;;);" + tokenJSON).utf8)),
+        ("utf-16 LE BOM", Data([0xFF, 0xFE]) + (tokenJSON.data(using: .utf16LittleEndian) ?? Data())),
+        ("utf-16 BE", tokenJSON.data(using: .utf16BigEndian) ?? Data()),
+        ("utf-32 LE", tokenJSON.data(using: .utf32LittleEndian) ?? Data()),
+    ]
+
+    @Test(
+        "when a body says it is JSON and has a byte-order mark, an anti-XSSI prefix or another encoding, should mask it",
+        arguments: RedactionTests.unusualJSONBodies)
+    func unusualJSON(name: String, body: Data) {
+        for contentType in ["application/json", "application/problem+json; charset=utf-8", " Application/JSON"] {
+            let written = Redaction.default.writableBody(body, contentType: contentType)
+            let text = String(decoding: written, as: UTF8.self)
+            #expect(
+                !text.replacingOccurrences(of: "\0", with: "").contains("t0k3n"), "\(name), \(contentType): \(text)")
+            #expect(text.contains(#""access_token":"REDACTED""#), "\(name), \(contentType): \(text)")
+        }
+    }
+
+    @Test("when a body says it is JSON and is not, whatever its first byte, should withhold it with a note")
+    func declaredJSONNotJSON() {
+        let body = Data("<html>access_token=t0k3n</html>".utf8)
+
+        #expect(
+            Redaction.default.maskedBody(body, contentType: "application/vnd.api+json")
+                == .withheld("(\(body.count) bytes of invalid JSON left out: its secrets cannot be masked)"))
+    }
+
+    @Test("when a body of no declared type has a byte-order mark before its JSON or form, should still mask it")
+    func undeclaredMarkedBodies() {
+        let json = Data([0xEF, 0xBB, 0xBF]) + Data(#"{"password":"hunter2"}"#.utf8)
+        let form = Data("\u{FEFF}password=hunter2&x=1".utf8)
+
+        let cases: [(Data, String?)] = [(json, nil), (form, "application/x-www-form-urlencoded"), (json, "text/plain")]
+        for (body, contentType) in cases {
+            let text = String(decoding: Redaction.default.writableBody(body, contentType: contentType), as: UTF8.self)
+            #expect(!text.contains("hunter2"), "\(contentType ?? "no type"): \(text)")
+        }
+    }
 }
 
 /// A provider that always has the same token.

@@ -165,6 +165,76 @@ struct HARRecordingSessionTests {
         #expect(answer?.urlErrorCode == .cannotConnectToHost)
     }
 
+    // MARK: Secrets never in clear (issue 38, items 11 to 14)
+
+    @Test("when a request to a URL with a password and a token fails in transport, should mask both in _error")
+    func transportErrorMasked() throws {
+        let backend = FakeNetworkSession()
+        backend.stub(.any, with: .error(.cannotConnectToHost))
+        let recorder = HARRecordingSession(wrapping: backend)
+        var request = makeURLRequest("/")
+        request.url = URL(string: "https://ada:hunter2@api.example.com/p?access_token=t0k3n#id_token=fr4g")
+
+        let answer = recorder.send(request).log.single
+
+        let entry = try #require(try entries(recorder).first)
+        let error = try #require(entry["_error"] as? String)
+        let har = String(decoding: try recorder.harData(), as: UTF8.self)
+        for secret in ["hunter2", "t0k3n", "fr4g"] {
+            #expect(!har.contains(secret), "\(secret) in \(error)")
+        }
+        #expect(error.hasPrefix("No connection could be made to the host"), "\(error)")
+        #expect(answer?.urlErrorCode == .cannotConnectToHost, "the caller still gets the real error")
+    }
+
+    @Test("when Refresh quotes its URL and Location's fragment holds a token, should mask both")
+    func refreshHeaderMasked() throws {
+        let backend = FakeNetworkSession()
+        backend.stub(
+            .any,
+            with: .status(
+                200,
+                headers: [
+                    "Refresh": "0; URL = 'https://app.example.com/cb?access_token=t0k3n'",
+                    "Location": "https://app.example.com/cb#access_token=fr4g&token_type=bearer",
+                ]))
+        let recorder = HARRecordingSession(wrapping: backend)
+
+        _ = recorder.send(makeURLRequest("/"))
+
+        let har = String(decoding: try recorder.harData(), as: UTF8.self)
+        #expect(!har.contains("t0k3n"), "\(har)")
+        #expect(!har.contains("fr4g"), "\(har)")
+        #expect(har.contains("0; URL = 'https://app.example.com/cb?access_token=REDACTED'"))
+    }
+
+    private static let unusualJSONBodies: [Data] = [
+        Data([0xEF, 0xBB, 0xBF]) + Data(#"{"access_token":"t0k3n"}"#.utf8),
+        Data(")]}',\n{\"access_token\":\"t0k3n\"}".utf8),
+        #"{"access_token":"t0k3n"}"#.utf16BigEndianBytes,
+    ]
+
+    @Test(
+        "when a JSON response has a byte-order mark, an anti-XSSI prefix or is UTF-16, should mask its token",
+        arguments: HARRecordingSessionTests.unusualJSONBodies)
+    func unusualJSONMasked(body: Data) throws {
+        let backend = FakeNetworkSession()
+        backend.stub(.any, with: .status(200, headers: ["Content-Type": "application/json"], body: body))
+        let recorder = HARRecordingSession(wrapping: backend)
+
+        _ = recorder.send(makeURLRequest("/token", method: "POST"))
+
+        let har = String(decoding: try recorder.harData(), as: UTF8.self)
+        let entry = try #require(try entries(recorder).first)
+        let content = try #require((entry["response"] as? [String: Any])?["content"] as? [String: Any])
+        let text = content["text"] as? String ?? ""
+        // Read as written, base64 or not, without the zero bytes UTF-16 puts between letters.
+        let decoded = (Data(base64Encoded: text).map { String(decoding: $0, as: UTF8.self) } ?? text)
+            .replacingOccurrences(of: "\0", with: "")
+        #expect(!har.contains("t0k3n") && !decoded.contains("t0k3n"), "\(decoded)")
+        #expect(decoded.contains(#""access_token":"REDACTED""#), "\(decoded)")
+    }
+
     @Test("when a request is cancelled, should not write it, and should pass the cancellation on")
     func cancelled() throws {
         let backend = FakeNetworkSession(holdingResponses: true)
@@ -208,5 +278,12 @@ struct HARRecordingSessionTests {
 
         #expect(try Data(contentsOf: file) == recorder.harData())
         #expect(recorder.entryCount == 1)
+    }
+}
+
+extension String {
+    /// The text in UTF-16, big-endian, without a byte-order mark.
+    fileprivate var utf16BigEndianBytes: Data {
+        Data(utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] })
     }
 }

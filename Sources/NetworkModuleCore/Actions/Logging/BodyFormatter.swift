@@ -31,14 +31,16 @@ enum BodyFormatter {
         return "\(text.prefix(limit))… (\(text.count - limit) more characters)"
     }
 
-    /// `data`, JSON already masked, pretty-printed; `nil` when it is not JSON.
+    /// `data`, JSON already masked, pretty-printed after its anti-XSSI prefix, if any, whatever
+    /// its encoding; `nil` when it is not JSON.
     private static func prettyJSON(_ data: Data) -> String? {
         guard data.count <= Redaction.largestParsedBody, Redaction.looksLikeJSON(data),
-            let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]),
+            let json = Redaction.readJSON(data),
             let pretty = try? JSONSerialization.data(
-                withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+                withJSONObject: json.object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]),
+            let text = String(data: pretty, encoding: .utf8)
         else { return nil }
-        return String(data: pretty, encoding: .utf8)
+        return json.prefix + text
     }
 
     /// What to write for a request's body stream, which is never read for a log (reading would

@@ -70,7 +70,7 @@ struct LoggingAction: NetworkModuleAction {
             context.sentRequest.map { redaction.loggable($0.url) }
             ?? context.networkRequest.map { redaction.loggable(URL(string: $0.path)) }
             ?? "(request)"
-        let outcome = error == .cancelled ? "cancelled" : "not sent: \(error.localizedDescription)"
+        let outcome = error == .cancelled ? "cancelled" : "not sent: \(redaction.loggable(error))"
         sink("✗ \(method) \(target) \(outcome) (\(Self.milliseconds(context.elapsed)))")
     }
 
@@ -111,7 +111,7 @@ struct LoggingAction: NetworkModuleAction {
             (status, responseHeaders, body) = ("\(response.statusCode)", response.headers, response.data)
         case .failure(let error):
             guard let response = error.httpErrorResponse else {
-                return ["← ✗ \(method) \(url) \(error.localizedDescription) (\(time))"]
+                return ["← ✗ \(method) \(url) \(redaction.loggable(error)) (\(time))"]
             }
             (status, responseHeaders, body) = ("\(response.statusCode)", response.headers, response.body)
         }

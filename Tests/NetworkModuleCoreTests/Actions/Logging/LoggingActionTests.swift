@@ -298,4 +298,54 @@ struct LoggingActionTests {
                 .dropLast().map(String.init)
         }
     #endif
+
+    // MARK: Secrets never in clear (issue 38, items 11 to 14)
+
+    @Test("when a transport error's message holds the URL's secrets, should mask them with the action's redaction")
+    func transportErrorMessageMasked() {
+        let session = FakeNetworkSession()
+        session.stub(
+            .any,
+            with: .failure(
+                .transportError(
+                    TransportFailure(
+                        code: .unknown,
+                        message: "GET https://ada:hunter2@api.example.com/v2/users/1?sig=s1gn4ture failed"))))
+        let log = LogEntries()
+
+        makeModule(
+            session: session, actions: [.logging(redaction: .default.adding(queryItems: ["sig"]), sink: log.sink)]
+        )
+        .perform(request: TestRequest()) { _ in }
+
+        #expect(log.entries.count == 1)
+        #expect(!log.text.contains("hunter2"), "\(log.text)")
+        #expect(!log.text.contains("s1gn4ture"), "\(log.text)")
+    }
+
+    @Test(
+        "when JSON hides behind an anti-XSSI prefix, Refresh quotes a URL and the URL's fragment holds a token, should mask each"
+    )
+    func unusualPlacesMasked() throws {
+        let session = FakeNetworkSession()
+        session.stub(
+            .any,
+            with: .status(
+                200,
+                headers: [
+                    "Content-Type": "application/json; charset=utf-8",
+                    "Refresh": "0; url='https://app.example.com/?access_token=t0k3n'",
+                ],
+                body: Data(")]}',\n{\"access_token\":\"t0k3n\"}".utf8)))
+        let log = LogEntries()
+        let url = try #require(URL(string: "https://api.example.com/v2/cb#access_token=fr4g&token_type=bearer"))
+
+        makeModule(session: session, actions: [.logging(curl: true, sink: log.sink)])
+            .perform(urlRequest: URLRequest(url: url)) { _ in }
+
+        #expect(!log.text.contains("t0k3n"), "\(log.text)")
+        #expect(!log.text.contains("fr4g"), "\(log.text)")
+        #expect(log.text.contains(")]}',\n  {\n    \"access_token\" : \"REDACTED\""), "\(log.text)")
+        #expect(log.text.contains("#access_token=REDACTED&token_type=bearer"), "\(log.text)")
+    }
 }

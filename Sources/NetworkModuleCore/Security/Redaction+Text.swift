@@ -1,0 +1,243 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Masking secrets in text that is not a URL, a header or a body the framework can parse: an
+/// error's description (a session's message, a `userInfo` dump with a failing URL), and the
+/// header values that carry URLs (`Location`, `Content-Location`, `Link`, `Refresh`).
+///
+/// Every text the framework writes down goes through here: ``NetworkError``'s and
+/// ``TransportFailure``'s descriptions, and ``loggable(_:)-(any Error)``, the one way the logging
+/// action and HAR recording turn an error into text.
+extension Redaction {
+    /// `error` as text to write down (a log line, a HAR entry's `_error`), with every secret in
+    /// it masked: the description of the ``NetworkError`` it is or maps to (a `URLError` as a
+    /// transport error, another error as ``NetworkError/underlying(_:)``), masked by this
+    /// redaction too. Never `"\(error)"`, whose `userInfo` holds the failing URL in clear.
+    package func loggable(_ error: any Error) -> String {
+        redactedText(NetworkError(error).description)
+    }
+
+    /// `text`, free text, with what looks like a secret masked, without parsing it as anything:
+    /// the password of every `scheme://user:password@` in it, the value of every `name=value`
+    /// whose name is a secret field or header (in a query, a fragment, a form or a `userInfo`
+    /// dump alike), and of every `"name": value` (JSON) whose name is one. A value runs to the
+    /// next `&`, `#`, white space, quote or angle bracket, so a value is masked whole even when
+    /// the text around it is not a URL; it may mask a little more than the secret, never less.
+    package func redactedText(_ text: String) -> String {
+        guard text.contains("=") || text.contains(":") else { return text }
+        let bytes = Array(text.utf8)
+        let tokenRequest = Self.mentionsGrantType(bytes)
+        var masked: [Range<Int>] = []
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: ":"), index + 2 < bytes.count, bytes[index + 1] == UInt8(ascii: "/"),
+                bytes[index + 2] == UInt8(ascii: "/")
+            {
+                if let password = Self.passwordRange(in: bytes, authorityStart: index + 3) { masked.append(password) }
+                index += 3
+                continue
+            }
+            if byte == UInt8(ascii: "=") {
+                let name = Self.nameRange(in: bytes, before: index)
+                if !name.isEmpty, isSecretName(bytes[name], tokenRequest: tokenRequest) {
+                    let value = Self.valueRange(in: bytes, from: index + 1)
+                    if !value.isEmpty { masked.append(value) }
+                }
+            } else if byte == UInt8(ascii: ":"), let name = Self.quotedNameRange(in: bytes, beforeColon: index),
+                isSecretName(bytes[name], tokenRequest: tokenRequest),
+                let value = Self.jsonValueRange(in: bytes, afterColon: index)
+            {
+                masked.append(value)
+            }
+            index += 1
+        }
+        guard !masked.isEmpty else { return text }
+        var result: [UInt8] = []
+        result.reserveCapacity(bytes.count)
+        var position = 0
+        for range in masked.sorted(by: { $0.lowerBound < $1.lowerBound }) where range.lowerBound >= position {
+            result += bytes[position..<range.lowerBound]
+            result += Array(Self.mask.utf8)
+            position = range.upperBound
+        }
+        result += bytes[position...]
+        return String(decoding: result, as: UTF8.self)
+    }
+
+    /// Whether `name` (as written: percent-encoded, `+` for a space) names a secret field or header.
+    private func isSecretName(_ name: ArraySlice<UInt8>, tokenRequest: Bool) -> Bool {
+        let raw = String(decoding: name, as: UTF8.self)
+        let decoded = raw.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? raw
+        return isSecret(field: decoded, inTokenRequest: tokenRequest) || isSecret(header: decoded)
+    }
+
+    /// Whether the text names `grant_type` anywhere (an OAuth token request or response, where
+    /// `code` is a secret too).
+    private static func mentionsGrantType(_ bytes: [UInt8]) -> Bool {
+        let lowered = String(decoding: bytes, as: UTF8.self).lowercased()
+        return lowered.contains("grant_type") || lowered.contains("grant-type") || lowered.contains("granttype")
+    }
+
+    private static func isSpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D || byte == 0x0C
+    }
+
+    /// Bytes that end a name read backwards from its `=`.
+    private static func endsName(_ byte: UInt8) -> Bool {
+        isSpace(byte) || "?&#;,:=\"'([{</|".utf8.contains(byte)
+    }
+
+    /// Bytes that end a value: what a query value cannot hold unescaped, and quotes and white space.
+    private static func endsValue(_ byte: UInt8) -> Bool {
+        isSpace(byte) || "&#\"'<>`".utf8.contains(byte)
+    }
+
+    private static func nameRange(in bytes: [UInt8], before equals: Int) -> Range<Int> {
+        var start = equals
+        while start > 0, !endsName(bytes[start - 1]) { start -= 1 }
+        return start..<equals
+    }
+
+    private static func valueRange(in bytes: [UInt8], from start: Int) -> Range<Int> {
+        var end = start
+        while end < bytes.count, !endsValue(bytes[end]) { end += 1 }
+        return start..<end
+    }
+
+    /// The password of `user:password@` at the start of an authority, if there is one.
+    private static func passwordRange(in bytes: [UInt8], authorityStart: Int) -> Range<Int>? {
+        var end = authorityStart
+        while end < bytes.count, !isSpace(bytes[end]), !"/?#\"'<>`".utf8.contains(bytes[end]) { end += 1 }
+        guard let at = bytes[authorityStart..<end].lastIndex(of: UInt8(ascii: "@")),
+            let colon = bytes[authorityStart..<at].firstIndex(of: UInt8(ascii: ":")), colon + 1 < at
+        else { return nil }
+        return (colon + 1)..<at
+    }
+
+    /// The name of `"name"` followed by white space and the `:` at `colon`, as in JSON.
+    private static func quotedNameRange(in bytes: [UInt8], beforeColon colon: Int) -> Range<Int>? {
+        var close = colon - 1
+        while close >= 0, isSpace(bytes[close]) { close -= 1 }
+        guard close > 0, bytes[close] == UInt8(ascii: "\"") else { return nil }
+        guard let open = bytes[..<close].lastIndex(of: UInt8(ascii: "\"")), open + 1 < close else { return nil }
+        return (open + 1)..<close
+    }
+
+    /// The value after a JSON name's `:`: a string's characters, or a number or literal.
+    private static func jsonValueRange(in bytes: [UInt8], afterColon colon: Int) -> Range<Int>? {
+        var start = colon + 1
+        while start < bytes.count, isSpace(bytes[start]) { start += 1 }
+        guard start < bytes.count else { return nil }
+        guard bytes[start] == UInt8(ascii: "\"") else {
+            var end = start
+            while end < bytes.count, !isSpace(bytes[end]), !",}]\"".utf8.contains(bytes[end]) { end += 1 }
+            return end > start ? start..<end : nil
+        }
+        var end = start + 1
+        while end < bytes.count, bytes[end] != UInt8(ascii: "\"") {
+            end += bytes[end] == UInt8(ascii: "\\") ? 2 : 1
+        }
+        let valueEnd = min(end, bytes.count)
+        return valueEnd > start + 1 ? (start + 1)..<valueEnd : nil
+    }
+
+    // MARK: - Headers that carry URLs
+
+    /// `text`, a URL (absolute or relative), with its secrets masked; as it was when it holds
+    /// no secret, and the mask when it cannot be read as a URL (what cannot be parsed cannot be
+    /// shown to hold no secret).
+    func redactedURLText(_ text: Substring) -> String {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty else { return String(text) }
+        guard let url = URL(string: trimmed) else { return Self.mask }
+        guard trimmed.contains("?") || trimmed.contains("@") || trimmed.contains("#") else { return String(text) }
+        let masked = redacted(url).absoluteString
+        return masked == trimmed ? String(text) : masked
+    }
+
+    /// A `Link` value (`<url>; rel="next", <url>; rel="last"`, RFC 8288) with the URL in each
+    /// `<…>` masked, and the parameters between them masked as free text. A value that is not a
+    /// list of `<…>` (text before the first `<`, a `<` never closed) is masked from there on.
+    func redactedLinks(_ value: String) -> String {
+        guard let first = value.firstIndex(of: "<"), value[..<first].allSatisfy(\.isWhitespace) else {
+            return value.allSatisfy(\.isWhitespace) ? value : Self.mask
+        }
+        var result = ""
+        var rest = value[...]
+        while !rest.isEmpty {
+            guard let open = rest.firstIndex(of: "<") else {
+                result += redactedText(String(rest))
+                return result
+            }
+            result += redactedText(String(rest[..<open])) + "<"
+            let inside = rest[rest.index(after: open)...]
+            guard let close = inside.firstIndex(of: ">") else { return result + Self.mask }
+            result += redactedURLText(inside[..<close]) + ">"
+            rest = inside[inside.index(after: close)...]
+        }
+        return result
+    }
+
+    /// A `Refresh` value (`5; url=https://…`) with its URL masked. It is read as HTML's "shared
+    /// declarative refresh steps" read it: a time, then `;` or `,` or white space, then
+    /// optionally `url` and `=` (any case, white space around `=`), then the URL, in `'` or `"`
+    /// quotes or none. A value that cannot be read that way is masked whole, and so is text
+    /// after a closing quote.
+    func redactedRefresh(_ value: String) -> String {
+        let scalars = Array(value.unicodeScalars)
+        var position = 0
+        func skipWhitespace() {
+            while position < scalars.count, Self.isHTMLWhitespace(scalars[position]) { position += 1 }
+        }
+        skipWhitespace()
+        let timeStart = position
+        while position < scalars.count, ("0"..."9").contains(scalars[position]) { position += 1 }
+        guard position > timeStart || (position < scalars.count && scalars[position] == ".") else { return Self.mask }
+        while position < scalars.count, ("0"..."9").contains(scalars[position]) || scalars[position] == "." {
+            position += 1
+        }
+        guard position < scalars.count else { return value }
+        guard Self.isHTMLWhitespace(scalars[position]) || scalars[position] == ";" || scalars[position] == ","
+        else { return Self.mask }
+        skipWhitespace()
+        if position < scalars.count, scalars[position] == ";" || scalars[position] == "," {
+            position += 1
+            skipWhitespace()
+        }
+        // `url` (any case), white space, `=`, white space, as the steps read them: each part
+        // that is there is skipped, and the URL starts where the first one missing would be.
+        func skip(_ letter: Unicode.Scalar) -> Bool {
+            guard position < scalars.count, scalars[position].properties.lowercaseMapping == String(letter) else {
+                return false
+            }
+            position += 1
+            return true
+        }
+        if skip("u"), skip("r"), skip("l") {
+            skipWhitespace()
+            if skip("=") { skipWhitespace() }
+        }
+        var quote: Unicode.Scalar?
+        if position < scalars.count, scalars[position] == "'" || scalars[position] == "\"" {
+            quote = scalars[position]
+            position += 1
+        }
+        let prefix = String(String.UnicodeScalarView(scalars[..<position]))
+        let rest = scalars[position...]
+        guard let quote, let close = rest.firstIndex(of: quote) else {
+            return prefix + redactedURLText(String(String.UnicodeScalarView(rest))[...])
+        }
+        let url = redactedURLText(String(String.UnicodeScalarView(rest[..<close]))[...])
+        let after = String(String.UnicodeScalarView(rest[(close + 1)...]))
+        return prefix + url + String(quote) + (after.allSatisfy(\.isWhitespace) ? after : Self.mask)
+    }
+
+    /// ASCII white space as HTML defines it: tab, line feed, form feed, carriage return, space.
+    private static func isHTMLWhitespace(_ scalar: Unicode.Scalar) -> Bool {
+        scalar == " " || scalar == "\t" || scalar == "\n" || scalar == "\u{0C}" || scalar == "\r"
+    }
+}
