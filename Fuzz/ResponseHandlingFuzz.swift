@@ -8,7 +8,8 @@ import Foundation
 /// delivers (a status, headers and a body, a transport error, or another domain's error) and
 /// goes through the module's interpretation, decoding (`decode`, `decodeIfPresent`, `text()`,
 /// error bodies), the parsers of server headers (`Retry-After`, `Cache-Control`,
-/// `Cache-Status`) and of certificates (the public key a pin hashes), with
+/// `Cache-Status`, `Content-Range`, `Content-Length`, a stored response's `Age`, `Date` and
+/// `Expires`) and of certificates (the public key a pin hashes), with
 /// acceptable status codes of any `Int` values and ranges. Nothing may crash, errors keep the
 /// session's message, and each
 /// outcome must be the one the input deserves.
@@ -69,6 +70,7 @@ public func responseHandlingFuzz(_ start: UnsafeRawPointer?, _ count: Int) -> CI
         let response = HTTPURLResponse(
             url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headerFields)
     else { return 0 }
+    checkServerNumbers(response, body: body, url: url)
     let result = ResponseInterpreter.interpret(
         data: selector & 0x02 == 0 ? body : nil, response: response, error: nil,
         request: URLRequest(url: url), acceptableStatusCodes: acceptable, duration: 0)
@@ -85,6 +87,34 @@ public func responseHandlingFuzz(_ start: UnsafeRawPointer?, _ count: Int) -> CI
         _ = error.httpErrorResponse?.bodyText
     }
     return 0
+}
+
+/// The computations on numbers a server sends (issue 38, item 5: a `Content-Range` whose
+/// length overflowed stopped a download): a `206`'s range checked against `bytes=0-`, the
+/// declared body length, and a stored response's age and freshness as the cache works them out.
+private func checkServerNumbers(_ response: HTTPURLResponse, body: Data, url: URL) {
+    if let range = ContentRange(of: response) {
+        fuzzCheck(
+            range.length > 0 && range.end - range.start == range.length - 1,
+            "Content-Range \(response.value(forHTTPHeaderField: "Content-Range") ?? "") has length \(range.length)")
+    }
+    var ranged = URLRequest(url: url)
+    ranged.setValue("bytes=0-", forHTTPHeaderField: "Range")
+    _ = try? ContentRange.keptBytes(of: response, to: ranged, resumingAt: 0)
+    if let declared = ResponseFraming.declaredBodyLength(of: response, method: "GET") {
+        fuzzCheck(declared >= 0, "a declared body length of \(declared)")
+    }
+    let now = Date(timeIntervalSince1970: 1_700_000_000)
+    guard
+        let stored = CachedResponse(
+            data: body, response: response, request: URLRequest(url: url), sentAt: now, receivedAt: now)
+    else { return }
+    for later in [now, now.addingTimeInterval(4e9), .distantFuture] {
+        _ = stored.isUsable(at: later, for: .none)
+        _ = stored.isUsableWhileRevalidating(at: later, for: .none)
+        _ = stored.isUsableOnError(at: later, for: .none)
+        _ = stored.served(at: later, as: .hit)
+    }
 }
 
 /// Any JSON value, to decode arbitrary bodies all the way down.

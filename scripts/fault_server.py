@@ -635,6 +635,10 @@ RAW_RESPONSES = {
     # A 206 to a request that asked for no range: ten bytes of a hundred.
     "partial-without-range": b"HTTP/1.1 206 Partial Content\r\nContent-Range: bytes 0-9/100\r\n"
                              b"Content-Length: 10\r\nConnection: close\r\n\r\n0123456789",
+    # A 206 to `Range: bytes=0-` whose range is longer than a 64-bit count (issue 38, item 5): its
+    # length, end - start + 1, overflowed and stopped the client.
+    "range-past-int64": b"HTTP/1.1 206 Partial Content\r\nContent-Range: bytes 0-9223372036854775807/*\r\n"
+                        b"Content-Length: 3\r\nConnection: close\r\n\r\nabc",
     "status-abc": b"HTTP/1.1 abc OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok",
     # Content-Length 2^63 - 512: swift-corelibs-foundation traps on it (SECURITY.md); 2^63 - 513
     # does not, and fails the short body.

@@ -203,6 +203,48 @@ struct DownloadIntegrationTests {
         #expect(TransferTestSupport.contents(of: folder).isEmpty)
     }
 
+    // MARK: - Numbers a server sends
+
+    @Test(
+        "probe (child process only): a download of bytes=0- answered with a range longer than a 64-bit count",
+        .enabled(if: ChildProcess.isProbe("range-past-int64")))
+    func probeRangePastInt64() async throws {
+        let folder = try TransferTestSupport.makeFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let module = IntegrationServers.module(baseURL: try IntegrationServers.faultServer())
+        let raw = Endpoint(
+            path: "/raw", queryItems: [URLQueryItem(name: "case", value: "range-past-int64")],
+            headers: ["Range": "bytes=0-"])
+
+        let result = await module.downloadOutcome(
+            of: raw, to: DownloadDestination(folder.appendingPathComponent("file.bin")))
+
+        print("range-past-int64 outcome: \(result)")
+        guard case .transportError(let failure) = result.error else {
+            Issue.record("\(result)")
+            return
+        }
+        #expect(failure.code == .cannotParseResponse)
+        #expect(failure.message?.contains("bytes 0-9223372036854775807/*") == true, "\(failure)")
+        #expect(TransferTestSupport.contents(of: folder).isEmpty)
+    }
+
+    @Test(
+        "when a 206 declares Content-Range bytes 0-9223372036854775807/*, should fail with .cannotParseResponse, not trap"
+    )
+    func rangePastInt64() async throws {
+        #if os(Linux)
+            _ = try IntegrationServers.faultServer()
+
+            // In a child process: before issue 38's fix the range's length overflowed and stopped it.
+            let outcome = try await ChildProcess.run(
+                probe: "range-past-int64", filter: "probeRangePastInt64", timeout: 120)
+
+            #expect(outcome.succeeded, "\(outcome.output)")
+            #expect(outcome.output.contains("range-past-int64 outcome"), "\(outcome.output)")
+        #endif
+    }
+
     // MARK: - A full disk
 
     @Test(

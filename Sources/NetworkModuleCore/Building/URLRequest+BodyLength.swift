@@ -12,6 +12,6 @@ extension URLRequest {
         if let httpBody { return httpBody.count }
         guard let stream = httpBodyStream else { return 0 }
         if let length = BodyStreams.length(of: stream) { return Int(clamping: length) }
-        return value(forHTTPHeaderField: "Content-Length").flatMap { Int($0) }
+        return value(forHTTPHeaderField: "Content-Length").flatMap { HeaderNumber.decimal($0, as: Int.self) }
     }
 }

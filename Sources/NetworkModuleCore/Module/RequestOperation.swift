@@ -71,7 +71,10 @@ final class RequestOperation: NetworkCancellable {
                 lastSentRequest = request
                 // A stream's length only for a body the builder streamed: reading `httpBodyStream`
                 // costs every request on Linux.
-                totals.bytesSent += request?.httpBody?.count ?? (bodyStream == nil ? 0 : request?.knownBodyLength ?? 0)
+                let sent = request?.httpBody?.count ?? (bodyStream == nil ? 0 : request?.knownBodyLength ?? 0)
+                // A stream's length is the caller's word (up to `Int.max`): summed over attempts, clamped.
+                let (total, overflowed) = totals.bytesSent.addingReportingOverflow(sent)
+                totals.bytesSent = overflowed ? .max : total
                 return Step(next: next, request: request)
             case .observe, .askRetry:
                 return Step(next: next, totals: totals, sentRequest: lastSentRequest)

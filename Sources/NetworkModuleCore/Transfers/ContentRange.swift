@@ -13,9 +13,12 @@ struct ContentRange: Equatable {
     let end: Int64
     /// The whole representation's length; `nil` for `*`.
     let completeLength: Int64?
+    /// The number of bytes the range holds.
+    let length: Int64
 
     /// Parses `value`; `nil` for anything but a well-formed byte range with `start <= end` (and
-    /// `end` below a known complete length).
+    /// `end` below a known complete length), whose length an `Int64` holds: `bytes
+    /// 0-9223372036854775807/*` is no range, for no body can be that long.
     init?(_ value: String) {
         let trimmed = value.trimmingCharacters(in: .whitespaces)
         guard trimmed.lowercased().hasPrefix("bytes ") else { return nil }
@@ -23,19 +26,23 @@ struct ContentRange: Equatable {
         let halves = spec.split(separator: "/", omittingEmptySubsequences: false)
         guard halves.count == 2 else { return nil }
         let bounds = halves[0].split(separator: "-", omittingEmptySubsequences: false)
-        guard bounds.count == 2, let start = Self.number(bounds[0]), let end = Self.number(bounds[1]),
-            start <= end
+        guard bounds.count == 2, let start = HeaderNumber.decimal(bounds[0]),
+            let end = HeaderNumber.decimal(bounds[1]), start <= end
         else { return nil }
+        // `end - start` cannot overflow (0 <= start <= end); one more byte can.
+        let (length, overflowed) = (end - start).addingReportingOverflow(1)
+        guard !overflowed else { return nil }
         let completeLength: Int64?
         if halves[1] == "*" {
             completeLength = nil
         } else {
-            guard let length = Self.number(halves[1]), end < length else { return nil }
-            completeLength = length
+            guard let complete = HeaderNumber.decimal(halves[1]), end < complete else { return nil }
+            completeLength = complete
         }
         self.start = start
         self.end = end
         self.completeLength = completeLength
+        self.length = length
     }
 
     /// The range `response` declares, if it declares a valid one.
@@ -43,9 +50,6 @@ struct ContentRange: Equatable {
         guard let value = response.value(forHTTPHeaderField: "Content-Range") else { return nil }
         self.init(value)
     }
-
-    /// The number of bytes the range holds.
-    var length: Int64 { end - start + 1 }
 
     /// The single byte range a request's `Range` header asks for (RFC 9110 §14.1.2): `bytes=100-`
     /// or `bytes=100-199`. A suffix range (`bytes=-500`) or a list of ranges is not one.
@@ -63,14 +67,14 @@ struct ContentRange: Equatable {
             guard trimmed.lowercased().hasPrefix("bytes=") else { return nil }
             let bounds = trimmed.dropFirst("bytes=".count).split(separator: "-", omittingEmptySubsequences: false)
             guard bounds.count == 2,
-                let start = ContentRange.number(bounds[0].trimmingCharacters(in: .whitespaces)[...])
+                let start = HeaderNumber.decimal(bounds[0].trimmingCharacters(in: .whitespaces))
             else { return nil }
             let last = bounds[1].trimmingCharacters(in: .whitespaces)
             if last.isEmpty {
                 self.start = start
                 self.end = nil
             } else {
-                guard let end = ContentRange.number(last[...]), start <= end else { return nil }
+                guard let end = HeaderNumber.decimal(last), start <= end else { return nil }
                 self.start = start
                 self.end = end
             }
@@ -97,7 +101,12 @@ struct ContentRange: Equatable {
                     + "whole representation.", response)
         }
         let askedText = request.value(forHTTPHeaderField: "Range") ?? ""
-        guard let range = ContentRange(of: response), range.start == asked.start else {
+        guard let range = ContentRange(of: response) else {
+            throw partialContentError(
+                "The server sent 206 Partial Content with Content-Range \(declared), which is not a valid byte range "
+                    + "(RFC 9110 §14.4), or one longer than any file can be.", response)
+        }
+        guard range.start == asked.start else {
             throw partialContentError(
                 "The server sent 206 Partial Content with Content-Range \(declared), which does not start where the "
                     + "request's Range \(askedText) asked.", response)
@@ -115,13 +124,5 @@ struct ContentRange: Equatable {
     /// A `URLError.cannotParseResponse` saying `message`, for `response`'s URL.
     static func partialContentError(_ message: String, _ response: HTTPURLResponse) -> URLError {
         URLError(.cannotParseResponse, message: message, failingURL: response.url)
-    }
-
-    /// Digits only (no sign, no spaces), within `Int64`.
-    fileprivate static func number(_ text: Substring) -> Int64? {
-        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
-            return nil
-        }
-        return Int64(text)
     }
 }

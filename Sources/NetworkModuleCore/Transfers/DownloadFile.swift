@@ -141,9 +141,10 @@ final class DownloadFile: Sendable {
         let (expected, overflowed) = kept.addingReportingOverflow(range.length)
         let size = Self.size(of: partialURL)
         guard overflowed || size != expected else { return }
+        let total = overflowed ? "more than \(Int64.max)" : "\(expected)"
         throw ContentRange.partialContentError(
             "The file holds \(size) bytes, but the server's Content-Range bytes \(range.start)-\(range.end) after "
-                + "the \(kept) bytes kept makes \(expected).", response)
+                + "the \(kept) bytes kept makes \(total).", response)
     }
 
     /// Ends the download without a file: removes whatever the attempts wrote.

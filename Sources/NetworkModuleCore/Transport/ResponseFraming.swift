@@ -66,33 +66,19 @@ enum ResponseFraming {
     /// that fits an `Int`, or a list of the same number repeated (`5, 5`, which RFC 9112 lets a
     /// recipient accept), with spaces or tabs around each; `nil` for anything else.
     static func contentLength(_ value: String) -> Int? {
-        enum Position {
-            case beforeDigits, inDigits, afterDigits
-        }
         var length: Int?
-        var number = 0
-        var position = Position.beforeDigits
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: " "), UInt8(ascii: "\t"):
-                if position == .inDigits { position = .afterDigits }
-            case UInt8(ascii: "0")...UInt8(ascii: "9"):
-                guard position != .afterDigits else { return nil }
-                let (tens, overflowed) = number.multipliedReportingOverflow(by: 10)
-                let (sum, overflowedAgain) = tens.addingReportingOverflow(Int(byte - UInt8(ascii: "0")))
-                guard !overflowed, !overflowedAgain else { return nil }
-                number = sum
-                position = .inDigits
-            case UInt8(ascii: ","):
-                guard position != .beforeDigits, length == nil || length == number else { return nil }
-                length = number
-                number = 0
-                position = .beforeDigits
-            default:
-                return nil
+        for element in value.utf8.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false) {
+            var digits = element[...]
+            while let first = digits.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") {
+                digits = digits.dropFirst()
             }
+            while let last = digits.last, last == UInt8(ascii: " ") || last == UInt8(ascii: "\t") {
+                digits = digits.dropLast()
+            }
+            guard let number = HeaderNumber.decimal(bytes: digits, as: Int.self), length == nil || length == number
+            else { return nil }
+            length = number
         }
-        guard position != .beforeDigits, length == nil || length == number else { return nil }
-        return number
+        return length
     }
 }

@@ -46,7 +46,7 @@ final class TransportTransfer: Sendable {
         if let body = request.httpBody {
             uploadLength = Int64(body.count)
         } else {
-            uploadLength = request.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) }
+            uploadLength = request.value(forHTTPHeaderField: "Content-Length").flatMap { HeaderNumber.decimal($0) }
         }
     }
 

@@ -93,6 +93,20 @@ struct StreamedBodyPipelineTests {
         #expect(probe.bytesSent.withLock { $0 } == [2000])
     }
 
+    @Test("when a stream declares the largest length and is sent twice, should count bytesSent clamped, not trap")
+    func bytesSentOfHugeStreamsClamps() {
+        let session = FakeNetworkSession()
+        session.stub(.any, with: .status(503), .status(200))
+        let probe = BytesSentProbe()
+
+        makeModule(session: session, actions: [ProbeAction(retry: [.retry]), probe])
+            .perform(request: StreamedBodyTests.Upload(body: .stream(length: .max) { InputStream(data: Data()) })) {
+                _ in
+            }
+
+        #expect(probe.bytesSent.withLock { $0 } == [Int.max])
+    }
+
     @Test(
         "when a request with a streamed form ends, should remove its temporary file before the completion runs",
         arguments: [200, 500])

@@ -32,6 +32,13 @@ struct ContentRangeTests {
     func malformed(value: String) {
         #expect(ContentRange(value) == nil)
     }
+
+    @Test("when a range is longer than a 64-bit count, should read nothing (issue 38: its length trapped)")
+    func longerThanACount() {
+        #expect(ContentRange("bytes 0-9223372036854775807/*") == nil)
+        #expect(ContentRange("bytes 1-9223372036854775807/*")?.length == Int64.max)
+        #expect(ContentRange("bytes 0-9223372036854775806/*")?.length == Int64.max)
+    }
 }
 
 /// The one check of a `206`: it answers the range the request asked for, and the whole of it.
@@ -75,6 +82,16 @@ struct PartialContentCheckTests {
         #expect(throws: URLError.self) {
             try ContentRange.keptBytes(of: partial(answered), to: request(range: asked), resumingAt: 0)
         }
+    }
+
+    @Test("when a 206 to bytes=0- declares a range longer than any file, should fail blaming the server, not trap")
+    func rangeLongerThanAnyFile() throws {
+        let error = #expect(throws: URLError.self) {
+            try ContentRange.keptBytes(
+                of: partial("bytes 0-9223372036854775807/*"), to: request(range: "bytes=0-"), resumingAt: 0)
+        }
+        #expect(error?.code == .cannotParseResponse)
+        #expect(error?.localizedDescription.contains("not a valid byte range") == true, "\(String(describing: error))")
     }
 
     @Test("when the status is another 2xx, should keep nothing, whatever was asked")

@@ -374,6 +374,29 @@ struct DownloadTests {
         #expect(fileNames(in: folder).isEmpty)
     }
 
+    struct GetFromStart: NetworkRequest {
+        var path = "/files/report.pdf"
+        var headers: HTTPHeaders { ["Range": "bytes=0-"] }
+    }
+
+    @Test("when a 206 declares a range longer than a 64-bit count, should fail with cannotParseResponse, not trap")
+    func rangeLongerThanAnyFileFails() throws {
+        let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let session = FakeNetworkSession()
+        session.stub(
+            .any,
+            with: .status(206, headers: ["Content-Range": "bytes 0-9223372036854775807/*"], body: Data("abc".utf8)))
+        let results = ResultCollector<DownloadResponse>()
+
+        makeTransferModule(session: session).download(
+            request: GetFromStart(), to: DownloadDestination(folder.appendingPathComponent("report.pdf")),
+            completion: results.completion)
+
+        #expect(results.singleError?.urlErrorCode == .cannotParseResponse, "\(results.results)")
+        #expect(fileNames(in: folder).isEmpty)
+    }
+
     /// Records the bytes each request's context says were received, at `didFinish`.
     final class ReceivedBytesAction: NetworkModuleAction {
         let received = LockedState([Int]())

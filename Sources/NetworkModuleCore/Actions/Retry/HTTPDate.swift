@@ -86,8 +86,10 @@ enum HTTPDate {
     private static func date(year: Int, month: Int, day: Int, time: (Int, Int, Int)) -> Date? {
         guard (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year) else { return nil }
         let (hour, minute, second) = time
-        let days = daysSinceEpoch(year: year, month: month, day: day)
-        return Date(timeIntervalSince1970: TimeInterval(((days * 24 + hour) * 60 + minute) * 60 + second))
+        // In 64 bits: the seconds of a date after 2038 do not fit a 32-bit `Int` (watchOS).
+        let days = Int64(daysSinceEpoch(year: year, month: month, day: day))
+        let seconds = days * 86_400 + Int64((hour * 60 + minute) * 60 + second)
+        return Date(timeIntervalSince1970: TimeInterval(seconds))
     }
 
     private static func daysIn(month: Int, year: Int) -> Int {
@@ -112,9 +114,9 @@ enum HTTPDate {
     /// The Gregorian year of `date`, in GMT (H. Hinnant's civil_from_days, the year only);
     /// `nil` for a date too far out to count in days.
     private static func year(of date: Date) -> Int? {
-        guard let daysSinceEpoch = Int(exactly: (date.timeIntervalSince1970 / 86_400).rounded(.down)),
-            abs(daysSinceEpoch) < 1 << 40
-        else { return nil }
+        // Bounded before it becomes an `Int` (32 bits on watchOS): a billion days is 2.7 million years.
+        let wholeDays = (date.timeIntervalSince1970 / 86_400).rounded(.down)
+        guard abs(wholeDays) < 1e9, let daysSinceEpoch = Int(exactly: wholeDays) else { return nil }
         let days = daysSinceEpoch + 719_468
         let era = (days >= 0 ? days : days - 146_096) / 146_097
         let dayOfEra = days - era * 146_097

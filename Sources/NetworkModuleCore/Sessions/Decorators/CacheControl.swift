@@ -49,9 +49,6 @@ struct CacheControl: Equatable {
     /// No directives.
     static let none = CacheControl()
 
-    /// The largest number of seconds a directive or `Age` is read as (RFC 9111, section 1.2.2).
-    static let largestDeltaSeconds: TimeInterval = 2_147_483_648
-
     /// The directives of a `Cache-Control` value and a `Pragma` value, either of which may be
     /// absent. `Pragma: no-cache` counts only when there is no `Cache-Control` (section 5.4).
     init(cacheControl: String? = nil, pragma: String? = nil) {
@@ -104,19 +101,13 @@ struct CacheControl: Equatable {
         }
     }
 
-    /// The delta-seconds in `text` (quotes allowed), at most ``largestDeltaSeconds``; `nil`
-    /// if it is absent or not a number.
+    /// The delta-seconds in `text` (quotes allowed), at most 2^31 (``HeaderNumber``); `nil` if
+    /// it is absent or not a number.
     static func seconds(_ text: Substring?) -> TimeInterval? {
         guard let text else { return nil }
         var value = trimmed(text)
         if value.count >= 2, value.first == "\"", value.last == "\"" { value = value.dropFirst().dropLast() }
-        guard !value.isEmpty else { return nil }
-        var seconds: TimeInterval = 0
-        for byte in value.utf8 {
-            guard byte >= 0x30, byte <= 0x39 else { return nil }
-            seconds = min(seconds * 10 + TimeInterval(byte - 0x30), largestDeltaSeconds)
-        }
-        return seconds
+        return HeaderNumber.deltaSeconds(value).map(TimeInterval.init)
     }
 
     /// `text` without the spaces and tabs around it.

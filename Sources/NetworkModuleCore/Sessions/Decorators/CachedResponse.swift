@@ -169,9 +169,7 @@ struct CachedResponse {
 
     /// `seconds` rounded down, within ±2^31 (section 1.2.2), 0 if it is not a number.
     private static func wholeSeconds(_ seconds: TimeInterval) -> Int {
-        guard !seconds.isNaN else { return 0 }
-        return Int(
-            max(-CacheControl.largestDeltaSeconds, min(CacheControl.largestDeltaSeconds, seconds)).rounded(.down))
+        HeaderNumber.wholeSeconds(seconds)
     }
 
     /// Whether `request` has the values this response's `Vary` names (section 4.1).

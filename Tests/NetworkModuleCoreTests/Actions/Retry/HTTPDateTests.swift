@@ -66,11 +66,32 @@ struct HTTPDateTests {
         #expect(RetryAfter.delay(from: text, now: Self.now) == nil)
     }
 
+    @Test("when Retry-After is a number of seconds past 2^31, should read 2^31, never infinity (RFC 9111 §1.2.2)")
+    func retryAfterHugeSeconds() {
+        // 400 digits: read as a Double they were +infinity.
+        #expect(RetryAfter.delay(from: String(repeating: "9", count: 400), now: Self.now) == 2_147_483_648)
+        #expect(RetryAfter.delay(from: " 120 ", now: Self.now) == 120)
+        #expect(RetryAfter.delay(from: "-1", now: Self.now) == nil)
+    }
+
     @Test("when the current time is out of any calendar's range, should still answer without a crash")
     func extremeNow() {
         for now in [Date(timeIntervalSince1970: .infinity), Date(timeIntervalSince1970: -.infinity), .distantFuture] {
             _ = HTTPDate.parse("Sunday, 06-Nov-94 08:49:37 GMT", now: now)
             #expect(HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 GMT", now: now) == Self.example)
         }
+    }
+
+    @Test("when a date is after 2038 or a time is far out, should count its seconds in 64 bits (a 32-bit Int traps)")
+    func farDates() {
+        // 9999-12-31T23:59:59Z: 253,402,300,799 seconds, past a 32-bit `Int` (watchOS).
+        #expect(
+            HTTPDate.parse("Fri, 31 Dec 9999 23:59:59 GMT", now: Self.now)
+                == Date(timeIntervalSince1970: 253_402_300_799))
+        #expect(
+            HTTPDate.parse("Tue, 19 Jan 2038 03:14:08 GMT", now: Self.now) == Date(timeIntervalSince1970: 2_147_483_648)
+        )
+        // The current year of a `now` in the year 5,000,000 is past the reader's range: no century for "94".
+        #expect(HTTPDate.parse("Sunday, 06-Nov-94 08:49:37 GMT", now: Date(timeIntervalSince1970: 1.6e14)) == nil)
     }
 }
