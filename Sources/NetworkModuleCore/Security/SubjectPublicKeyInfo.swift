@@ -61,7 +61,8 @@ enum SubjectPublicKeyInfo {
             for byte in bytes[contentStart..<(contentStart + count)] { length = length << 8 | Int(byte) }
             contentStart += count
         }
-        guard length <= bytes.count - contentStart else { return nil }
+        // Four length bytes can exceed a 32-bit Int (watchOS): the shifts then wrap negative.
+        guard length >= 0, length <= bytes.count - contentStart else { return nil }
         return Element(tag: tag, contentStart: contentStart, end: contentStart + length)
     }
 }
