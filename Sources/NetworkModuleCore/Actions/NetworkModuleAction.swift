@@ -66,7 +66,9 @@ public protocol NetworkModuleAction: Sendable {
         for error: NetworkError, context: ActionContext,
         completion: @escaping @Sendable (RetryDecision) -> Void)
 
-    /// Observes the final result of the request, once, just before it is delivered.
+    /// Observes the final result of the request, once, just before it is delivered. A cancel
+    /// that comes after it (before the completion executor runs the completion) makes the
+    /// completion `.cancelled`, and is not told here: this stays the last call, made once.
     func didFinish(_ result: Result<NetworkResponse, NetworkError>, context: ActionContext)
 }
 

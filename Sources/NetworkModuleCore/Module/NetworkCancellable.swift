@@ -4,7 +4,9 @@ import Foundation
 ///
 /// Cancelling completes the request with ``NetworkError/cancelled``, exactly once and through
 /// the completion executor, at whichever step it is: being prepared by actions, in flight,
-/// or waiting to be retried. Cancelling twice, or after the request completed, does nothing.
+/// waiting to be retried, or finished with its completion waiting for the executor. Once
+/// `cancel()` has returned, a completion that has not started gets ``NetworkError/cancelled``.
+/// Cancelling twice, or once the completion has started, does nothing.
 public protocol NetworkCancellable: Sendable {
     /// Cancels the request.
     func cancel()

@@ -47,7 +47,7 @@ extension PipelineModule {
         completion: @escaping @Sendable (Result<NetworkResponse, NetworkError>) -> Void
     ) -> any NetworkCancellable {
         RequestOperation.start(source: source, module: beginCall(source)) { result in
-            (result, { completion(result) })
+            (result, { cancelled in completion(cancelled ? .failure(.cancelled) : result) })
         }
     }
 }
@@ -89,7 +89,7 @@ extension NetworkModule {
                 case .success: result
                 case .failure(let error): .failure(error)
                 }
-            return (seen, { completion(output) })
+            return (seen, { cancelled in completion(cancelled ? .failure(.cancelled) : output) })
         }
     }
 }

@@ -30,11 +30,14 @@ final class RequestOperation: NetworkCancellable {
     /// It returns the outcome the actions see in `didFinish` (a response that the caller's
     /// transform, such as decoding, turned into a failure is that failure) and the call that
     /// gives the caller its result, which the operation runs through the completion executor
-    /// after the actions. The operation is not generic over the caller's result type: a generic
-    /// class pays for its metadata and its unspecialized value witnesses on every request.
+    /// after the actions: with `cancelled` `true` it gives ``NetworkError/cancelled`` instead, as
+    /// when the caller cancelled after the outcome was decided, before the executor ran the
+    /// call (``RequestStateMachine/deliveryStarted()``). The operation is not generic over the
+    /// caller's result type: a generic class pays for its metadata and its unspecialized value
+    /// witnesses on every request.
     typealias Completion =
         @Sendable (Result<NetworkResponse, NetworkError>) -> (
-            seen: Result<NetworkResponse, NetworkError>, deliver: @Sendable () -> Void
+            seen: Result<NetworkResponse, NetworkError>, deliver: @Sendable (_ cancelled: Bool) -> Void
         )
 
     /// Everything that changes over the request's life, behind one lock.
@@ -396,8 +399,9 @@ final class RequestOperation: NetworkCancellable {
         return result
     }
 
-    /// Stops what is still running, transforms the outcome, lets every action see the outcome
-    /// the caller gets, and delivers it through the executor.
+    /// Stops what is still running, transforms the outcome, lets every action see it, and
+    /// delivers it through the executor: the outcome, or ``NetworkError/cancelled`` if the caller
+    /// cancelled before the executor ran the delivery (the machine decides, under the lock).
     private func deliver(_ finish: RequestStateMachine.Finish, _ step: Step) {
         finish.taskToCancel?.cancel()
         finish.timerToCancel?.cancel()
@@ -409,7 +413,14 @@ final class RequestOperation: NetworkCancellable {
             let context = context(attempt: finish.attempt, step: step)
             for action in module.actions { action.didFinish(seen, context: context) }
         }
-        module.completionExecutor.execute(deliverToCaller)
+        module.completionExecutor.execute { [state] in
+            switch state.withLock({ $0.machine.deliveryStarted() }) {
+            case .result: deliverToCaller(false)
+            case .cancelled: deliverToCaller(true)
+            // Never: the executor runs this once, and nothing else asks.
+            case .none: break
+            }
+        }
     }
 
     /// Schedules the preparation deadline: a request's timeout bounds the wait for its actions.

@@ -35,20 +35,30 @@ import Foundation
 /// | phase | waiting for | event that moves it on | next phase |
 /// |---|---|---|---|
 /// | `idle` | ``start()`` | start | `building` |
-/// | `building` | the request builder | ``built(_:)`` | `preparing`, `sending` (no actions) or `finished` |
-/// | `preparing` | actions' `prepare`, in order | ``preparationReturned(_:)``, ``actionPrepared(attempt:index:_:)`` | `sending` or `finished` |
-/// | `sending` | the session's task, then its answer | ``taskCreated(_:)``, ``resumeReturned()``, ``answered(attempt:_:)`` | `observing`, or `finished` (no actions) |
-/// | `observing` | `validate` and `didReceive` of every action | ``observed(_:)`` | `deciding` or `finished` |
-/// | `deciding` | actions' retry decisions, in order | ``retryDecided(attempt:index:_:)`` | `deciding`, `building`, `waitingToRetry` or `finished` |
+/// | `building` | the request builder | ``built(_:)`` | `preparing`, `sending` (no actions) or `delivering` |
+/// | `preparing` | actions' `prepare`, in order | ``preparationReturned(_:)``, ``actionPrepared(attempt:index:_:)`` | `sending` or `delivering` |
+/// | `sending` | the session's task, then its answer | ``taskCreated(_:)``, ``resumeReturned()``, ``answered(attempt:_:)`` | `observing`, or `delivering` (no actions) |
+/// | `observing` | `validate` and `didReceive` of every action | ``observed(_:)`` | `deciding` or `delivering` |
+/// | `deciding` | actions' retry decisions, in order | ``retryDecided(attempt:index:_:)`` | `deciding`, `building`, `waitingToRetry` or `delivering` |
 /// | `waitingToRetry` | the retry timer | ``retryTimerScheduled(_:)``, ``retryTimerFired(attempt:)`` | `building` |
+/// | `delivering` | the completion executor to run the delivery | ``deliveryStarted()`` | `finished` |
 /// | `finished` | nothing: every event is ignored | | |
 ///
-/// From every phase but `finished`, ``cancel()`` finishes with ``NetworkError/cancelled``, and in
+/// From every phase before `delivering`, ``cancel()`` finishes with ``NetworkError/cancelled``, and in
 /// `preparing` ``preparationDeadlinePassed(attempt:)`` finishes with ``NetworkError/timedOut``;
 /// both wait for a call-out in progress to return. An event for another attempt, for an action
 /// other than the one being waited for, or in a phase that does not expect it is ignored: that is
 /// how a late session callback, an action completing twice and a timer firing after a cancel
 /// all come to nothing.
+///
+/// ## Delivering is two steps
+/// Finishing (``Next/finish(_:)``) decides the outcome, and the operation hands the actions'
+/// `didFinish` that outcome and queues the delivery on the completion executor; the phase is then
+/// `delivering`. A ``cancel()`` that comes before the executor runs the delivery is kept, and
+/// when the delivery starts it asks ``deliveryStarted()``, which answers
+/// ``Delivery/cancelled`` instead of ``Delivery/result``: once `cancel()` has returned, a
+/// completion that has not started is `.cancelled`. The actions are not told again: `didFinish`
+/// has run, once, with what the request came to.
 struct RequestStateMachine {
     /// Where the request is in its life, with what that part of its life is about.
     enum Phase {
@@ -66,7 +76,10 @@ struct RequestStateMachine {
         case deciding(action: Int, error: NetworkError)
         /// Waiting for the retry timer, once scheduled.
         case waitingToRetry(timer: (any NetworkCancellable)?)
-        /// Delivered, or being delivered; nothing more happens.
+        /// The outcome is decided (``Next/finish(_:)``), and its delivery on its way to the
+        /// completion executor; `cancelled` once ``cancel()`` has come since.
+        case delivering(cancelled: Bool)
+        /// The delivery has started (``deliveryStarted()``); nothing more happens.
         case finished
     }
 
@@ -104,8 +117,19 @@ struct RequestStateMachine {
         case askRetry(attempt: Int, action: Int, error: NetworkError)
         /// Schedule the retry timer after `delay` seconds; report ``retryTimerScheduled(_:)``.
         case scheduleRetry(attempt: Int, delay: TimeInterval)
-        /// Deliver the request's end: nothing follows.
+        /// End the request: let the actions see the outcome, and hand its delivery to the
+        /// completion executor, which reports ``deliveryStarted()`` and delivers what it answers.
         case finish(Finish)
+    }
+
+    /// What the completion executor delivers, once it runs the delivery.
+    enum Delivery: Equatable {
+        /// The outcome of ``Next/finish(_:)``, as the caller's transform made it.
+        case result
+        /// ``NetworkError/cancelled``: the caller cancelled after the outcome was decided.
+        case cancelled
+        /// Nothing: the delivery has started already.
+        case none
     }
 
     /// How a request ends.
@@ -191,9 +215,12 @@ struct RequestStateMachine {
         request.take()
     }
 
-    /// Whether the request has finished.
+    /// Whether the request has finished: its outcome is decided, delivered or not.
     var isFinished: Bool {
-        if case .finished = phase { true } else { false }
+        switch phase {
+        case .delivering, .finished: true
+        default: false
+        }
     }
 
     // MARK: - Events: starting, cancelling, timing out
@@ -207,7 +234,20 @@ struct RequestStateMachine {
 
     /// The caller cancelled the request.
     mutating func cancel() -> Next {
-        end(with: .cancelled)
+        if case .delivering = phase {
+            // Too late to stop anything, not to change what the caller gets.
+            phase = .delivering(cancelled: true)
+            return .none
+        }
+        return end(with: .cancelled)
+    }
+
+    /// The completion executor runs the delivery queued by ``Next/finish(_:)``: answers whether
+    /// it delivers the outcome or ``NetworkError/cancelled``. Asked once; `.none` after that.
+    mutating func deliveryStarted() -> Delivery {
+        guard case .delivering(let cancelled) = phase else { return .none }
+        phase = .finished
+        return cancelled ? .cancelled : .result
     }
 
     /// The preparation deadline of `attempt` passed: the actions took longer than the request's
@@ -431,7 +471,7 @@ struct RequestStateMachine {
     /// Ends the request with `error` now, or when the running call-out returns.
     private mutating func end(with error: NetworkError) -> Next {
         switch phase {
-        case .finished:
+        case .delivering, .finished:
             return .none
         case .idle:
             return finish(.failure(error))
@@ -442,7 +482,7 @@ struct RequestStateMachine {
         }
     }
 
-    /// Moves to `finished` and says what to deliver and what to stop.
+    /// Moves to `delivering` and says what to deliver and what to stop.
     private mutating func finish(_ result: Result<NetworkResponse, NetworkError>) -> Next {
         var task: (any NetworkSessionTask)?
         var timer: (any NetworkCancellable)?
@@ -452,7 +492,7 @@ struct RequestStateMachine {
         case .waitingToRetry(let retryTimer): timer = retryTimer
         default: break
         }
-        phase = .finished
+        phase = .delivering(cancelled: false)
         callOut = nil
         request = nil
         return .finish(

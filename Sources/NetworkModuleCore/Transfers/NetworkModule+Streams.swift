@@ -104,7 +104,7 @@ extension RequestOperation {
         let session = TransferSession(
             base: module.transferringSession, reporter: nil, download: nil, chunks: sink, retryAllowed: retryAllowed)
         return start(source: source, module: module, transfer: session) { result in
-            (result, { end(result) })
+            (result, { cancelled in end(cancelled ? .failure(.cancelled) : result) })
         }
     }
 }

@@ -32,7 +32,7 @@ extension NetworkModule {
         let session = TransferSession(base: module.transferringSession, reporter: reporter, download: nil)
         return RequestOperation.start(source: source, module: module, transfer: session) { result in
             let end = reporter.finish(after: result)
-            return (result, { end { completion(result) } })
+            return (result, { cancelled in end { completion(cancelled ? .failure(.cancelled) : result) } })
         }
     }
 
@@ -95,8 +95,15 @@ extension NetworkModule {
                 case .success(let download): .success(download.response)
                 case .failure(let error): .failure(error)
                 }
-            guard let end = reporter?.finish(after: output) else { return (seen, { completion(output) }) }
-            return (seen, { end { completion(output) } })
+            // Cancelled after the file was placed, before the caller heard of it: a cancel leaves
+            // no file.
+            let deliver: @Sendable (Bool) -> Void = { cancelled in
+                guard cancelled else { return completion(output) }
+                if case .success(let download) = output { try? FileManager.default.removeItem(at: download.fileURL) }
+                completion(.failure(.cancelled))
+            }
+            guard let end = reporter?.finish(after: output) else { return (seen, deliver) }
+            return (seen, { cancelled in end { deliver(cancelled) } })
         }
     }
 }

@@ -16,7 +16,7 @@ import Testing
 struct LifecycleGuaranteesTests {
     /// Records every hook with the action's name; cancels the request from inside one hook.
     final class HookRecorder: NetworkModuleAction {
-        enum CancelPoint: Sendable { case none, didReceive, validate, retryDecision }
+        enum CancelPoint: Sendable { case none, didReceive, validate, retryDecision, didFinish }
 
         let name: String
         let order: LockedState<[String]>
@@ -68,6 +68,7 @@ struct LifecycleGuaranteesTests {
                 case .failure(let error): "\(error.statusCode ?? 0)"
                 }
             order.withLock { $0.append("didFinish \(name) \(outcome)") }
+            if cancelPoint == .didFinish { handle.value?.cancel() }
         }
     }
 
@@ -201,6 +202,84 @@ struct LifecycleGuaranteesTests {
 
         #expect(order.value.last == "didFinish A decodingFailed")
         if case .decodingFailed? = results.singleError {} else { Issue.record("expected decodingFailed") }
+    }
+
+    // MARK: - A cancel before the executor runs the completion wins
+
+    @Test(
+        "when cancelled after the outcome is decided but before the executor runs the completion, should deliver cancelled once"
+    )
+    func cancelWhileDeliveryQueued() async {
+        let session = FakeNetworkSession()
+        session.stub(.any, with: .status(200))
+        let order = LockedState<[String]>([])
+        let executor = RecordingExecutor(holdingDeliveries: true)
+        let results = ResultCollector<NetworkResponse>()
+        let handle = makeModule(session: session, actions: [HookRecorder(name: "A", order: order)], executor: executor)
+            .perform(request: TestRequest(), completion: results.completion)
+        #expect(executor.heldCount == 1, "the 200 is decided and its delivery queued")
+
+        handle.cancel()
+        let delivered = await executor.deliver()
+
+        #expect(delivered)
+        #expect(results.count == 1)
+        #expect(results.singleError == .cancelled, "\(results.results)")
+        #expect(executor.deliveryCount == 1)
+        #expect(order.value.last == "didFinish A 200", "didFinish saw the outcome, once, and is the last hook")
+        #expect(order.value.filter { $0.hasPrefix("didFinish") }.count == 1)
+        handle.cancel()
+        #expect(results.count == 1, "a cancel after the delivery changes nothing")
+    }
+
+    @Test("when cancelled after the executor ran the completion, should leave the delivered success as it is")
+    func cancelAfterDelivery() async {
+        let session = FakeNetworkSession()
+        session.stub(.any, with: .status(200))
+        let executor = RecordingExecutor(holdingDeliveries: true)
+        let results = ResultCollector<NetworkResponse>()
+        let handle = makeModule(session: session, executor: executor)
+            .perform(request: TestRequest(), completion: results.completion)
+        #expect(await executor.deliver())
+
+        handle.cancel()
+
+        #expect(results.singleValue?.statusCode == 200)
+        #expect(executor.deliveryCount == 1)
+    }
+
+    @Test("when a decoded request is cancelled before the executor runs its completion, should deliver cancelled")
+    func cancelDecodedWhileDeliveryQueued() async {
+        let session = FakeNetworkSession()
+        session.stub(.any, with: .json(User(id: 1, name: "Ada")))
+        let executor = RecordingExecutor(holdingDeliveries: true)
+        let results = ResultCollector<User>()
+        let handle = makeModule(session: session, executor: executor).performAndDecode(
+            request: TestRequest(), responseType: User.self, completion: results.completion)
+
+        handle.cancel()
+        let delivered = await executor.deliver()
+
+        #expect(delivered)
+        #expect(results.singleError == .cancelled, "\(results.results)")
+    }
+
+    @Test("when cancelled from didFinish, should deliver cancelled after didFinish saw the outcome")
+    func cancelFromDidFinish() {
+        let session = FakeNetworkSession(holdingResponses: true)
+        session.stub(.any, with: .status(200))
+        let order = LockedState<[String]>([])
+        let first = HookRecorder(name: "A", order: order, cancelPoint: .didFinish)
+        let second = HookRecorder(name: "B", order: order)
+        let results = ResultCollector<NetworkResponse>()
+        let handle = makeModule(session: session, actions: [first, second]).perform(
+            request: TestRequest(), completion: results.completion)
+        first.handle.withLock { $0 = handle }
+
+        session.releaseAll()
+
+        #expect(order.value.suffix(2) == ["didFinish A 200", "didFinish B 200"], "\(order.value)")
+        #expect(results.singleError == .cancelled, "\(results.results)")
     }
 
     // MARK: - A cancelled Task sends nothing

@@ -17,7 +17,8 @@ struct RequestStateMachineTests {
     /// A state the machine can be in: a phase, and whether a call-out is running.
     enum Situation: String, CaseIterable, CustomTestStringConvertible {
         case idle, building, preparingCallOut, schedulingDeadline, awaitingAction, creatingTask, resuming, inFlight,
-            observing, askingRetry, awaitingDecision, schedulingRetry, waitingForTimer, finished
+            observing, askingRetry, awaitingDecision, schedulingRetry, waitingForTimer, delivering, deliveringCancelled,
+            finished
 
         var testDescription: String { rawValue }
 
@@ -42,6 +43,16 @@ struct RequestStateMachineTests {
                 { $0.retryDecided(attempt: 1, index: 0, .retryAfter(1)) },
                 { $0.retryTimerScheduled(FakeTimer()) },
             ]
+            // A 200 decided (its delivery queued), cancelled, delivered.
+            let deliverySteps: [(inout Machine) -> Machine.Next] = [
+                { $0.answered(attempt: 1, .success(sampleResponse)) },
+                { $0.observed(.success(sampleResponse)) },
+                { $0.cancel() },
+                {
+                    _ = $0.deliveryStarted()
+                    return .none
+                },
+            ]
             let path: ArraySlice<(inout Machine) -> Machine.Next> =
                 switch self {
                 case .idle: []
@@ -57,7 +68,9 @@ struct RequestStateMachineTests {
                 case .awaitingDecision: sendSteps.prefix(8)
                 case .schedulingRetry: sendSteps.prefix(9)
                 case .waitingForTimer: sendSteps.prefix(10)
-                case .finished: [{ $0.cancel() }]
+                case .delivering: sendSteps.prefix(5) + deliverySteps.prefix(2)
+                case .deliveringCancelled: sendSteps.prefix(5) + deliverySteps.prefix(3)
+                case .finished: sendSteps.prefix(5) + deliverySteps.prefix(4)
                 }
             for step in path { _ = step(&machine) }
             return machine
@@ -69,37 +82,41 @@ struct RequestStateMachineTests {
         case start, cancel, deadlinePassed, built, buildFailed, preparedAll, preparationFailed, waitingForAction0,
             deadlineScheduled, taskCreated, sendRejected, resumeReturned, observedSuccess, observedFailure,
             decisionReturned, timerScheduled, action0Prepared, action1Prepared, answered, answeredForAttempt2,
-            decidedRetry, decidedNoRetry, timerFired, timerFiredForAttempt2
+            decidedRetry, decidedNoRetry, timerFired, timerFiredForAttempt2, deliveryStarted
 
         var testDescription: String { rawValue }
 
-        func apply(to machine: inout Machine) -> Machine.Next {
+        /// Applies the event; returns what the machine answered, as the table writes it.
+        func apply(to machine: inout Machine) -> String {
+            let next: Machine.Next
             switch self {
-            case .start: machine.start()
-            case .cancel: machine.cancel()
-            case .deadlinePassed: machine.preparationDeadlinePassed(attempt: 1)
-            case .built: machine.built(.success(sampleRequest))
-            case .buildFailed: machine.built(.failure(.invalidRequest(.missingURL)))
-            case .preparedAll: machine.preparationReturned(.prepared(sampleRequest))
-            case .preparationFailed: machine.preparationReturned(.failed(.notConnectedToInternet))
-            case .waitingForAction0: machine.preparationReturned(.waiting(forAction: 0))
-            case .deadlineScheduled: machine.preparationDeadlineScheduled(FakeTimer())
-            case .taskCreated: machine.taskCreated(FakeTask())
-            case .sendRejected: machine.sendRejected(.invalidRequest(.invalidHeaderName("a b")))
-            case .resumeReturned: machine.resumeReturned()
-            case .observedSuccess: machine.observed(.success(sampleResponse))
-            case .observedFailure: machine.observed(.failure(serverError))
-            case .decisionReturned: machine.retryDecisionReturned()
-            case .timerScheduled: machine.retryTimerScheduled(FakeTimer())
-            case .action0Prepared: machine.actionPrepared(attempt: 1, index: 0, .success(sampleRequest))
-            case .action1Prepared: machine.actionPrepared(attempt: 1, index: 1, .success(sampleRequest))
-            case .answered: machine.answered(attempt: 1, .success(sampleResponse))
-            case .answeredForAttempt2: machine.answered(attempt: 2, .success(sampleResponse))
-            case .decidedRetry: machine.retryDecided(attempt: 1, index: 0, .retry)
-            case .decidedNoRetry: machine.retryDecided(attempt: 1, index: 0, .doNotRetry)
-            case .timerFired: machine.retryTimerFired(attempt: 1)
-            case .timerFiredForAttempt2: machine.retryTimerFired(attempt: 2)
+            case .deliveryStarted: return RequestStateMachineTests.describe(machine.deliveryStarted())
+            case .start: next = machine.start()
+            case .cancel: next = machine.cancel()
+            case .deadlinePassed: next = machine.preparationDeadlinePassed(attempt: 1)
+            case .built: next = machine.built(.success(sampleRequest))
+            case .buildFailed: next = machine.built(.failure(.invalidRequest(.missingURL)))
+            case .preparedAll: next = machine.preparationReturned(.prepared(sampleRequest))
+            case .preparationFailed: next = machine.preparationReturned(.failed(.notConnectedToInternet))
+            case .waitingForAction0: next = machine.preparationReturned(.waiting(forAction: 0))
+            case .deadlineScheduled: next = machine.preparationDeadlineScheduled(FakeTimer())
+            case .taskCreated: next = machine.taskCreated(FakeTask())
+            case .sendRejected: next = machine.sendRejected(.invalidRequest(.invalidHeaderName("a b")))
+            case .resumeReturned: next = machine.resumeReturned()
+            case .observedSuccess: next = machine.observed(.success(sampleResponse))
+            case .observedFailure: next = machine.observed(.failure(serverError))
+            case .decisionReturned: next = machine.retryDecisionReturned()
+            case .timerScheduled: next = machine.retryTimerScheduled(FakeTimer())
+            case .action0Prepared: next = machine.actionPrepared(attempt: 1, index: 0, .success(sampleRequest))
+            case .action1Prepared: next = machine.actionPrepared(attempt: 1, index: 1, .success(sampleRequest))
+            case .answered: next = machine.answered(attempt: 1, .success(sampleResponse))
+            case .answeredForAttempt2: next = machine.answered(attempt: 2, .success(sampleResponse))
+            case .decidedRetry: next = machine.retryDecided(attempt: 1, index: 0, .retry)
+            case .decidedNoRetry: next = machine.retryDecided(attempt: 1, index: 0, .doNotRetry)
+            case .timerFired: next = machine.retryTimerFired(attempt: 1)
+            case .timerFiredForAttempt2: next = machine.retryTimerFired(attempt: 2)
             }
+            return RequestStateMachineTests.describe(next, machine)
         }
     }
 
@@ -119,15 +136,16 @@ struct RequestStateMachineTests {
     static let transitions: [Situation: [Event: Outcome]] = [
         .idle: [
             .start: Outcome(next: "build(1)", phase: "building", isCallingOut: true),
-            .cancel: Outcome(next: "finish(cancelled, silent)", phase: "finished", isCallingOut: false),
+            .cancel: Outcome(next: "finish(cancelled, silent)", phase: "delivering", isCallingOut: false),
         ],
         .building: [
             .built: Outcome(next: "prepare(1, from: 0)", phase: "preparing(0, nil)", isCallingOut: true),
-            .buildFailed: Outcome(next: "finish(invalidRequest, silent)", phase: "finished", isCallingOut: false),
+            .buildFailed: Outcome(next: "finish(invalidRequest, silent)", phase: "delivering", isCallingOut: false),
         ],
         .preparingCallOut: [
             .preparedAll: Outcome(next: "send(1)", phase: "sending(nil)", isCallingOut: true),
-            .preparationFailed: Outcome(next: "finish(notConnectedToInternet)", phase: "finished", isCallingOut: false),
+            .preparationFailed: Outcome(
+                next: "finish(notConnectedToInternet)", phase: "delivering", isCallingOut: false),
             .waitingForAction0: Outcome(
                 next: "schedulePreparationDeadline(1)", phase: "preparing(0, 0)", isCallingOut: true),
         ],
@@ -135,30 +153,30 @@ struct RequestStateMachineTests {
             .deadlineScheduled: Outcome(next: "none", phase: "preparing(0, 0)", isCallingOut: false)
         ],
         .awaitingAction: [
-            .cancel: Outcome(next: "finish(cancelled, 1 timer)", phase: "finished", isCallingOut: false),
-            .deadlinePassed: Outcome(next: "finish(timedOut, 1 timer)", phase: "finished", isCallingOut: false),
+            .cancel: Outcome(next: "finish(cancelled, 1 timer)", phase: "delivering", isCallingOut: false),
+            .deadlinePassed: Outcome(next: "finish(timedOut, 1 timer)", phase: "delivering", isCallingOut: false),
             .action0Prepared: Outcome(next: "prepare(1, from: 1)", phase: "preparing(1, nil)", isCallingOut: true),
         ],
         .creatingTask: [
             .taskCreated: Outcome(next: "resume", phase: "sending(task)", isCallingOut: true),
-            .sendRejected: Outcome(next: "finish(invalidRequest)", phase: "finished", isCallingOut: false),
+            .sendRejected: Outcome(next: "finish(invalidRequest)", phase: "delivering", isCallingOut: false),
         ],
         .resuming: [
             .resumeReturned: Outcome(next: "none", phase: "sending(task)", isCallingOut: false)
         ],
         .inFlight: [
-            .cancel: Outcome(next: "finish(cancelled, task)", phase: "finished", isCallingOut: false),
+            .cancel: Outcome(next: "finish(cancelled, task)", phase: "delivering", isCallingOut: false),
             .answered: Outcome(next: "observe(1)", phase: "observing", isCallingOut: true),
         ],
         .observing: [
-            .observedSuccess: Outcome(next: "finish(200)", phase: "finished", isCallingOut: false),
+            .observedSuccess: Outcome(next: "finish(200)", phase: "delivering", isCallingOut: false),
             .observedFailure: Outcome(next: "askRetry(1, action: 0)", phase: "deciding(0)", isCallingOut: true),
         ],
         .askingRetry: [
             .decisionReturned: Outcome(next: "none", phase: "deciding(0)", isCallingOut: false)
         ],
         .awaitingDecision: [
-            .cancel: Outcome(next: "finish(cancelled)", phase: "finished", isCallingOut: false),
+            .cancel: Outcome(next: "finish(cancelled)", phase: "delivering", isCallingOut: false),
             .decidedRetry: Outcome(next: "build(2)", phase: "building", isCallingOut: true),
             .decidedNoRetry: Outcome(next: "askRetry(1, action: 1)", phase: "deciding(1)", isCallingOut: true),
         ],
@@ -166,8 +184,15 @@ struct RequestStateMachineTests {
             .timerScheduled: Outcome(next: "none", phase: "waitingToRetry(timer)", isCallingOut: false)
         ],
         .waitingForTimer: [
-            .cancel: Outcome(next: "finish(cancelled, 1 timer)", phase: "finished", isCallingOut: false),
+            .cancel: Outcome(next: "finish(cancelled, 1 timer)", phase: "delivering", isCallingOut: false),
             .timerFired: Outcome(next: "build(2)", phase: "building", isCallingOut: true),
+        ],
+        .delivering: [
+            .cancel: Outcome(next: "none", phase: "delivering(cancelled)", isCallingOut: false),
+            .deliveryStarted: Outcome(next: "deliver(result)", phase: "finished", isCallingOut: false),
+        ],
+        .deliveringCancelled: [
+            .deliveryStarted: Outcome(next: "deliver(cancelled)", phase: "finished", isCallingOut: false)
         ],
         .finished: [:],
     ]
@@ -179,13 +204,10 @@ struct RequestStateMachineTests {
         var machine = situation.machine()
         let before = Outcome(next: "none", phase: Self.phase(of: machine), isCallingOut: machine.isCallingOut)
 
-        let next = event.apply(to: &machine)
+        let answer = event.apply(to: &machine)
 
         let expected = Self.transitions[situation]?[event] ?? before
-        #expect(
-            Outcome(
-                next: Self.describe(next, machine), phase: Self.phase(of: machine), isCallingOut: machine.isCallingOut)
-                == expected)
+        #expect(Outcome(next: answer, phase: Self.phase(of: machine), isCallingOut: machine.isCallingOut) == expected)
     }
 
     // MARK: - Call-outs: what arrives during one is taken up when it returns
@@ -291,6 +313,58 @@ struct RequestStateMachineTests {
         _ = machine.answered(attempt: 1, .success(sampleResponse))
         _ = machine.cancel()
         #expect(Self.describe(machine.resumeReturned(), machine) == "finish(cancelled, task)")
+    }
+
+    // MARK: - Delivering: a cancel before the executor runs the delivery wins
+
+    @Test("when cancelled after the delivery of a success is queued, should deliver cancelled when it starts")
+    func cancelAfterDeliveryQueued() {
+        var machine = Situation.delivering.machine()
+
+        let next = machine.cancel()
+
+        #expect(Self.describe(next, machine) == "none")
+        #expect(Self.describe(machine.deliveryStarted()) == "deliver(cancelled)")
+        #expect(Self.describe(machine.deliveryStarted()) == "none")
+        #expect(Self.phase(of: machine) == "finished")
+    }
+
+    @Test("when cancelled after the delivery started, should change nothing")
+    func cancelAfterDeliveryStarted() {
+        var machine = Situation.delivering.machine()
+        #expect(Self.describe(machine.deliveryStarted()) == "deliver(result)")
+
+        let next = machine.cancel()
+
+        #expect(Self.describe(next, machine) == "none")
+        #expect(Self.describe(machine.deliveryStarted()) == "none")
+        #expect(Self.phase(of: machine) == "finished")
+    }
+
+    @Test("when cancelled twice while the delivery is queued, should deliver cancelled once")
+    func cancelTwiceWhileDeliveryQueued() {
+        var machine = Situation.delivering.machine()
+
+        let first = machine.cancel()
+        let second = machine.cancel()
+
+        #expect(Self.describe(first, machine) == "none")
+        #expect(Self.describe(second, machine) == "none")
+        #expect(Self.describe(machine.deliveryStarted()) == "deliver(cancelled)")
+        #expect(Self.describe(machine.deliveryStarted()) == "none")
+    }
+
+    @Test("when a request that was cancelled in flight is cancelled again, should deliver its cancelled once")
+    func cancelTwiceInFlight() {
+        var machine = Situation.inFlight.machine()
+
+        let first = machine.cancel()
+        let second = machine.cancel()
+
+        #expect(Self.describe(first, machine) == "finish(cancelled, task)")
+        #expect(Self.describe(second, machine) == "none")
+        #expect(Self.describe(machine.deliveryStarted()) == "deliver(cancelled)")
+        #expect(Self.describe(machine.deliveryStarted()) == "none")
     }
 
     // MARK: - Attempts
@@ -404,7 +478,17 @@ struct RequestStateMachineTests {
         case .observing: "observing"
         case .deciding(let action, _): "deciding(\(action))"
         case .waitingToRetry(let timer): "waitingToRetry(\(timer == nil ? "nil" : "timer"))"
+        case .delivering(let cancelled): cancelled ? "delivering(cancelled)" : "delivering"
         case .finished: "finished"
+        }
+    }
+
+    /// What ``RequestStateMachine/deliveryStarted()`` answered, as the table writes it.
+    static func describe(_ delivery: Machine.Delivery) -> String {
+        switch delivery {
+        case .result: "deliver(result)"
+        case .cancelled: "deliver(cancelled)"
+        case .none: "none"
         }
     }
 

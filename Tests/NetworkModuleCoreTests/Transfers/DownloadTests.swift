@@ -216,6 +216,31 @@ struct DownloadTests {
         #expect(try Data(contentsOf: destination) == body)
     }
 
+    @Test(
+        "when cancelled after the file was placed but before the executor runs the completion, should deliver cancelled and leave no file"
+    )
+    func cancelWhileDeliveryQueued() async throws {
+        let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let destination = folder.appendingPathComponent("report.pdf")
+        let session = FakeNetworkSession()
+        session.stub(.any, with: .status(200, body: body))
+        let executor = RecordingExecutor(holdingDeliveries: true)
+        let results = ResultCollector<DownloadResponse>()
+        let module = DefaultNetworkModule(
+            requestBuilder: DefaultRequestBuilder(baseURL: apiBaseURL), session: session, completionExecutor: executor)
+        let handle = module.download(
+            request: GetFile(), to: DownloadDestination(destination), completion: results.completion)
+        #expect(FileManager.default.fileExists(atPath: destination.path), "placed before the delivery")
+
+        handle.cancel()
+        let delivered = await executor.deliver()
+
+        #expect(delivered)
+        #expect(results.singleError == .cancelled, "\(results.results)")
+        #expect(fileNames(in: folder).isEmpty)
+    }
+
     @Test("when the destination is not a file URL, should fail before sending")
     func notAFileURL() throws {
         let session = ScriptedTransferSession { _, request, _ in (Data(), httpResponse(request), nil) }
