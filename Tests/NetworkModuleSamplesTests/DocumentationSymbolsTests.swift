@@ -100,6 +100,7 @@ enum DocumentationSymbols {
         "DecodingError": "Swift: what DecodingFailure carries the context of",
         "ETag": "an HTTP header field, which reads as a capitalized word with two capitals",
         "FoundationNetworking": "swift-corelibs-foundation's module that holds URLSession on Linux",
+        "JSONSerialization": "Foundation: the JSON reader whose forms (a byte-order mark, UTF-16) masking follows",
         "Insecure": "CryptoKit's Insecure.MD5, which the sessions guide says is not used",
         "Issue": "Swift Testing: Issue.record, in the testing guide",
         "MainActor": "Swift concurrency: MainActor.assumeIsolated, in the executors guide",
