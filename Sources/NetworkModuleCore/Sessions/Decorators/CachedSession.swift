@@ -204,6 +204,10 @@ public final class CachedSession: NetworkSession, TransferringSession {
     ) -> any NetworkSessionTask {
         let method = request.httpMethod ?? "GET"
         guard method == "GET", transfer.redirectPolicy.isFollow, !transfer.needsApplying else {
+            // `only-if-cached` never calls the server, whatever else the request is.
+            if Self.directives(of: request).onlyIfCached {
+                return UnsentTask(answer: Self.unsatisfiable(request), completionHandler: completionHandler)
+            }
             return wrapped.transferTask(
                 with: request, transfer: transfer,
                 completionHandler: invalidating(for: request, completionHandler: completionHandler))
@@ -224,10 +228,33 @@ public final class CachedSession: NetworkSession, TransferringSession {
             ? CacheControl.none : CacheControl(cacheControl: cacheControl, pragma: pragma)
         if request.cachePolicy != .useProtocolCachePolicy { directives.add(request.cachePolicy) }
         guard let key, !isConditional, !directives.noStore else {
+            // Neither answered from the cache nor stored; `only-if-cached` still never calls the
+            // server (RFC 9111, section 5.2.1.7).
+            guard !directives.onlyIfCached else {
+                return UnsentTask(answer: Self.unsatisfiable(request), completionHandler: completionHandler)
+            }
             return wrapped.dataTask(with: request, completionHandler: completionHandler)
         }
         return CachedSessionTask(
             session: self, key: key, request: request, directives: directives, completionHandler: completionHandler)
+    }
+
+    /// The directives of `request`, from its header fields and its cache policy.
+    private static func directives(of request: URLRequest) -> CacheControl {
+        var directives = CacheControl(
+            cacheControl: request.value(forHTTPHeaderField: "Cache-Control"),
+            pragma: request.value(forHTTPHeaderField: "Pragma"))
+        if request.cachePolicy != .useProtocolCachePolicy { directives.add(request.cachePolicy) }
+        return directives
+    }
+
+    /// The answer to a request that says `only-if-cached` when nothing stored can answer it:
+    /// `504 Gateway Timeout`, from the cache, without a call (RFC 9111, section 5.2.1.7).
+    static func unsatisfiable(_ request: URLRequest) -> UnsentTask.Answer {
+        guard let url = request.url,
+            let response = HTTPURLResponse(url: url, statusCode: 504, httpVersion: "HTTP/1.1", headerFields: nil)
+        else { return .failure(URLError(.resourceUnavailable)) }
+        return .response(Data(), response)
     }
 
     /// Revalidates `stale`, stored for `key`, with a request of the cache's own (RFC 5861,

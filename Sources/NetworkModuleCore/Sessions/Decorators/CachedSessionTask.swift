@@ -101,13 +101,7 @@ final class CachedSessionTask: NetworkSessionTask, @unchecked Sendable {
             }
             handler(data, response, nil)
         case .unsatisfiable(let handler):
-            if let url = request.url,
-                let response = HTTPURLResponse(url: url, statusCode: 504, httpVersion: "HTTP/1.1", headerFields: nil)
-            {
-                handler(Data(), response, nil)
-            } else {
-                handler(nil, nil, URLError(.resourceUnavailable))
-            }
+            CachedSession.unsatisfiable(request).report(to: handler)
         case .send(let outgoing):
             session.state.send(outgoing, on: session.wrapped) { _, inner in
                 self.lifecycle.started(inner)  // false if cancelled meanwhile

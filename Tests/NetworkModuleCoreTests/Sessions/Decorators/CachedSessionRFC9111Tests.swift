@@ -283,6 +283,24 @@ struct CachedSessionRFC9111Tests {
         #expect(fake.recordedRequests.count == 1)
     }
 
+    @Test(
+        "when a request says only-if-cached and anything else keeps the cache out of it, should answer 504 without a call",
+        arguments: [
+            ("GET", ["Cache-Control": "only-if-cached, no-store"]),
+            ("GET", ["Cache-Control": "only-if-cached", "If-None-Match": "\"v1\""]),
+            ("GET", ["Cache-Control": "only-if-cached", "Range": "bytes=0-1"]),
+            ("POST", ["Cache-Control": "only-if-cached"]),
+        ])
+    func onlyIfCachedWhereTheCacheCannotAnswer(method: String, headers: [String: String]) {
+        let fake = countingFake(headers: ["Cache-Control": "max-age=60", "ETag": "\"v1\""])
+        let session = cached(fake)
+
+        let outcome = session.start(sessionRequest("/a", method: method, headers: headers)).outcomes
+
+        #expect(fake.recordedRequests.isEmpty, "only-if-cached reached the server")
+        #expect(outcome.single?.status == 504)
+    }
+
     // MARK: The request's cachePolicy
 
     @Test("when the cache policy is reloadIgnoringLocalCacheData, should fetch without validators and store the answer")
@@ -337,6 +355,17 @@ struct CachedSessionRFC9111Tests {
         #expect(stale == "/v2/a#1")
         #expect(missing.single?.status == 504)
         #expect(fake.recordedRequests.count == 1)
+    }
+
+    @Test("when the cache policy is returnCacheDataDontLoad on a POST, should answer 504 without a call")
+    func returnCacheDataDontLoadPost() {
+        let fake = countingFake()
+        let session = cached(fake)
+
+        let outcome = session.start(sessionRequest("/a", method: "POST", cachePolicy: .returnCacheDataDontLoad)).outcomes
+
+        #expect(fake.recordedRequests.isEmpty, "returnCacheDataDontLoad reached the server")
+        #expect(outcome.single?.status == 504)
     }
 
     // MARK: Vary (section 4.1)
