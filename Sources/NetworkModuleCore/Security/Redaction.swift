@@ -119,8 +119,8 @@ public struct Redaction: Sendable, Equatable {
 
     /// `url` with its password (`https://user:password@host`) and the values of secret query
     /// items masked, and those of secret items in its fragment too (`#access_token=…&state=…`,
-    /// OAuth's implicit flow; after the fragment's first `?` in one that has one,
-    /// `#/callback?token=…`); the rest is left as it was. A URL with none of these is returned at
+    /// OAuth's implicit flow, on either side of a `?` in it: `#/callback?token=…`); the rest is
+    /// left as it was. A URL with none of these is returned at
     /// once.
     public func redacted(_ url: URL) -> URL {
         // Read off the URL's text, which Foundation keeps, rather than through `url.password`
@@ -141,9 +141,11 @@ public struct Redaction: Sendable, Equatable {
             }
             var secretFragment = false
             if let fragmentStart {
-                let fragment = bytes[(fragmentStart + 1)...]
-                let items = fragment.firstIndex(of: UInt8(ascii: "?")).map { fragment[($0 + 1)...] } ?? fragment
-                secretFragment = mayHaveSecret(query: UnsafeBufferPointer(rebasing: items))
+                // Items may stand on either side of a `?` in the fragment (`#/cb?token=…`,
+                // `#access_token=…?state=…`): each part is read as a list of items.
+                secretFragment = bytes[(fragmentStart + 1)...].split(
+                    separator: UInt8(ascii: "?"), omittingEmptySubsequences: false
+                ).contains { mayHaveSecret(query: UnsafeBufferPointer(rebasing: $0)) }
             }
             return (bytes[..<queryStart].contains(UInt8(ascii: "@")), secretQuery, secretFragment)
         }
@@ -164,9 +166,10 @@ public struct Redaction: Sendable, Equatable {
             }
         }
         if mayHaveSecretFragment, let fragment = components.percentEncodedFragment {
-            let itemsStart = fragment.firstIndex(of: "?").map { fragment.index(after: $0) } ?? fragment.startIndex
-            if let masked = maskedFormFields(fragment[itemsStart...]) {
-                components.percentEncodedFragment = fragment[..<itemsStart] + masked
+            let parts = fragment.split(separator: "?", omittingEmptySubsequences: false)
+            let masked = parts.map { maskedFormFields($0) }
+            if masked.contains(where: { $0 != nil }) {
+                components.percentEncodedFragment = zip(parts, masked).map { $1 ?? String($0) }.joined(separator: "?")
             }
         }
         return components.url ?? unreadableURL(text)

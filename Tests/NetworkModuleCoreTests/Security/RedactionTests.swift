@@ -193,8 +193,23 @@ struct RedactionTests {
             "https://app.example.com/cb?state=s#refresh%5Ftoken=t0k3n",
             "https://app.example.com/cb?state=s#refresh%5Ftoken=REDACTED"
         ),
+        (
+            "https://app.example.com/cb#access_token=t0k3n?state=1",
+            "https://app.example.com/cb#access_token=REDACTED?state=1"
+        ),
         ("https://app.example.com/cb#section-2", "https://app.example.com/cb#section-2"),
     ]
+
+    @Test(
+        "when a header carrying URLs holds one whose fragment has a token before a ?, should mask it",
+        arguments: [
+            ("Location", "https://a.example/cb#access_token=t0k3n?state=1"),
+            ("Refresh", "0; url=https://a.example/#access_token=t0k3n?x"),
+            ("Link", "<https://a.example/#access_token=t0k3n?x=1>; rel=\"next\""),
+        ])
+    func fragmentTokenBeforeQuestionMarkInHeaders(name: String, value: String) {
+        #expect(!Redaction.default.value(value, forHeader: name).contains("t0k3n"))
+    }
 
     @Test(
         "when a URL's fragment carries tokens, should mask them like query items",
