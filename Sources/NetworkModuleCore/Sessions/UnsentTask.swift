@@ -31,8 +31,9 @@ final class UnsentTask: NetworkSessionTask {
         self.lifecycle = LockedState(SessionTaskLifecycle(handler: completionHandler))
     }
 
-    convenience init(error: URLError, completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void)
-    {
+    convenience init(
+        error: URLError, completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    ) {
         self.init(answer: .failure(error), completionHandler: completionHandler)
     }
 

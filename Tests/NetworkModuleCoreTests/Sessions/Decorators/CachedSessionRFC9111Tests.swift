@@ -362,7 +362,8 @@ struct CachedSessionRFC9111Tests {
         let fake = countingFake()
         let session = cached(fake)
 
-        let outcome = session.start(sessionRequest("/a", method: "POST", cachePolicy: .returnCacheDataDontLoad)).outcomes
+        let outcome = session.start(sessionRequest("/a", method: "POST", cachePolicy: .returnCacheDataDontLoad))
+            .outcomes
 
         #expect(fake.recordedRequests.isEmpty, "returnCacheDataDontLoad reached the server")
         #expect(outcome.single?.status == 504)
