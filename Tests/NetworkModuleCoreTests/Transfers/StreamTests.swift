@@ -302,9 +302,12 @@ struct StreamTests {
         let session = FakeNetworkSession(holdingResponses: true)
         session.stub(.any, with: .status(200, body: body).inChunks(of: 4))
         let stream = makeModule(session: session).stream(request: TestRequest())
-        // Each reader reports how it ended here; after 10 s, a reader still waiting is reported.
+        // Each reader reports how it ended here. The test waits for those events; the watchdog
+        // only keeps the defect (a reader waiting for ever) from hanging the run, so it is far
+        // longer than any scheduling delay: at 10 s it fired on a loaded two-core machine before
+        // either task had run.
         let (outcomes, report) = AsyncStream.makeStream(of: ReaderOutcome.self)
-        DispatchQueue.global().asyncAfter(deadline: .now() + 10) { report.yield(.stillWaiting) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 300) { report.yield(.stillWaiting) }
         defer { report.finish() }
         for _ in 0..<2 {
             Task {
