@@ -10,7 +10,7 @@ extension Redaction {
 
     /// What masking did to a body.
     package enum MaskedBody: Equatable {
-        /// Nothing to mask: neither JSON nor a form, or one with no secret; write it as it is.
+        /// Nothing to mask: no secret in JSON, a form or other text, or a body that is not text; write it as it is.
         case unchanged
         /// The body with every secret value masked.
         case masked(Data)
@@ -46,8 +46,9 @@ extension Redaction {
                 return .withheld("(\(body.count) bytes of JSON left out: too large to mask)")
             }
             guard let json = Self.readJSON(body) else {
-                // Not JSON after all (text that starts with a bracket), unless it says it is.
-                guard declaredJSON else { return .unchanged }
+                // Not JSON after all (newline-delimited JSON, text that starts with a bracket):
+                // free text, unless it says it is JSON.
+                guard declaredJSON else { return maskedText(body) }
                 return .withheld("(\(body.count) bytes of invalid JSON left out: its secrets cannot be masked)")
             }
             var changed = false
@@ -63,11 +64,16 @@ extension Redaction {
         guard let text = String(data: body, encoding: .utf8) else {
             return isForm ? .withheld("(\(body.count) bytes of a form that is not UTF-8 left out)") : .unchanged
         }
-        guard isForm || (contentType == nil && Self.looksLikeForm(text)), let masked = maskedFormFields(text[...])
-        else {
-            return .unchanged
-        }
-        return .masked(Data(masked.utf8))
+        guard isForm || (contentType == nil && Self.looksLikeForm(text)) else { return maskedText(body, text) }
+        return maskedFormFields(text[...]).map { .masked(Data($0.utf8)) } ?? .unchanged
+    }
+
+    /// `body`, text that is neither JSON nor a form (or `text`, its UTF-8 reading), masked as
+    /// free text (see ``redactedText(_:)``); a body that is not UTF-8 (an image) as it is.
+    private func maskedText(_ body: Data, _ text: String? = nil) -> MaskedBody {
+        guard let text = text ?? String(data: body, encoding: .utf8) else { return .unchanged }
+        let masked = redactedText(text)
+        return masked == text ? .unchanged : .masked(Data(masked.utf8))
     }
 
     /// `object` (from `JSONSerialization`) with the value of every key that names a secret
@@ -88,13 +94,13 @@ extension Redaction {
             return masked
         }
         if let array = object as? [Any] { return array.map { maskedJSON($0, changed: &changed) } }
-        if let text = object as? String, text.contains("://"),
-            text.contains("?") || text.contains("@") || text.contains("#")
-        {
+        if let text = object as? String, text.contains("=") || text.contains(":") {
             // A URL in a body (an echo of the request, a next-page link): its secret query and
-            // fragment values and password are masked as in the request's own URL; text that
-            // holds one but does not parse as a URL, as free text.
-            let masked = URL(string: text).map { redacted($0).absoluteString } ?? redactedText(text)
+            // fragment values and password are masked as in the request's own URL. Other text
+            // (JSON encoded into a string, `name=value` pairs), and a URL that does not parse,
+            // as free text.
+            let url = text.contains("://") ? URL(string: text) : nil
+            let masked = url.map { redacted($0).absoluteString } ?? redactedText(text)
             if masked != text {
                 changed = true
                 return masked
@@ -104,7 +110,8 @@ extension Redaction {
     }
 
     /// Form fields (`name=value&…`, a form body or a URL's fragment) with the values of secret
-    /// fields masked, or `nil` if none is secret. A byte-order mark before the first name is
+    /// fields masked, and the secrets other values hold (see ``maskedNestedValue(_:)``), or
+    /// `nil` if there is none. A byte-order mark before the first name is
     /// not part of it.
     func maskedFormFields(_ text: Substring) -> String? {
         let pairs = text.split(separator: "&", omittingEmptySubsequences: false).map { pair in
@@ -117,11 +124,14 @@ extension Redaction {
         let tokenRequest = Self.isTokenRequest(pairs.map(\.name))
         var changed = false
         let masked = pairs.map { pair -> String in
-            guard pair.value != nil, isSecret(field: pair.name, inTokenRequest: tokenRequest) else {
-                return pair.value.map { "\(pair.rawName)=\($0)" } ?? pair.rawName
+            guard let value = pair.value else { return pair.rawName }
+            if isSecret(field: pair.name, inTokenRequest: tokenRequest) {
+                changed = true
+                return "\(pair.rawName)=\(Self.mask)"
             }
+            guard let nested = maskedNestedValue(value) else { return "\(pair.rawName)=\(value)" }
             changed = true
-            return "\(pair.rawName)=\(Self.mask)"
+            return "\(pair.rawName)=\(nested)"
         }
         return changed ? masked.joined(separator: "&") : nil
     }

@@ -21,11 +21,19 @@ extension Redaction {
     }
 
     /// `text`, free text, with what looks like a secret masked, without parsing it as anything:
-    /// the password of every `scheme://user:password@` in it, the value of every `name=value`
-    /// whose name is a secret field or header (in a query, a fragment, a form or a `userInfo`
-    /// dump alike), and of every `"name": value` (JSON) whose name is one. A value runs to the
-    /// next `&`, `#`, white space, quote or angle bracket, so a value is masked whole even when
-    /// the text around it is not a URL; it may mask a little more than the secret, never less.
+    /// - the password of every `scheme://user:password@` in it;
+    /// - the value of every `name=value` whose name is a secret field or header (in a query, a
+    ///   fragment, a form, a `userInfo` or property-list dump alike: `name = value;`), white
+    ///   space around the `=` or not, quoted (`name="…"`, `name='…'`) or not; a bracketed name
+    ///   (`user[password]`) is read by its last key;
+    /// - the value of every `"name": value` (JSON, a Swift dictionary's description) and of every
+    ///   `name: value` (a Swift value's description: `RefreshFailed(refreshToken: "…")`, with
+    ///   `Optional(…)` around it or not) whose name is one; after a secret header's name
+    ///   (`Authorization: Bearer …`), the rest of the line.
+    ///
+    /// An unquoted value runs to the next `&`, `#`, white space or quote, so a value is masked
+    /// whole even when the text around it is not a URL: it may mask a little more than the
+    /// secret, never less. One pass over the text, whatever it holds.
     package func redactedText(_ text: String) -> String {
         guard text.contains("=") || text.contains(":") else { return text }
         let bytes = Array(text.utf8)
@@ -34,6 +42,7 @@ extension Redaction {
         var index = 0
         while index < bytes.count {
             let byte = bytes[index]
+            var value: Range<Int>?
             if byte == UInt8(ascii: ":"), index + 2 < bytes.count, bytes[index + 1] == UInt8(ascii: "/"),
                 bytes[index + 2] == UInt8(ascii: "/")
             {
@@ -44,16 +53,30 @@ extension Redaction {
             if byte == UInt8(ascii: "=") {
                 let name = Self.nameRange(in: bytes, before: index)
                 if !name.isEmpty, isSecretName(bytes[name], tokenRequest: tokenRequest) {
-                    let value = Self.valueRange(in: bytes, from: index + 1)
-                    if !value.isEmpty { masked.append(value) }
+                    value = Self.valueRange(in: bytes, afterEquals: index)
                 }
-            } else if byte == UInt8(ascii: ":"), let name = Self.quotedNameRange(in: bytes, beforeColon: index),
-                isSecretName(bytes[name], tokenRequest: tokenRequest),
-                let value = Self.jsonValueRange(in: bytes, afterColon: index)
-            {
-                masked.append(value)
+            } else if byte == UInt8(ascii: ":") {
+                if let name = Self.quotedNameRange(in: bytes, beforeColon: index) {
+                    if isSecretName(bytes[name], tokenRequest: tokenRequest) {
+                        value = Self.jsonValueRange(in: bytes, afterColon: index)
+                    }
+                } else if let name = Self.labelRange(in: bytes, beforeColon: index) {
+                    let label = bytes[name]
+                    if isSecret(header: String(decoding: label, as: UTF8.self)) {
+                        value = Self.lineRange(in: bytes, afterColon: index)
+                    } else if isSecretName(label, tokenRequest: tokenRequest) {
+                        value = Self.fieldValueRange(in: bytes, afterColon: index)
+                    }
+                }
             }
-            index += 1
+            if let value, !value.isEmpty {
+                masked.append(value)
+                // Values never overlap: going on after this one keeps the pass linear
+                // (`password=password=…` is read once, not once per `=`).
+                index = max(index + 1, value.upperBound)
+            } else {
+                index += 1
+            }
         }
         guard !masked.isEmpty else { return text }
         var result: [UInt8] = []
@@ -67,6 +90,24 @@ extension Redaction {
         result += bytes[position...]
         return String(decoding: result, as: UTF8.self)
     }
+
+    /// `value`, a query item's or form field's value as written (percent-encoded), masked as
+    /// free text: a value that is not a secret itself may still hold one (a return URL with its
+    /// own `access_token`, JSON with a `password`), read as written and percent-decoded. The
+    /// masked value, percent-encoded, or `nil` when it holds no secret.
+    func maskedNestedValue(_ value: String) -> String? {
+        let masked = redactedText(value)
+        if masked != value { return masked }
+        guard value.contains("%") || value.contains("+"),
+            let decoded = value.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+        else { return nil }
+        let maskedDecoded = redactedText(decoded)
+        guard maskedDecoded != decoded else { return nil }
+        return maskedDecoded.addingPercentEncoding(withAllowedCharacters: Self.fieldValueAllowed) ?? Self.mask
+    }
+
+    /// What a query item's or form field's value may hold unescaped.
+    private static let fieldValueAllowed = CharacterSet.urlQueryAllowed.subtracting(CharacterSet(charactersIn: "&=+#"))
 
     /// Whether `name` (as written: percent-encoded, `+` for a space) names a secret field or header.
     private func isSecretName(_ name: ArraySlice<UInt8>, tokenRequest: Bool) -> Bool {
@@ -86,26 +127,55 @@ extension Redaction {
         byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D || byte == 0x0C
     }
 
+    /// A space or a tab: what may stand around `=` and after `:` on one line.
+    private static func isBlank(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09
+    }
+
+    private static func isQuote(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'")
+    }
+
     /// Bytes that end a name read backwards from its `=`.
     private static func endsName(_ byte: UInt8) -> Bool {
         isSpace(byte) || "?&#;,:=\"'([{</|".utf8.contains(byte)
     }
 
-    /// Bytes that end a value: what a query value cannot hold unescaped, and quotes and white space.
+    /// Bytes that end an unquoted value: what a query value cannot hold unescaped, quotes and
+    /// white space. Not `<` or `>`: a value that should not hold them (a path that failed to
+    /// build) is masked to its end all the same.
     private static func endsValue(_ byte: UInt8) -> Bool {
-        isSpace(byte) || "&#\"'<>`".utf8.contains(byte)
+        isSpace(byte) || "&#\"'".utf8.contains(byte)
     }
 
+    /// The name before `=` at `equals`, with blanks between them (`password = …`).
     private static func nameRange(in bytes: [UInt8], before equals: Int) -> Range<Int> {
-        var start = equals
+        var end = equals
+        while end > 0, isBlank(bytes[end - 1]) { end -= 1 }
+        var start = end
         while start > 0, !endsName(bytes[start - 1]) { start -= 1 }
-        return start..<equals
+        return start..<end
     }
 
-    private static func valueRange(in bytes: [UInt8], from start: Int) -> Range<Int> {
+    /// The value after `=` at `equals`: after blanks, a quoted value's characters or an unquoted
+    /// value's.
+    private static func valueRange(in bytes: [UInt8], afterEquals equals: Int) -> Range<Int> {
+        var start = equals + 1
+        while start < bytes.count, isBlank(bytes[start]) { start += 1 }
+        if start < bytes.count, isQuote(bytes[start]) { return quotedRange(in: bytes, openingAt: start) }
         var end = start
         while end < bytes.count, !endsValue(bytes[end]) { end += 1 }
         return start..<end
+    }
+
+    /// The characters of the quoted text opening at `open` (its quote, `"` or `'`), to the
+    /// matching quote not escaped by `\`, or to the end of the text.
+    private static func quotedRange(in bytes: [UInt8], openingAt open: Int) -> Range<Int> {
+        var end = open + 1
+        while end < bytes.count, bytes[end] != bytes[open] {
+            end += bytes[end] == UInt8(ascii: "\\") ? 2 : 1
+        }
+        return (open + 1)..<min(end, bytes.count)
     }
 
     /// The password of `user:password@` at the start of an authority, if there is one.
@@ -135,14 +205,54 @@ extension Redaction {
         guard bytes[start] == UInt8(ascii: "\"") else {
             var end = start
             while end < bytes.count, !isSpace(bytes[end]), !",}]\"".utf8.contains(bytes[end]) { end += 1 }
-            return end > start ? start..<end : nil
+            return start..<end
         }
-        var end = start + 1
-        while end < bytes.count, bytes[end] != UInt8(ascii: "\"") {
-            end += bytes[end] == UInt8(ascii: "\\") ? 2 : 1
+        return quotedRange(in: bytes, openingAt: start)
+    }
+
+    /// Whether `byte` may be part of a label (`refreshToken`, `X-Auth-Token`).
+    private static func isLabelByte(_ byte: UInt8) -> Bool {
+        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
+            || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+            || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "_")
+            || byte == UInt8(ascii: "-")
+    }
+
+    /// The unquoted label before the `:` at `colon` when a blank follows it, as a Swift value's
+    /// description (`token: "…"`) and a header line (`Authorization: Bearer …`) write it; not a
+    /// URL's scheme or port, nor a time.
+    private static func labelRange(in bytes: [UInt8], beforeColon colon: Int) -> Range<Int>? {
+        guard colon + 1 < bytes.count, isBlank(bytes[colon + 1]) else { return nil }
+        var start = colon
+        while start > 0, isLabelByte(bytes[start - 1]) { start -= 1 }
+        return start < colon ? start..<colon : nil
+    }
+
+    /// The rest of the line after the `:` at `colon` and the blanks after it: a header's value.
+    private static func lineRange(in bytes: [UInt8], afterColon colon: Int) -> Range<Int> {
+        var start = colon + 1
+        while start < bytes.count, isBlank(bytes[start]) { start += 1 }
+        if start < bytes.count, isQuote(bytes[start]) { return quotedRange(in: bytes, openingAt: start) }
+        var end = start
+        while end < bytes.count, bytes[end] != 0x0A, bytes[end] != 0x0D, !isQuote(bytes[end]) { end += 1 }
+        return start..<end
+    }
+
+    /// The value after a label's `:` at `colon`, as a Swift value's description writes it: a
+    /// quoted string, the same inside a wrapper (`Optional("…")`), or a word up to white space,
+    /// a quote or a delimiter.
+    private static func fieldValueRange(in bytes: [UInt8], afterColon colon: Int) -> Range<Int> {
+        var start = colon + 1
+        while start < bytes.count, isBlank(bytes[start]) { start += 1 }
+        var wrapper = start
+        while wrapper < bytes.count, isLabelByte(bytes[wrapper]) { wrapper += 1 }
+        if wrapper > start, wrapper < bytes.count, bytes[wrapper] == UInt8(ascii: "(") { start = wrapper + 1 }
+        if start < bytes.count, isQuote(bytes[start]) { return quotedRange(in: bytes, openingAt: start) }
+        var end = start
+        while end < bytes.count, !isSpace(bytes[end]), !isQuote(bytes[end]), !",;)]}".utf8.contains(bytes[end]) {
+            end += 1
         }
-        let valueEnd = min(end, bytes.count)
-        return valueEnd > start + 1 ? (start + 1)..<valueEnd : nil
+        return start..<end
     }
 
     // MARK: - Headers that carry URLs

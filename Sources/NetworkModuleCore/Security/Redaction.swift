@@ -33,8 +33,12 @@ import Foundation
 ///
 /// JSON bodies are read in any encoding `JSONSerialization` reads and after an anti-XSSI
 /// prefix; a body that may hold a secret and cannot be masked is left out with a note, and a
-/// `Location`, `Content-Location`, `Link` or `Refresh` value that cannot be read is masked
-/// whole: nothing that cannot be shown free of secrets is written in clear.
+/// `Location`, `Content-Location`, `Referer`, `Link` or `Refresh` value that cannot be read is
+/// masked whole: nothing that cannot be shown free of secrets is written in clear. A value that
+/// is not a secret itself is still read for one: a return URL in a query item with its own
+/// `access_token`, JSON with a `password` in a form field or a JSON string, a bracketed name
+/// (`user[password]`); and text that is neither JSON nor a form (newline-delimited JSON, an
+/// error's description) is masked as free text.
 public struct Redaction: Sendable, Equatable {
     /// What replaces a secret value.
     static let mask = "REDACTED"
@@ -85,9 +89,19 @@ public struct Redaction: Sendable, Equatable {
 
     /// Whether a query item, JSON key or form field named `name` holds a secret; `inTokenRequest`
     /// when the same query or body has a `grant_type` field (OAuth), where `code` is one too.
+    /// A bracketed name (`user[password]`, as Rails and PHP forms write nested fields) is read by
+    /// its last key, and a name still escaped (`user%5Bpassword%5D` once decoded, from a URL
+    /// escaped twice) is decoded once more first.
     package func isSecret(field name: String, inTokenRequest: Bool) -> Bool {
-        let normalized = Self.normalized(name)
-        return normalizedFieldNames.contains(normalized)
+        if isSecret(normalizedField: Self.normalized(name), inTokenRequest: inTokenRequest) { return true }
+        guard name.contains(where: { $0 == "[" || $0 == "]" || $0 == "%" }) else { return false }
+        let unescaped = name.removingPercentEncoding ?? name
+        let key = unescaped.split(whereSeparator: { $0 == "[" || $0 == "]" }).last.map(String.init) ?? unescaped
+        return key != name && isSecret(normalizedField: Self.normalized(key), inTokenRequest: inTokenRequest)
+    }
+
+    private func isSecret(normalizedField normalized: String, inTokenRequest: Bool) -> Bool {
+        normalizedFieldNames.contains(normalized)
             || (inTokenRequest && Self.tokenRequestFieldNames.contains(normalized))
             || CredentialFields.contains(normalized: normalized)
     }
@@ -98,14 +112,14 @@ public struct Redaction: Sendable, Equatable {
     }
 
     /// `value`, or the mask if header `name` holds a secret. A header that carries URLs
-    /// (`Location`, `Content-Location`, `Link`, `Refresh`) keeps them, with their passwords and
+    /// (`Location`, `Content-Location`, `Referer`, `Link`, `Refresh`) keeps them, with their passwords and
     /// secret query and fragment values masked as in ``redacted(_:)-(URL)``; a value of one of
     /// them that cannot be read (a URL that does not parse, a `Refresh` that is not
     /// `time; url=…`, a `Link` that is not a list of `<…>`) is masked, never passed on as it is.
     public func value(_ value: String, forHeader name: String) -> String {
         if isSecret(header: name) { return Self.mask }
         switch name.lowercased() {
-        case "location", "content-location": return redactedURLText(value[...])
+        case "location", "content-location", "referer": return redactedURLText(value[...])
         case "link": return redactedLinks(value)
         case "refresh": return redactedRefresh(value)
         default: return value
@@ -155,14 +169,19 @@ public struct Redaction: Sendable, Equatable {
             return unreadableURL(text)
         }
         if hasPassword { components.percentEncodedPassword = Self.mask }
+        var changed = hasPassword
         if mayHaveSecretQuery, let items = components.percentEncodedQueryItems {
             let names = items.map { $0.name.removingPercentEncoding ?? $0.name }
             let tokenRequest = Self.isTokenRequest(names)
-            if names.contains(where: { isSecret(field: $0, inTokenRequest: tokenRequest) }) {
-                components.percentEncodedQueryItems = zip(items, names).map { item, name in
-                    isSecret(field: name, inTokenRequest: tokenRequest)
-                        ? URLQueryItem(name: item.name, value: Self.mask) : item
+            let masked = zip(items, names).map { item, name -> URLQueryItem in
+                if isSecret(field: name, inTokenRequest: tokenRequest) {
+                    return URLQueryItem(name: item.name, value: Self.mask)
                 }
+                return item.value.flatMap(maskedNestedValue).map { URLQueryItem(name: item.name, value: $0) } ?? item
+            }
+            if masked != items {
+                components.percentEncodedQueryItems = masked
+                changed = true
             }
         }
         if mayHaveSecretFragment, let fragment = components.percentEncodedFragment {
@@ -170,8 +189,10 @@ public struct Redaction: Sendable, Equatable {
             let masked = parts.map { maskedFormFields($0) }
             if masked.contains(where: { $0 != nil }) {
                 components.percentEncodedFragment = zip(parts, masked).map { $1 ?? String($0) }.joined(separator: "?")
+                changed = true
             }
         }
+        guard changed else { return url }
         return components.url ?? unreadableURL(text)
     }
 
@@ -196,10 +217,16 @@ public struct Redaction: Sendable, Equatable {
             var nameEnd = start
             while nameEnd < end, bytes[nameEnd] != UInt8(ascii: "=") { nameEnd += 1 }
             let name = UnsafeBufferPointer(rebasing: bytes[start..<nameEnd])
-            // An escape or a `+` must be decoded to tell: the full path does that.
-            if name.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") || $0 >= 0x80 }) {
+            // An escape or a `+` must be decoded to tell, and a bracketed name read by its last
+            // key: the full path does that.
+            if name.contains(where: {
+                $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "[") || $0 >= 0x80
+            }) {
                 return true
             }
+            // A value that may hold a secret of its own (a URL's `name=value` or password, JSON's
+            // `"name":`), as written or escaped: the full path reads it as free text.
+            if nameEnd < end, Self.mayNest(UnsafeBufferPointer(rebasing: bytes[(nameEnd + 1)..<end])) { return true }
             if Self.matches(name, Self.grantTypeBytes)
                 || normalizedFieldNameBytes.contains(where: { Self.matches(name, $0) })
                 || Self.tokenRequestFieldNameBytes.contains(where: { Self.matches(name, $0) })
@@ -210,6 +237,23 @@ public struct Redaction: Sendable, Equatable {
             registered = names
             if names.contains(where: { Self.matches(name, $0) }) { return true }
             start = end + 1
+        }
+        return false
+    }
+
+    /// Whether a query value, as written, holds `=`, `:` or `@`, or one of them escaped.
+    private static func mayNest(_ value: UnsafeBufferPointer<UInt8>) -> Bool {
+        for (index, byte) in value.enumerated() {
+            if byte == UInt8(ascii: "=") || byte == UInt8(ascii: ":") || byte == UInt8(ascii: "@") { return true }
+            if byte == UInt8(ascii: "%"), index + 2 < value.count {
+                let escaped = (value[index + 1], lowercased(value[index + 2]))
+                if escaped == (UInt8(ascii: "3"), UInt8(ascii: "d"))
+                    || escaped == (UInt8(ascii: "3"), UInt8(ascii: "a"))
+                    || escaped == (UInt8(ascii: "4"), UInt8(ascii: "0"))
+                {
+                    return true
+                }
+            }
         }
         return false
     }
