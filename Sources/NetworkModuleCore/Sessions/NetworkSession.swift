@@ -42,9 +42,20 @@ package protocol TransferringSession: NetworkSession {
         with request: URLRequest, transfer: SessionTransfer,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask
+
+    /// Stops sharing the calls now in flight: the callers already waiting for such a call still
+    /// get its answer, once, and a request made from now on never joins it, but makes a call of
+    /// its own. How ``CachedSession/removeAll()`` (sign-out) makes sure that no request made after
+    /// it is answered by a call made before it, with the previous user's cookies. A session that
+    /// shares calls (``DeduplicatedSession``) lets go of them; a decorator forwards it to the
+    /// session it wraps; any other session has nothing to do (the default).
+    func stopSharingCallsInFlight()
 }
 
 extension TransferringSession {
+    /// Nothing to do: a session that neither shares calls nor wraps a session.
+    package func stopSharingCallsInFlight() {}
+
     /// Creates a task that sends `request` when resumed as a plain transfer: redirects followed,
     /// the body in memory, nobody told of progress. How every framework session answers
     /// ``NetworkSession/dataTask(with:completionHandler:)``: it has one way to send.

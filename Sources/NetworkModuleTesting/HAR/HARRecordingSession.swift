@@ -124,6 +124,11 @@ public final class HARRecordingSession: NetworkSession, TransferringSession {
         }
     }
 
+    /// Forwards to the wrapped session: the recorder shares no calls.
+    package func stopSharingCallsInFlight() {
+        transferring.stopSharingCallsInFlight()
+    }
+
     private static func isCancellation(_ error: (any Error)?) -> Bool {
         guard let error else { return false }
         return (error as? URLError)?.code == .cancelled || (error as? NetworkError) == .cancelled

@@ -186,9 +186,21 @@ public final class CachedSession: NetworkSession, TransferringSession {
 
     /// Removes every stored response (the counters stay), for example when the user signs out.
     /// Requests already in flight, the cache's own background revalidations included, store
-    /// nothing when they are answered: what was asked before stays out of the cache after.
+    /// nothing when they are answered: what was asked before stays out of the cache after. The
+    /// sessions it wraps stop sharing their calls in flight (a ``DeduplicatedSession`` below
+    /// lets go of them): a request made afterwards makes a call of its own, never joining one
+    /// made before, so it is never answered with what was asked for the previous user.
     public func removeAll() {
+        // The calls below are let go first, so that no request of the new generation can join
+        // one of them, even one sent on another thread while this runs.
+        wrapped.stopSharingCallsInFlight()
         state.withLock { $0.removeAll() }
+    }
+
+    /// Forwards to the wrapped session: this cache shares no calls of its own (its stored
+    /// responses stay; ``removeAll()`` is what forgets them).
+    package func stopSharingCallsInFlight() {
+        wrapped.stopSharingCallsInFlight()
     }
 
     /// Answers from the cache when it can, and asks the wrapped session otherwise, for a plain

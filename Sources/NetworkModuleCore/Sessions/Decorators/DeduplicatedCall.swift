@@ -50,7 +50,7 @@ final class DeduplicatedCall: @unchecked Sendable {
         guard let index = callers.firstIndex(where: { $0 === caller }) else { return nil }
         callers.remove(at: index)
         guard callers.isEmpty else { return nil }
-        if state.calls[key] === self { state.calls[key] = nil }
+        state.end(self)
         defer { phase = .finished }
         if case .running(let inner) = phase { return inner }
         return nil
@@ -64,7 +64,7 @@ final class DeduplicatedCall: @unchecked Sendable {
                 return []
             case .starting, .running:
                 phase = .finished
-                if state.calls[key] === self { state.calls[key] = nil }
+                state.end(self)
                 let handlers = callers.compactMap { $0.takeCompletionHandler() }
                 callers = []
                 return handlers

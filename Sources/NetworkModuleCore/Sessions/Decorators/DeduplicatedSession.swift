@@ -23,6 +23,8 @@ import Foundation
 ///
 /// - A request joins a call only while that call is in flight; once it has answered, the
 ///   next identical request makes a new call.
+/// - After ``CachedSession/removeAll()`` on a cache that wraps it (sign-out), no request joins
+///   a call made before: the next identical request makes a new call.
 /// - Cancelling one caller completes it with `URLError.cancelled` at once and leaves the
 ///   call running for the others; when every caller has cancelled, the call is cancelled.
 /// - Every resumed or cancelled task calls its completion handler exactly once.
@@ -50,9 +52,29 @@ public final class DeduplicatedSession: NetworkSession, TransferringSession {
     }
 
     struct State {
+        /// The calls a request can join, by key.
         var calls: [RequestKey: DeduplicatedCall] = [:]
+        /// The calls in flight that no request can join any more (``stopSharingCallsInFlight()``):
+        /// their callers still wait for them.
+        var detached: Set<ObjectIdentifier> = []
         var callCount = 0
         var joinedCount = 0
+
+        /// Takes `call`, which has just ended, out of the table, unless another call has taken
+        /// its key since it was detached: that one is still in flight and stays joinable.
+        mutating func end(_ call: DeduplicatedCall) {
+            if calls[call.key] === call {
+                calls[call.key] = nil
+            } else {
+                detached.remove(ObjectIdentifier(call))
+            }
+        }
+
+        /// Makes every call in flight unjoinable; each stays in flight for its callers.
+        mutating func detachAll() {
+            for call in calls.values { detached.insert(ObjectIdentifier(call)) }
+            calls.removeAll()
+        }
     }
 
     /// The wrapped session, as the decorator sends on it.
@@ -75,7 +97,18 @@ public final class DeduplicatedSession: NetworkSession, TransferringSession {
 
     /// The counters, now.
     public var statistics: Statistics {
-        state.withLock { Statistics(calls: $0.callCount, joined: $0.joinedCount, callsInFlight: $0.calls.count) }
+        state.withLock {
+            Statistics(
+                calls: $0.callCount, joined: $0.joinedCount, callsInFlight: $0.calls.count + $0.detached.count)
+        }
+    }
+
+    /// Lets go of the calls in flight: their callers still get their answers, once, and the next
+    /// request makes a new call even when it is identical to one of them. Then forwards to the
+    /// wrapped session, so that nothing below shares them either.
+    package func stopSharingCallsInFlight() {
+        state.withLock { $0.detachAll() }
+        wrapped.stopSharingCallsInFlight()
     }
 
     /// Shares a call with identical requests in flight, for a plain request (redirects followed,

@@ -95,6 +95,11 @@ public final class ThrottledSession: NetworkSession, TransferringSession {
         ThrottledSessionTask(session: self, request: request, transfer: transfer, completionHandler: completionHandler)
     }
 
+    /// Forwards to the wrapped session: a throttle shares no calls, it only queues them.
+    package func stopSharingCallsInFlight() {
+        wrapped.stopSharingCallsInFlight()
+    }
+
     /// Called with the lock held by a task that gives up its place: frees it and hands it to
     /// the oldest waiter, which the caller must start once the lock is released.
     func releasePlace(_ state: inout State) -> ThrottledSessionTask? {

@@ -413,24 +413,56 @@ struct CachedSessionTests {
     }
 
     @Test(
-        "when a request made after removeAll() joins, through deduplicated(), a call made before it, should store nothing of its answer"
+        "when a request made after removeAll() is identical to one in flight through deduplicated(), should store only the answer to its own call"
     )
     func removeAllWithDeduplicationBelow() {
         // The composition docs/sessions.md recommends: cache outermost, then de-duplication.
-        let fake = FakeNetworkSession(holdingResponses: true)
-        fake.stub(.path("/v2/a"), with: .text("previous user's", headers: ["Cache-Control": "max-age=60"]))
+        let fake = countingFake(holdingResponses: true)
         let session = fake.deduplicated().cached(now: { [clock] in Date(timeIntervalSinceReferenceDate: clock.now) })
-        _ = session.start(sessionRequest("/a")).outcomes  // the previous user's screen
+        session.start(sessionRequest("/a"))  // the previous user's screen, sent with their cookies
 
         session.removeAll()  // sign-out
-        _ = session.start(sessionRequest("/a")).outcomes  // the next user's first request joins that call
+        session.start(sessionRequest("/a"))  // the next user's first request
+        fake.releaseAll()
+        let next = session.start(sessionRequest("/a")).outcomes
+
+        #expect(next.single?.body == "/v2/a#2", "an answer to a call made before removeAll() was stored after it")
+        #expect(fake.recordedRequests.count == 2)
+        #expect(session.statistics.entries == 1)
+    }
+
+    /// How a test stacks the decorators under the cache, de-duplication among them.
+    enum Composition: String, CaseIterable, CustomTestStringConvertible {
+        case deduplicated = "deduplicated().cached()"
+        case recommended = "throttled().deduplicated().cached()"
+        case throttledOverDeduplicated = "deduplicated().throttled().cached()"
+
+        var testDescription: String { rawValue }
+
+        func session(on fake: FakeNetworkSession) -> CachedSession {
+            switch self {
+            case .deduplicated: fake.deduplicated().cached()
+            case .recommended: fake.throttled(maxConcurrent: 4).deduplicated().cached()
+            case .throttledOverDeduplicated: fake.deduplicated().throttled(maxConcurrent: 4).cached()
+            }
+        }
+    }
+
+    @Test(
+        "when a request made after removeAll() is identical to one in flight, should make a call of its own and answer each caller once with its own call's answer",
+        arguments: Composition.allCases)
+    func removeAllStopsSharingBelow(composition: Composition) {
+        let fake = countingFake(holdingResponses: true)
+        let session = composition.session(on: fake)
+        let previous = (1...2).map { _ in session.start(sessionRequest("/a")).outcomes }
+
+        session.removeAll()
+        let next = session.start(sessionRequest("/a")).outcomes
         fake.releaseAll()
 
-        // Found by the adversarial review of issue 38 and still open: removeAll() must also make
-        // the sessions it wraps stop sharing the calls already in flight.
-        withKnownIssue("issue 38, still open: removeAll() does not reach the de-duplicator below") {
-            #expect(session.statistics.entries == 0, "an answer to a call made before removeAll() was stored after it")
-        }
+        #expect(fake.recordedRequests.count == 2, "the request made after removeAll() joined a call made before it")
+        #expect(previous.map { $0.single?.body } == ["/v2/a#1", "/v2/a#1"])
+        #expect(next.single?.body == "/v2/a#2")
     }
 }
 

@@ -181,6 +181,50 @@ struct DeduplicatedSessionTests {
         #expect(session.statistics == .init(calls: 0, joined: 0, callsInFlight: 0))
     }
 
+    // MARK: Letting go of the calls in flight (CachedSession.removeAll())
+
+    @Test(
+        "when the calls in flight are let go, should answer their callers once and make a new call for the next identical request"
+    )
+    func stopSharingMakesNewCall() {
+        let fake = manualFake()
+        let session = fake.deduplicated()
+        let before = (1...2).map { _ in session.start(sessionRequest("/a")).outcomes }
+
+        session.stopSharingCallsInFlight()
+        let after = session.start(sessionRequest("/a")).outcomes
+
+        #expect(fake.recordedRequests.count == 2, "a request made after the call was let go joined it")
+        #expect(session.statistics == .init(calls: 2, joined: 1, callsInFlight: 2))
+        fake.releaseAll()
+        #expect(before.map { $0.single?.body } == ["call 1", "call 1"])
+        #expect(after.single?.body == "call 2")
+        #expect(session.statistics.callsInFlight == 0)
+    }
+
+    @Test(
+        "when a call that was let go ends after a new identical call started, should leave the new call joinable",
+        arguments: ["answered", "cancelled"])
+    func detachedCallEndsAfterNewCall(ending: String) {
+        let fake = manualFake()
+        let session = fake.deduplicated()
+        let (old, oldOutcomes) = session.start(sessionRequest("/a"))
+        session.stopSharingCallsInFlight()
+        let new = session.start(sessionRequest("/a")).outcomes
+
+        if ending == "answered" { fake.releaseNext() } else { old.cancel() }
+        let joined = session.start(sessionRequest("/a")).outcomes
+
+        #expect(oldOutcomes.count == 1)
+        #expect(oldOutcomes.all.first?.body == (ending == "answered" ? "call 1" : nil))
+        #expect(oldOutcomes.all.first?.errorCode == (ending == "answered" ? nil : .cancelled))
+        #expect(fake.recordedRequests.count == 2, "the old call's end removed the new call from the table")
+        #expect(session.statistics == .init(calls: 2, joined: 1, callsInFlight: 1))
+        fake.releaseAll()
+        #expect([new, joined].map { $0.single?.body } == ["call 2", "call 2"])
+        #expect(session.statistics.callsInFlight == 0)
+    }
+
     @Test("when many threads send identical requests while the call is held, should answer each exactly once")
     func concurrentJoins() {
         let fake = manualFake()

@@ -21,9 +21,12 @@ func sessionRequest(
 }
 
 /// A fake whose answers to a path say which call of that path they are (`/v2/a#1`, `/v2/a#2`),
-/// with `status` and `headers`: by default fresh for 60 seconds, so that a cache keeps them.
-func countingFake(headers: HTTPHeaders = ["Cache-Control": "max-age=60"], status: Int = 200) -> FakeNetworkSession {
-    let fake = FakeNetworkSession()
+/// with `status` and `headers`: by default fresh for 60 seconds, so that a cache keeps them; held
+/// until the test releases them when `holdingResponses`.
+func countingFake(
+    headers: HTTPHeaders = ["Cache-Control": "max-age=60"], status: Int = 200, holdingResponses: Bool = false
+) -> FakeNetworkSession {
+    let fake = FakeNetworkSession(holdingResponses: holdingResponses)
     let counts = LockedState([String: Int]())
     fake.stub(.any) { request in
         let path = request.url?.path ?? ""
