@@ -217,7 +217,10 @@ public final class CachedSession: NetworkSession, TransferringSession {
         let method = request.httpMethod ?? "GET"
         guard method == "GET", transfer.redirectPolicy.isFollow, !transfer.needsApplying else {
             // `only-if-cached` never calls the server, whatever else the request is.
-            if Self.directives(of: request).onlyIfCached {
+            let directives = Self.directives(
+                cacheControl: request.value(forHTTPHeaderField: "Cache-Control"),
+                pragma: request.value(forHTTPHeaderField: "Pragma"), cachePolicy: request.cachePolicy)
+            if directives.onlyIfCached {
                 return UnsentTask(answer: Self.unsatisfiable(request), completionHandler: completionHandler)
             }
             return wrapped.transferTask(
@@ -235,10 +238,7 @@ public final class CachedSession: NetworkSession, TransferringSession {
             default: break
             }
         }
-        var directives =
-            cacheControl == nil && pragma == nil
-            ? CacheControl.none : CacheControl(cacheControl: cacheControl, pragma: pragma)
-        if request.cachePolicy != .useProtocolCachePolicy { directives.add(request.cachePolicy) }
+        let directives = Self.directives(cacheControl: cacheControl, pragma: pragma, cachePolicy: request.cachePolicy)
         guard let key, !isConditional, !directives.noStore else {
             // Neither answered from the cache nor stored; `only-if-cached` still never calls the
             // server (RFC 9111, section 5.2.1.7).
@@ -251,12 +251,16 @@ public final class CachedSession: NetworkSession, TransferringSession {
             session: self, key: key, request: request, directives: directives, completionHandler: completionHandler)
     }
 
-    /// The directives of `request`, from its header fields and its cache policy.
-    private static func directives(of request: URLRequest) -> CacheControl {
-        var directives = CacheControl(
-            cacheControl: request.value(forHTTPHeaderField: "Cache-Control"),
-            pragma: request.value(forHTTPHeaderField: "Pragma"))
-        if request.cachePolicy != .useProtocolCachePolicy { directives.add(request.cachePolicy) }
+    /// A request's directives, from its `Cache-Control` and `Pragma` fields and its cache
+    /// policy: the one reading of them, whichever path the request takes (the plain `GET` reads
+    /// the fields in the pass that builds its key; the others ask for them).
+    private static func directives(
+        cacheControl: String?, pragma: String?, cachePolicy: URLRequest.CachePolicy
+    ) -> CacheControl {
+        var directives =
+            cacheControl == nil && pragma == nil
+            ? CacheControl.none : CacheControl(cacheControl: cacheControl, pragma: pragma)
+        if cachePolicy != .useProtocolCachePolicy { directives.add(cachePolicy) }
         return directives
     }
 
