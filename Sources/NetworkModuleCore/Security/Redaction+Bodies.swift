@@ -46,39 +46,86 @@ extension Redaction {
                 return .withheld("(\(body.count) bytes of JSON left out: too large to mask)")
             }
             guard let json = Self.readJSON(body) else {
-                // Not JSON after all (newline-delimited JSON, text that starts with a bracket):
-                // free text, unless it says it is JSON.
-                guard declaredJSON else { return maskedText(body) }
+                // Not one JSON value: newline-delimited JSON, masked line by line, or text that
+                // starts with a bracket, masked as free text; unless it says it is JSON.
+                guard declaredJSON else {
+                    return maskedJSONLines(body) ?? Self.text(of: body).map(maskedText) ?? .unchanged
+                }
                 return .withheld("(\(body.count) bytes of invalid JSON left out: its secrets cannot be masked)")
             }
-            var changed = false
-            let masked = maskedJSON(json.object, changed: &changed)
-            guard changed else { return .unchanged }
-            guard
-                let data = try? JSONSerialization.data(
-                    withJSONObject: masked, options: [.fragmentsAllowed, .sortedKeys, .withoutEscapingSlashes])
-            else { return .withheld("(\(body.count) bytes of JSON left out: its secrets could not be masked)") }
-            return .masked(Data(json.prefix.utf8) + data)
+            switch maskedJSONValue(json.object) {
+            case .unchanged: return .unchanged
+            case .masked(let data): return .masked(Data(json.prefix.utf8) + data)
+            case .withheld: return .withheld("(\(body.count) bytes of JSON left out: its secrets could not be masked)")
+            }
         }
         let isForm = Self.isForm(contentType)
-        guard let text = String(data: body, encoding: .utf8) else {
+        guard let text = Self.text(of: body) else {
             return isForm ? .withheld("(\(body.count) bytes of a form that is not UTF-8 left out)") : .unchanged
         }
-        guard isForm || (contentType == nil && Self.looksLikeForm(text)) else { return maskedText(body, text) }
+        guard isForm || (contentType == nil && Self.looksLikeForm(text)) else { return maskedText(text) }
         return maskedFormFields(text[...]).map { .masked(Data($0.utf8)) } ?? .unchanged
     }
 
-    /// `body`, text that is neither JSON nor a form (or `text`, its UTF-8 reading), masked as
-    /// free text (see ``redactedText(_:)``); a body that is not UTF-8 (an image) as it is.
-    private func maskedText(_ body: Data, _ text: String? = nil) -> MaskedBody {
-        guard let text = text ?? String(data: body, encoding: .utf8) else { return .unchanged }
+    /// `body` as text: UTF-8, or UTF-16 or UTF-32 told by a byte-order mark or by its zero bytes
+    /// (as JSON's encoding is told), without the mark; `nil` when it is not text in any of them
+    /// (an image).
+    private static func text(of body: Data) -> String? {
+        let (encoding, markLength) = jsonEncoding(body)
+        return String(data: body.dropFirst(markLength), encoding: encoding)
+    }
+
+    /// `text`, a body that is neither JSON nor a form, masked as free text (see
+    /// ``redactedText(_:)``), written in UTF-8 when anything was masked.
+    private func maskedText(_ text: String) -> MaskedBody {
         let masked = redactedText(text)
         return masked == text ? .unchanged : .masked(Data(masked.utf8))
     }
 
+    /// `body` read as newline-delimited JSON (NDJSON, JSON Lines): each line that is not blank
+    /// one JSON value, masked as JSON, the lines and their endings kept. `nil` when a line is
+    /// not JSON or the body not UTF-8.
+    private func maskedJSONLines(_ body: Data) -> MaskedBody? {
+        guard let text = String(data: body, encoding: .utf8) else { return nil }
+        var changed = false
+        var lines: [String] = []
+        // Split by scalars: as characters, `\r\n` is one, and no `\n` would be found in it.
+        for scalars in text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false) {
+            let line = String(String.UnicodeScalarView(scalars))
+            let crlf = scalars.last == "\r"
+            let content = crlf ? String(String.UnicodeScalarView(scalars.dropLast())) : line
+            guard !content.allSatisfy(\.isWhitespace) else {
+                lines.append(line)
+                continue
+            }
+            guard let json = Self.readJSON(Data(content.utf8)) else { return nil }
+            switch maskedJSONValue(json.object) {
+            case .unchanged: lines.append(line)
+            case .masked(let data):
+                changed = true
+                lines.append(json.prefix + String(decoding: data, as: UTF8.self) + (crlf ? "\r" : ""))
+            case .withheld(let note): return .withheld(note)
+            }
+        }
+        return changed ? .masked(Data(lines.joined(separator: "\n").utf8)) : .unchanged
+    }
+
+    /// `object` (from `JSONSerialization`) with its secrets masked (see ``maskedJSON(_:changed:)``),
+    /// written compactly with sorted keys; withheld when it cannot be written.
+    func maskedJSONValue(_ object: Any) -> MaskedBody {
+        var changed = false
+        let masked = maskedJSON(object, changed: &changed)
+        guard changed else { return .unchanged }
+        guard
+            let data = try? JSONSerialization.data(
+                withJSONObject: masked, options: [.fragmentsAllowed, .sortedKeys, .withoutEscapingSlashes])
+        else { return .withheld("(JSON left out: its secrets could not be masked)") }
+        return .masked(data)
+    }
+
     /// `object` (from `JSONSerialization`) with the value of every key that names a secret
-    /// field or header replaced by the mask, at any depth, and the secrets of URLs held in
-    /// strings masked; `changed` is set when anything was.
+    /// field or header replaced by the mask, at any depth, and the secrets strings hold (URLs,
+    /// JSON, `name=value` text) masked; `changed` is set when anything was.
     package func maskedJSON(_ object: Any, changed: inout Bool) -> Any {
         if let dictionary = object as? [String: Any] {
             let tokenRequest = Self.isTokenRequest(dictionary.keys)
@@ -95,12 +142,10 @@ extension Redaction {
         }
         if let array = object as? [Any] { return array.map { maskedJSON($0, changed: &changed) } }
         if let text = object as? String, text.contains("=") || text.contains(":") {
-            // A URL in a body (an echo of the request, a next-page link): its secret query and
-            // fragment values and password are masked as in the request's own URL. Other text
-            // (JSON encoded into a string, `name=value` pairs), and a URL that does not parse,
-            // as free text.
-            let url = text.contains("://") ? URL(string: text) : nil
-            let masked = url.map { redacted($0).absoluteString } ?? redactedText(text)
+            // A string may hold secrets of its own: a URL (an echo of the request, a next-page
+            // link), JSON encoded into a string, `name=value` pairs, masked where they stand,
+            // the rest of the text kept as it is.
+            let masked = redactedEmbeddedText(text)
             if masked != text {
                 changed = true
                 return masked
@@ -171,7 +216,7 @@ extension Redaction {
 
     /// How JSON text is encoded (RFC 8259 §8.1, RFC 4627 §3): a byte-order mark says so, and
     /// without one the pattern of zero bytes in the first four does (JSON starts with ASCII).
-    private static func jsonEncoding(_ data: Data) -> (encoding: String.Encoding, markLength: Int) {
+    static func jsonEncoding(_ data: Data) -> (encoding: String.Encoding, markLength: Int) {
         let head = Array(data.prefix(4))
         if head.starts(with: [0xEF, 0xBB, 0xBF]) { return (.utf8, 3) }
         if head.starts(with: [0x00, 0x00, 0xFE, 0xFF]) { return (.utf32BigEndian, 4) }

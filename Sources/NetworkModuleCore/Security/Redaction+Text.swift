@@ -21,17 +21,18 @@ extension Redaction {
     }
 
     /// `text`, free text, with what looks like a secret masked, without parsing it as anything:
-    /// - the password of every `scheme://user:password@` in it;
-    /// - the value of every `name=value` whose name is a secret field or header (in a query, a
-    ///   fragment, a form, a `userInfo` or property-list dump alike: `name = value;`), white
-    ///   space around the `=` or not, quoted (`name="…"`, `name='…'`) or not; a bracketed name
-    ///   (`user[password]`) is read by its last key;
-    /// - the value of every `"name": value` (JSON, a Swift dictionary's description) and of every
-    ///   `name: value` (a Swift value's description: `RefreshFailed(refreshToken: "…")`, with
-    ///   `Optional(…)` around it or not) whose name is one; after a secret header's name
-    ///   (`Authorization: Bearer …`), the rest of the line.
+    /// - the password of every `scheme://user:password@` and `//user:password@` in it;
+    /// - the value of every `name=value` whose name is a secret field (in a query, a fragment, a
+    ///   form, a `userInfo` or property-list dump alike: `name = value;`), white space around
+    ///   the `=` or not, quoted (`name="…"`, `name='…'`) or not; a name of several keys
+    ///   (`user[password]`, `user.password`) is a secret's when one of its keys is;
+    /// - the value of every `"name": value` (JSON, escaped JSON, a Swift dictionary's
+    ///   description) and of every `name: value` (a Swift value's description:
+    ///   `RefreshFailed(refreshToken: "…")`, the whole of `Optional(…)`, `[…]` or a nested
+    ///   value) whose name is one;
+    /// - after a secret header's name (`Authorization: …`, `Authorization=…`), the rest of the line.
     ///
-    /// An unquoted value runs to the next `&`, `#`, white space or quote, so a value is masked
+    /// An unquoted value runs to the next `&`, `#`, white space or `"`, so a value is masked
     /// whole even when the text around it is not a URL: it may mask a little more than the
     /// secret, never less. One pass over the text, whatever it holds.
     package func redactedText(_ text: String) -> String {
@@ -43,29 +44,31 @@ extension Redaction {
         while index < bytes.count {
             let byte = bytes[index]
             var value: Range<Int>?
-            if byte == UInt8(ascii: ":"), index + 2 < bytes.count, bytes[index + 1] == UInt8(ascii: "/"),
-                bytes[index + 2] == UInt8(ascii: "/")
-            {
-                if let password = Self.passwordRange(in: bytes, authorityStart: index + 3) { masked.append(password) }
-                index += 3
+            if let authority = Self.authorityStart(in: bytes, at: index) {
+                if let password = Self.passwordRange(in: bytes, authorityStart: authority) { masked.append(password) }
+                index = authority
                 continue
             }
             if byte == UInt8(ascii: "=") {
                 let name = Self.nameRange(in: bytes, before: index)
-                if !name.isEmpty, isSecretName(bytes[name], tokenRequest: tokenRequest) {
-                    value = Self.valueRange(in: bytes, afterEquals: index)
+                if !name.isEmpty {
+                    value = secretValue(named: bytes[name], in: bytes, after: index, tokenRequest: tokenRequest) {
+                        Self.valueRange(in: bytes, afterEquals: index)
+                    }
                 }
             } else if byte == UInt8(ascii: ":") {
                 if let name = Self.quotedNameRange(in: bytes, beforeColon: index) {
-                    if isSecretName(bytes[name], tokenRequest: tokenRequest) {
-                        value = Self.jsonValueRange(in: bytes, afterColon: index)
+                    value = secretValue(named: bytes[name], in: bytes, after: index, tokenRequest: tokenRequest) {
+                        Self.jsonValueRange(in: bytes, afterColon: index)
                     }
                 } else if let name = Self.labelRange(in: bytes, beforeColon: index) {
-                    let label = bytes[name]
-                    if isSecret(header: String(decoding: label, as: UTF8.self)) {
-                        value = Self.lineRange(in: bytes, afterColon: index)
-                    } else if isSecretName(label, tokenRequest: tokenRequest) {
-                        value = Self.fieldValueRange(in: bytes, afterColon: index)
+                    // A label with no blank after its colon is a header line's (`Authorization:…`),
+                    // or a URL's scheme or a time: only a secret header's counts.
+                    let blankAfter = index + 1 < bytes.count && Self.isBlank(bytes[index + 1])
+                    if blankAfter || isSecret(header: String(decoding: bytes[name], as: UTF8.self)) {
+                        value = secretValue(named: bytes[name], in: bytes, after: index, tokenRequest: tokenRequest) {
+                            Self.fieldValueRange(in: bytes, afterColon: index)
+                        }
                     }
                 }
             }
@@ -82,39 +85,84 @@ extension Redaction {
         var result: [UInt8] = []
         result.reserveCapacity(bytes.count)
         var position = 0
-        for range in masked.sorted(by: { $0.lowerBound < $1.lowerBound }) where range.lowerBound >= position {
-            result += bytes[position..<range.lowerBound]
+        // Ranges that overlap (a password that holds `name=`, then the query after it) are
+        // masked as one: the union, never only the first.
+        var pending: Range<Int>?
+        for range in masked.sorted(by: { $0.lowerBound < $1.lowerBound }) {
+            if let current = pending, range.lowerBound <= current.upperBound {
+                pending = current.lowerBound..<max(current.upperBound, range.upperBound)
+                continue
+            }
+            if let current = pending {
+                result += bytes[position..<current.lowerBound]
+                result += Array(Self.mask.utf8)
+                position = current.upperBound
+            }
+            pending = range
+        }
+        if let current = pending {
+            result += bytes[position..<current.lowerBound]
             result += Array(Self.mask.utf8)
-            position = range.upperBound
+            position = current.upperBound
         }
         result += bytes[position...]
         return String(decoding: result, as: UTF8.self)
     }
 
-    /// `value`, a query item's or form field's value as written (percent-encoded), masked as
-    /// free text: a value that is not a secret itself may still hold one (a return URL with its
-    /// own `access_token`, JSON with a `password`), read as written and percent-decoded. The
-    /// masked value, percent-encoded, or `nil` when it holds no secret.
+    /// The range to mask after the separator at `separator` when `name` is a secret's: the rest
+    /// of the line for a secret header, `fieldValue()` for a secret field; `nil` otherwise.
+    private func secretValue(
+        named name: ArraySlice<UInt8>, in bytes: [UInt8], after separator: Int, tokenRequest: Bool,
+        fieldValue: () -> Range<Int>?
+    ) -> Range<Int>? {
+        let raw = String(decoding: name, as: UTF8.self)
+        let decoded = raw.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? raw
+        if isSecret(header: decoded) { return Self.lineRange(in: bytes, after: separator) }
+        return isSecret(field: decoded, inTokenRequest: tokenRequest) ? fieldValue() : nil
+    }
+
+    /// `text` masked as free text, or, when it is JSON (a JSON-encoded payload, a form field
+    /// holding JSON), as JSON is masked: keys escaped as `\u0070assword` are read too.
+    func redactedEmbeddedText(_ text: String) -> String {
+        if let first = text.utf8.first(where: { !Self.isSpace($0) }),
+            first == UInt8(ascii: "{") || first == UInt8(ascii: "["),
+            text.utf8.count <= Self.largestParsedBody, let json = Self.readJSON(Data(text.utf8))
+        {
+            switch maskedJSONValue(json.object) {
+            case .unchanged: return text
+            case .masked(let data): return json.prefix + String(decoding: data, as: UTF8.self)
+            case .withheld: return Self.mask
+            }
+        }
+        return redactedText(text)
+    }
+
+    /// `value`, a query item's or form field's value as written (percent-encoded), masked: a
+    /// value that is not a secret itself may still hold one (a return URL with its own
+    /// `access_token`, JSON with a `password`), read as written and percent-decoded, up to three
+    /// times (a return URL inside a return URL). The masked value, percent-encoded (the mask
+    /// alone when the secret was escaped more than once), or `nil` when it holds no secret.
     func maskedNestedValue(_ value: String) -> String? {
-        let masked = redactedText(value)
+        let masked = redactedEmbeddedText(value)
         if masked != value { return masked }
-        guard value.contains("%") || value.contains("+"),
-            let decoded = value.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
-        else { return nil }
-        let maskedDecoded = redactedText(decoded)
-        guard maskedDecoded != decoded else { return nil }
-        return maskedDecoded.addingPercentEncoding(withAllowedCharacters: Self.fieldValueAllowed) ?? Self.mask
+        var current = value
+        for level in 1...3 {
+            guard current.contains("%") || current.contains("+"),
+                let decoded = current.replacingOccurrences(of: "+", with: " ").removingPercentEncoding,
+                decoded != current
+            else { return nil }
+            let maskedDecoded = redactedEmbeddedText(decoded)
+            if maskedDecoded != decoded {
+                guard level == 1 else { return Self.mask }
+                return maskedDecoded.addingPercentEncoding(withAllowedCharacters: Self.fieldValueAllowed) ?? Self.mask
+            }
+            current = decoded
+        }
+        return nil
     }
 
     /// What a query item's or form field's value may hold unescaped.
     private static let fieldValueAllowed = CharacterSet.urlQueryAllowed.subtracting(CharacterSet(charactersIn: "&=+#"))
-
-    /// Whether `name` (as written: percent-encoded, `+` for a space) names a secret field or header.
-    private func isSecretName(_ name: ArraySlice<UInt8>, tokenRequest: Bool) -> Bool {
-        let raw = String(decoding: name, as: UTF8.self)
-        let decoded = raw.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? raw
-        return isSecret(field: decoded, inTokenRequest: tokenRequest) || isSecret(header: decoded)
-    }
 
     /// Whether the text names `grant_type` anywhere (an OAuth token request or response, where
     /// `code` is a secret too).
@@ -123,7 +171,7 @@ extension Redaction {
         return lowered.contains("grant_type") || lowered.contains("grant-type") || lowered.contains("granttype")
     }
 
-    private static func isSpace(_ byte: UInt8) -> Bool {
+    static func isSpace(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D || byte == 0x0C
     }
 
@@ -136,16 +184,29 @@ extension Redaction {
         byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'")
     }
 
-    /// Bytes that end a name read backwards from its `=`.
-    private static func endsName(_ byte: UInt8) -> Bool {
-        isSpace(byte) || "?&#;,:=\"'([{</|".utf8.contains(byte)
+    /// Where the authority starts when a URL's `//` is at `index`: after `scheme://`, or after a
+    /// scheme-relative `//` that starts a word (`redirected to //user:password@host`).
+    private static func authorityStart(in bytes: [UInt8], at index: Int) -> Int? {
+        guard bytes[index] == UInt8(ascii: "/"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "/") else {
+            return nil
+        }
+        guard index > 0 else { return index + 2 }
+        let before = bytes[index - 1]
+        return before == UInt8(ascii: ":") || isSpace(before) || isQuote(before) || "=(<,;[{".utf8.contains(before)
+            ? index + 2 : nil
     }
 
-    /// Bytes that end an unquoted value: what a query value cannot hold unescaped, quotes and
-    /// white space. Not `<` or `>`: a value that should not hold them (a path that failed to
-    /// build) is masked to its end all the same.
+    /// Bytes that end a name read backwards from its `=`. Not brackets or dots: a name of
+    /// several keys (`user[password]`, `user.password`) is read whole, and key by key.
+    private static func endsName(_ byte: UInt8) -> Bool {
+        isSpace(byte) || "?&#;,:=\"'({</|".utf8.contains(byte)
+    }
+
+    /// Bytes that end an unquoted value: what a query value cannot hold unescaped, a double
+    /// quote and white space. Not `'`, `<` or `>`: a value that holds them (an RFC 8187
+    /// `UTF-8''…`, a path that failed to build) is masked to its end all the same.
     private static func endsValue(_ byte: UInt8) -> Bool {
-        isSpace(byte) || "&#\"'".utf8.contains(byte)
+        isSpace(byte) || "&#\"".utf8.contains(byte)
     }
 
     /// The name before `=` at `equals`, with blanks between them (`password = …`).
@@ -178,6 +239,16 @@ extension Redaction {
         return (open + 1)..<min(end, bytes.count)
     }
 
+    /// The characters of the escaped string (`\"…\"`, JSON inside a quoted string) whose `\"`
+    /// opens at `open`, to the next `\"`, or to the end of the text.
+    private static func escapedQuotedRange(in bytes: [UInt8], openingAt open: Int) -> Range<Int> {
+        var end = open + 2
+        while end + 1 < bytes.count, !(bytes[end] == UInt8(ascii: "\\") && bytes[end + 1] == UInt8(ascii: "\"")) {
+            end += 1
+        }
+        return (open + 2)..<(end + 1 < bytes.count ? end : bytes.count)
+    }
+
     /// The password of `user:password@` at the start of an authority, if there is one.
     private static func passwordRange(in bytes: [UInt8], authorityStart: Int) -> Range<Int>? {
         var end = authorityStart
@@ -188,71 +259,88 @@ extension Redaction {
         return (colon + 1)..<at
     }
 
-    /// The name of `"name"` followed by white space and the `:` at `colon`, as in JSON.
+    /// The name of `"name"` followed by white space and the `:` at `colon`, as in JSON; of
+    /// `\"name\"` too, as JSON inside a quoted string writes it.
     private static func quotedNameRange(in bytes: [UInt8], beforeColon colon: Int) -> Range<Int>? {
         var close = colon - 1
         while close >= 0, isSpace(bytes[close]) { close -= 1 }
         guard close > 0, bytes[close] == UInt8(ascii: "\"") else { return nil }
-        guard let open = bytes[..<close].lastIndex(of: UInt8(ascii: "\"")), open + 1 < close else { return nil }
-        return (open + 1)..<close
+        let escaped = bytes[close - 1] == UInt8(ascii: "\\")
+        let nameEnd = escaped ? close - 1 : close
+        guard let open = bytes[..<nameEnd].lastIndex(of: UInt8(ascii: "\"")), open + 1 < nameEnd else { return nil }
+        return (open + 1)..<nameEnd
     }
 
-    /// The value after a JSON name's `:`: a string's characters, or a number or literal.
+    /// The value after a JSON name's `:`: a string's characters (escaped or not), or a number,
+    /// a literal or a whole nested value.
     private static func jsonValueRange(in bytes: [UInt8], afterColon colon: Int) -> Range<Int>? {
         var start = colon + 1
         while start < bytes.count, isSpace(bytes[start]) { start += 1 }
         guard start < bytes.count else { return nil }
-        guard bytes[start] == UInt8(ascii: "\"") else {
-            var end = start
-            while end < bytes.count, !isSpace(bytes[end]), !",}]\"".utf8.contains(bytes[end]) { end += 1 }
-            return start..<end
+        if bytes[start] == UInt8(ascii: "\"") { return quotedRange(in: bytes, openingAt: start) }
+        if bytes[start] == UInt8(ascii: "\\"), start + 1 < bytes.count, bytes[start + 1] == UInt8(ascii: "\"") {
+            return escapedQuotedRange(in: bytes, openingAt: start)
         }
-        return quotedRange(in: bytes, openingAt: start)
+        return groupRange(in: bytes, from: start)
     }
 
-    /// Whether `byte` may be part of a label (`refreshToken`, `X-Auth-Token`).
-    private static func isLabelByte(_ byte: UInt8) -> Bool {
-        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
-            || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
-            || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "_")
-            || byte == UInt8(ascii: "-")
+    /// From `start`, a value as a description writes it: up to white space, `,` or `;`, or the
+    /// bracket that closes the group it stands in, whatever groups (`Optional(…)`, `[…]`,
+    /// `Module.(context).Token(…)`) and quoted strings it holds.
+    private static func groupRange(in bytes: [UInt8], from start: Int) -> Range<Int> {
+        var depth = 0
+        var end = start
+        scan: while end < bytes.count {
+            let byte = bytes[end]
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "'"):
+                end = quotedRange(in: bytes, openingAt: end).upperBound + 1
+                continue scan
+            case UInt8(ascii: "("), UInt8(ascii: "["), UInt8(ascii: "{"):
+                depth += 1
+            case UInt8(ascii: ")"), UInt8(ascii: "]"), UInt8(ascii: "}"):
+                guard depth > 0 else { break scan }
+                depth -= 1
+            case UInt8(ascii: ","), UInt8(ascii: ";"):
+                if depth == 0 { break scan }
+            default:
+                if depth == 0, isSpace(byte) { break scan }
+            }
+            end += 1
+        }
+        return start..<min(end, bytes.count)
     }
 
-    /// The unquoted label before the `:` at `colon` when a blank follows it, as a Swift value's
-    /// description (`token: "…"`) and a header line (`Authorization: Bearer …`) write it; not a
-    /// URL's scheme or port, nor a time.
+    /// The unquoted label before the `:` at `colon`, as a Swift value's description (`token: "…"`)
+    /// and a header line (`Authorization: Bearer …`) write it.
     private static func labelRange(in bytes: [UInt8], beforeColon colon: Int) -> Range<Int>? {
-        guard colon + 1 < bytes.count, isBlank(bytes[colon + 1]) else { return nil }
         var start = colon
-        while start > 0, isLabelByte(bytes[start - 1]) { start -= 1 }
+        while start > 0, isASCIIKeyByte(bytes[start - 1]) { start -= 1 }
         return start < colon ? start..<colon : nil
     }
 
-    /// The rest of the line after the `:` at `colon` and the blanks after it: a header's value.
-    private static func lineRange(in bytes: [UInt8], afterColon colon: Int) -> Range<Int> {
-        var start = colon + 1
+    /// The rest of the line after the separator at `separator` and the blanks after it: a
+    /// header's value, to the end of the line, a quote or a `&`.
+    private static func lineRange(in bytes: [UInt8], after separator: Int) -> Range<Int> {
+        var start = separator + 1
         while start < bytes.count, isBlank(bytes[start]) { start += 1 }
         if start < bytes.count, isQuote(bytes[start]) { return quotedRange(in: bytes, openingAt: start) }
         var end = start
-        while end < bytes.count, bytes[end] != 0x0A, bytes[end] != 0x0D, !isQuote(bytes[end]) { end += 1 }
+        while end < bytes.count, bytes[end] != 0x0A, bytes[end] != 0x0D, !isQuote(bytes[end]),
+            bytes[end] != UInt8(ascii: "&")
+        {
+            end += 1
+        }
         return start..<end
     }
 
     /// The value after a label's `:` at `colon`, as a Swift value's description writes it: a
-    /// quoted string, the same inside a wrapper (`Optional("…")`), or a word up to white space,
-    /// a quote or a delimiter.
+    /// quoted string's characters, or a whole value (`Optional("…")`, `["…"]`, `Token(value: …)`).
     private static func fieldValueRange(in bytes: [UInt8], afterColon colon: Int) -> Range<Int> {
         var start = colon + 1
         while start < bytes.count, isBlank(bytes[start]) { start += 1 }
-        var wrapper = start
-        while wrapper < bytes.count, isLabelByte(bytes[wrapper]) { wrapper += 1 }
-        if wrapper > start, wrapper < bytes.count, bytes[wrapper] == UInt8(ascii: "(") { start = wrapper + 1 }
         if start < bytes.count, isQuote(bytes[start]) { return quotedRange(in: bytes, openingAt: start) }
-        var end = start
-        while end < bytes.count, !isSpace(bytes[end]), !isQuote(bytes[end]), !",;)]}".utf8.contains(bytes[end]) {
-            end += 1
-        }
-        return start..<end
+        return groupRange(in: bytes, from: start)
     }
 
     // MARK: - Headers that carry URLs
@@ -265,8 +353,10 @@ extension Redaction {
         guard !trimmed.isEmpty else { return String(text) }
         guard let url = URL(string: trimmed) else { return Self.mask }
         guard trimmed.contains("?") || trimmed.contains("@") || trimmed.contains("#") else { return String(text) }
-        let masked = redacted(url).absoluteString
-        return masked == trimmed ? String(text) : masked
+        // Compared as URLs: Foundation may escape what it read (`café`, `[]`), which changes
+        // the text but masks nothing.
+        let masked = redacted(url)
+        return masked == url ? String(text) : masked.absoluteString
     }
 
     /// A `Link` value (`<url>; rel="next", <url>; rel="last"`, RFC 8288) with the URL in each

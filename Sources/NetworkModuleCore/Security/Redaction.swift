@@ -89,15 +89,23 @@ public struct Redaction: Sendable, Equatable {
 
     /// Whether a query item, JSON key or form field named `name` holds a secret; `inTokenRequest`
     /// when the same query or body has a `grant_type` field (OAuth), where `code` is one too.
-    /// A bracketed name (`user[password]`, as Rails and PHP forms write nested fields) is read by
-    /// its last key, and a name still escaped (`user%5Bpassword%5D` once decoded, from a URL
-    /// escaped twice) is decoded once more first.
+    /// A name is also read as a path of keys, and is a secret's when any key is: a bracketed name
+    /// (`user[password]`, `password[]`, `password[0]`, as Rails and PHP forms write nested
+    /// fields), a dotted one (`user.password`), an extended parameter (`token*`), a query item
+    /// with no name that holds a URL (`?https://…?token=`). A name still escaped
+    /// (`user%5Bpassword%5D` once decoded, from a URL escaped twice) is decoded once more first.
     package func isSecret(field name: String, inTokenRequest: Bool) -> Bool {
         if isSecret(normalizedField: Self.normalized(name), inTokenRequest: inTokenRequest) { return true }
-        guard name.contains(where: { $0 == "[" || $0 == "]" || $0 == "%" }) else { return false }
-        let unescaped = name.removingPercentEncoding ?? name
-        let key = unescaped.split(whereSeparator: { $0 == "[" || $0 == "]" }).last.map(String.init) ?? unescaped
-        return key != name && isSecret(normalizedField: Self.normalized(key), inTokenRequest: inTokenRequest)
+        guard name.contains(where: { !Self.isKeyCharacter($0) }) else { return false }
+        let unescaped = name.contains("%") ? (name.removingPercentEncoding ?? name) : name
+        return unescaped.split(whereSeparator: { !Self.isKeyCharacter($0) }).contains { key in
+            isSecret(normalizedField: Self.normalized(String(key)), inTokenRequest: inTokenRequest)
+        }
+    }
+
+    /// Whether `character` may be part of one key of a field's name.
+    private static func isKeyCharacter(_ character: Character) -> Bool {
+        character.isLetter || character.isNumber || character == "_" || character == "-"
     }
 
     private func isSecret(normalizedField normalized: String, inTokenRequest: Bool) -> Bool {
@@ -217,13 +225,9 @@ public struct Redaction: Sendable, Equatable {
             var nameEnd = start
             while nameEnd < end, bytes[nameEnd] != UInt8(ascii: "=") { nameEnd += 1 }
             let name = UnsafeBufferPointer(rebasing: bytes[start..<nameEnd])
-            // An escape or a `+` must be decoded to tell, and a bracketed name read by its last
-            // key: the full path does that.
-            if name.contains(where: {
-                $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "[") || $0 >= 0x80
-            }) {
-                return true
-            }
+            // An escape or a `+` must be decoded to tell, and a name of several keys (`user[password]`,
+            // `user.password`, a URL) read key by key: the full path does that.
+            if name.contains(where: { !Self.isASCIIKeyByte($0) }) { return true }
             // A value that may hold a secret of its own (a URL's `name=value` or password, JSON's
             // `"name":`), as written or escaped: the full path reads it as free text.
             if nameEnd < end, Self.mayNest(UnsafeBufferPointer(rebasing: bytes[(nameEnd + 1)..<end])) { return true }
@@ -241,7 +245,8 @@ public struct Redaction: Sendable, Equatable {
         return false
     }
 
-    /// Whether a query value, as written, holds `=`, `:` or `@`, or one of them escaped.
+    /// Whether a query value, as written, holds `=`, `:` or `@`, one of them escaped, or an
+    /// escaped `%` (what was escaped twice).
     private static func mayNest(_ value: UnsafeBufferPointer<UInt8>) -> Bool {
         for (index, byte) in value.enumerated() {
             if byte == UInt8(ascii: "=") || byte == UInt8(ascii: ":") || byte == UInt8(ascii: "@") { return true }
@@ -250,12 +255,21 @@ public struct Redaction: Sendable, Equatable {
                 if escaped == (UInt8(ascii: "3"), UInt8(ascii: "d"))
                     || escaped == (UInt8(ascii: "3"), UInt8(ascii: "a"))
                     || escaped == (UInt8(ascii: "4"), UInt8(ascii: "0"))
+                    || escaped == (UInt8(ascii: "2"), UInt8(ascii: "5"))
                 {
                     return true
                 }
             }
         }
         return false
+    }
+
+    /// Whether `byte` is an ASCII letter, digit, `_` or `-`: what one key of a name is made of.
+    static func isASCIIKeyByte(_ byte: UInt8) -> Bool {
+        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
+            || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+            || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "_")
+            || byte == UInt8(ascii: "-")
     }
 
     /// `byte`, lowercased if it is an ASCII capital letter.
