@@ -71,8 +71,28 @@ extension Redaction {
     /// (as JSON's encoding is told), without the mark; `nil` when it is not text in any of them
     /// (an image).
     private static func text(of body: Data) -> String? {
-        let (encoding, markLength) = jsonEncoding(body)
+        var (encoding, markLength) = jsonEncoding(body)
+        // Without a mark, zero bytes say UTF-16 or UTF-32 only if they stand where ASCII text in
+        // that encoding has them all along the start, not in one place (`\0password=…` is UTF-8).
+        if markLength == 0, encoding != .utf8, !zeroBytesFit(body, encoding) { encoding = .utf8 }
         return String(data: body.dropFirst(markLength), encoding: encoding)
+    }
+
+    /// Whether, in the first 64 bytes of `body`, every byte that ASCII text in `encoding` has
+    /// as zero is zero.
+    private static func zeroBytesFit(_ body: Data, _ encoding: String.Encoding) -> Bool {
+        let (width, zeroOffsets): (Int, [Int])
+        switch encoding {
+        case .utf16BigEndian: (width, zeroOffsets) = (2, [0])
+        case .utf16LittleEndian: (width, zeroOffsets) = (2, [1])
+        case .utf32BigEndian: (width, zeroOffsets) = (4, [0, 1, 2])
+        case .utf32LittleEndian: (width, zeroOffsets) = (4, [1, 2, 3])
+        default: return true
+        }
+        let head = Array(body.prefix(64))
+        return stride(from: 0, to: head.count - width + 1, by: width).allSatisfy { unit in
+            zeroOffsets.allSatisfy { head[unit + $0] == 0 }
+        }
     }
 
     /// `text`, a body that is neither JSON nor a form, masked as free text (see
@@ -131,11 +151,14 @@ extension Redaction {
             let tokenRequest = Self.isTokenRequest(dictionary.keys)
             var masked: [String: Any] = [:]
             for (key, value) in dictionary {
+                // A key may hold a secret itself (a map keyed by URL, a header line as a key).
+                let maskedKey = key.contains("=") || key.contains(":") ? redactedText(key) : key
+                if maskedKey != key { changed = true }
                 if isSecret(field: key, inTokenRequest: tokenRequest) || isSecret(header: key) {
-                    masked[key] = Self.mask
+                    masked[maskedKey] = Self.mask
                     changed = true
                 } else {
-                    masked[key] = maskedJSON(value, changed: &changed)
+                    masked[maskedKey] = maskedJSON(value, changed: &changed)
                 }
             }
             return masked

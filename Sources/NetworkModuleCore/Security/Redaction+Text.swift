@@ -36,10 +36,21 @@ extension Redaction {
     /// whole even when the text around it is not a URL: it may mask a little more than the
     /// secret, never less. One pass over the text, whatever it holds.
     package func redactedText(_ text: String) -> String {
+        redactedText(text, readingEscapedValues: true)
+    }
+
+    /// `text` masked as free text; `readingEscapedValues` when a value that holds an escaped
+    /// `=` is also read decoded (``maskedNestedValue(_:)``). Off inside that reading, which
+    /// decodes the whole value itself: reading each `=` of it again would go as deep as the
+    /// text has `=`s.
+    private func redactedText(_ text: String, readingEscapedValues: Bool) -> String {
         guard text.contains("=") || text.contains(":") else { return text }
         let bytes = Array(text.utf8)
         let tokenRequest = Self.mentionsGrantType(bytes)
         var masked: [Range<Int>] = []
+        var replaced: [(Range<Int>, String)] = []
+        var nextEscapedEquals = readingEscapedValues ? Self.escapedEquals(in: bytes, from: 0) : bytes.count
+        var valueEnd = 0
         var index = 0
         while index < bytes.count {
             let byte = bytes[index]
@@ -49,11 +60,42 @@ extension Redaction {
                 index = authority
                 continue
             }
-            if byte == UInt8(ascii: "=") {
+            if byte == UInt8(ascii: "="), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: ">") {
+                // `name => value`, as Ruby, Perl and PHP print a map (`"password" => "…"`,
+                // `[password] => …`).
+                let name =
+                    Self.quotedNameRange(in: bytes, beforeColon: index) ?? Self.nameRange(in: bytes, before: index)
+                if !name.isEmpty {
+                    value = secretValue(named: bytes[name], in: bytes, after: index + 1, tokenRequest: tokenRequest) {
+                        Self.valueRange(in: bytes, afterEquals: index + 1)
+                    }
+                }
+            } else if byte == UInt8(ascii: "=") {
                 let name = Self.nameRange(in: bytes, before: index)
                 if !name.isEmpty {
                     value = secretValue(named: bytes[name], in: bytes, after: index, tokenRequest: tokenRequest) {
                         Self.valueRange(in: bytes, afterEquals: index)
+                    }
+                    if value == nil, readingEscapedValues, nextEscapedEquals < bytes.count {
+                        // A value that is not a secret may hold one escaped (a return URL): read
+                        // only when it holds an escaped `=`, which no plain value does. Both
+                        // positions only move forward, so the pass stays linear.
+                        let start = index + 1
+                        if nextEscapedEquals < start { nextEscapedEquals = Self.escapedEquals(in: bytes, from: start) }
+                        if valueEnd < start {
+                            valueEnd = start
+                            while valueEnd < bytes.count, !Self.endsValue(bytes[valueEnd]) { valueEnd += 1 }
+                        }
+                        if nextEscapedEquals < valueEnd {
+                            // Read whole, as written and decoded: what it holds is masked there,
+                            // so the scan goes on after it, and reads each value once.
+                            if let nested = maskedNestedValue(String(decoding: bytes[start..<valueEnd], as: UTF8.self))
+                            {
+                                replaced.append((start..<valueEnd, nested))
+                            }
+                            index = max(index + 1, valueEnd)
+                            continue
+                        }
                     }
                 }
             } else if byte == UInt8(ascii: ":") {
@@ -81,32 +123,48 @@ extension Redaction {
                 index += 1
             }
         }
-        guard !masked.isEmpty else { return text }
+        guard !masked.isEmpty || !replaced.isEmpty else { return text }
         var result: [UInt8] = []
         result.reserveCapacity(bytes.count)
         var position = 0
         // Ranges that overlap (a password that holds `name=`, then the query after it) are
-        // masked as one: the union, never only the first.
-        var pending: Range<Int>?
-        for range in masked.sorted(by: { $0.lowerBound < $1.lowerBound }) {
-            if let current = pending, range.lowerBound <= current.upperBound {
-                pending = current.lowerBound..<max(current.upperBound, range.upperBound)
+        // masked as one: the union, never only the first. A range with text of its own (an
+        // escaped value masked inside) keeps it unless another range overlaps it.
+        var pending: (range: Range<Int>, text: String?)?
+        func flush() {
+            guard let current = pending else { return }
+            result += bytes[position..<current.range.lowerBound]
+            result += Array((current.text ?? Self.mask).utf8)
+            position = current.range.upperBound
+        }
+        let edits =
+            masked.map { (range: $0, text: String?.none) } + replaced.map { (range: $0.0, text: Optional($0.1)) }
+        for edit in edits.sorted(by: { $0.range.lowerBound < $1.range.lowerBound }) {
+            if let current = pending, edit.range.lowerBound < current.range.upperBound {
+                pending = (current.range.lowerBound..<max(current.range.upperBound, edit.range.upperBound), nil)
                 continue
             }
-            if let current = pending {
-                result += bytes[position..<current.lowerBound]
-                result += Array(Self.mask.utf8)
-                position = current.upperBound
-            }
-            pending = range
+            flush()
+            pending = edit
         }
-        if let current = pending {
-            result += bytes[position..<current.lowerBound]
-            result += Array(Self.mask.utf8)
-            position = current.upperBound
-        }
+        flush()
         result += bytes[position...]
         return String(decoding: result, as: UTF8.self)
+    }
+
+    /// Where the first `%3D` (an escaped `=`, once escaped or more: `%253D`) at or after `start`
+    /// is; the end of `bytes` when there is none.
+    private static func escapedEquals(in bytes: [UInt8], from start: Int) -> Int {
+        var index = start
+        while index + 2 < bytes.count {
+            if bytes[index] == UInt8(ascii: "%"), bytes[index + 1] == UInt8(ascii: "3"),
+                bytes[index + 2] | 0x20 == UInt8(ascii: "d")
+            {
+                return index
+            }
+            index += 1
+        }
+        return bytes.count
     }
 
     /// The range to mask after the separator at `separator` when `name` is a secret's: the rest
@@ -115,15 +173,38 @@ extension Redaction {
         named name: ArraySlice<UInt8>, in bytes: [UInt8], after separator: Int, tokenRequest: Bool,
         fieldValue: () -> Range<Int>?
     ) -> Range<Int>? {
-        let raw = String(decoding: name, as: UTF8.self)
+        var raw = String(decoding: name, as: UTF8.self)
+        if raw.contains("\\u") { raw = Self.unescapingUnicode(raw) }
         let decoded = raw.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? raw
         if isSecret(header: decoded) { return Self.lineRange(in: bytes, after: separator) }
         return isSecret(field: decoded, inTokenRequest: tokenRequest) ? fieldValue() : nil
     }
 
+    /// `name` with its JSON escapes `\\uXXXX` read (a key written `\\u0070assword`).
+    private static func unescapingUnicode(_ name: String) -> String {
+        var result = ""
+        var rest = Substring(name)
+        while let escape = rest.range(of: "\\u") {
+            result += rest[..<escape.lowerBound]
+            let digits = rest[escape.upperBound...].prefix(4)
+            if digits.count == 4, let code = UInt32(digits, radix: 16), let scalar = Unicode.Scalar(code) {
+                result.unicodeScalars.append(scalar)
+                rest = rest[digits.endIndex...]
+            } else {
+                result += rest[escape]
+                rest = rest[escape.upperBound...]
+            }
+        }
+        return result + rest
+    }
+
     /// `text` masked as free text, or, when it is JSON (a JSON-encoded payload, a form field
     /// holding JSON), as JSON is masked: keys escaped as `\u0070assword` are read too.
     func redactedEmbeddedText(_ text: String) -> String {
+        redactedEmbeddedText(text, readingEscapedValues: true)
+    }
+
+    private func redactedEmbeddedText(_ text: String, readingEscapedValues: Bool) -> String {
         if let first = text.utf8.first(where: { !Self.isSpace($0) }),
             first == UInt8(ascii: "{") || first == UInt8(ascii: "["),
             text.utf8.count <= Self.largestParsedBody, let json = Self.readJSON(Data(text.utf8))
@@ -134,7 +215,7 @@ extension Redaction {
             case .withheld: return Self.mask
             }
         }
-        return redactedText(text)
+        return redactedText(text, readingEscapedValues: readingEscapedValues)
     }
 
     /// `value`, a query item's or form field's value as written (percent-encoded), masked: a
@@ -143,19 +224,34 @@ extension Redaction {
     /// times (a return URL inside a return URL). The masked value, percent-encoded (the mask
     /// alone when the secret was escaped more than once), or `nil` when it holds no secret.
     func maskedNestedValue(_ value: String) -> String? {
-        let masked = redactedEmbeddedText(value)
-        if masked != value { return masked }
-        var current = value
+        let read = { self.redactedEmbeddedText($0, readingEscapedValues: false) }
+        let masked = read(value)
+        guard let level = Self.firstSecretLevel(in: masked, using: read) else {
+            return masked == value ? nil : masked
+        }
+        // A secret still escaped once is masked where it stands, if nothing is escaped deeper;
+        // one escaped more than once, or beneath another, takes the whole value.
+        guard level == 1, let decoded = Self.decodedOnce(masked) else { return Self.mask }
+        let maskedDecoded = read(decoded)
+        guard Self.firstSecretLevel(in: maskedDecoded, using: read) == nil else { return Self.mask }
+        return maskedDecoded.addingPercentEncoding(withAllowedCharacters: Self.fieldValueAllowed) ?? Self.mask
+    }
+
+    /// `text` percent-decoded once (`+` as a space), or `nil` when nothing in it is escaped.
+    private static func decodedOnce(_ text: String) -> String? {
+        guard text.contains("%") || text.contains("+"),
+            let decoded = text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding, decoded != text
+        else { return nil }
+        return decoded
+    }
+
+    /// How many times `text` must be decoded, up to three, before `mask` finds a secret in it;
+    /// `nil` when none does.
+    private static func firstSecretLevel(in text: String, using mask: (String) -> String) -> Int? {
+        var current = text
         for level in 1...3 {
-            guard current.contains("%") || current.contains("+"),
-                let decoded = current.replacingOccurrences(of: "+", with: " ").removingPercentEncoding,
-                decoded != current
-            else { return nil }
-            let maskedDecoded = redactedEmbeddedText(decoded)
-            if maskedDecoded != decoded {
-                guard level == 1 else { return Self.mask }
-                return maskedDecoded.addingPercentEncoding(withAllowedCharacters: Self.fieldValueAllowed) ?? Self.mask
-            }
+            guard let decoded = decodedOnce(current) else { return nil }
+            if mask(decoded) != decoded { return level }
             current = decoded
         }
         return nil
@@ -264,10 +360,10 @@ extension Redaction {
     private static func quotedNameRange(in bytes: [UInt8], beforeColon colon: Int) -> Range<Int>? {
         var close = colon - 1
         while close >= 0, isSpace(bytes[close]) { close -= 1 }
-        guard close > 0, bytes[close] == UInt8(ascii: "\"") else { return nil }
+        guard close > 0, isQuote(bytes[close]) else { return nil }
         let escaped = bytes[close - 1] == UInt8(ascii: "\\")
         let nameEnd = escaped ? close - 1 : close
-        guard let open = bytes[..<nameEnd].lastIndex(of: UInt8(ascii: "\"")), open + 1 < nameEnd else { return nil }
+        guard let open = bytes[..<nameEnd].lastIndex(of: bytes[close]), open + 1 < nameEnd else { return nil }
         return (open + 1)..<nameEnd
     }
 
@@ -277,7 +373,7 @@ extension Redaction {
         var start = colon + 1
         while start < bytes.count, isSpace(bytes[start]) { start += 1 }
         guard start < bytes.count else { return nil }
-        if bytes[start] == UInt8(ascii: "\"") { return quotedRange(in: bytes, openingAt: start) }
+        if isQuote(bytes[start]) { return quotedRange(in: bytes, openingAt: start) }
         if bytes[start] == UInt8(ascii: "\\"), start + 1 < bytes.count, bytes[start + 1] == UInt8(ascii: "\"") {
             return escapedQuotedRange(in: bytes, openingAt: start)
         }
@@ -320,17 +416,23 @@ extension Redaction {
     }
 
     /// The rest of the line after the separator at `separator` and the blanks after it: a
-    /// header's value, to the end of the line, a quote or a `&`.
+    /// header's value (`Digest username="…", response="…"` included), or a quoted one's
+    /// characters.
     private static func lineRange(in bytes: [UInt8], after separator: Int) -> Range<Int> {
         var start = separator + 1
         while start < bytes.count, isBlank(bytes[start]) { start += 1 }
-        if start < bytes.count, isQuote(bytes[start]) { return quotedRange(in: bytes, openingAt: start) }
-        var end = start
-        while end < bytes.count, bytes[end] != 0x0A, bytes[end] != 0x0D, !isQuote(bytes[end]),
-            bytes[end] != UInt8(ascii: "&")
-        {
-            end += 1
+        if start < bytes.count, isQuote(bytes[start]) {
+            let quoted = quotedRange(in: bytes, openingAt: start)
+            // A quote that only opens the line's first parameter (`theme="dark"; session=…`)
+            // does not end the value: the line does.
+            let after = quoted.upperBound + 1
+            if after >= bytes.count || bytes[after] == 0x0A || bytes[after] == 0x0D || ",}]".utf8.contains(bytes[after])
+            {
+                return quoted
+            }
         }
+        var end = start
+        while end < bytes.count, bytes[end] != 0x0A, bytes[end] != 0x0D { end += 1 }
         return start..<end
     }
 
