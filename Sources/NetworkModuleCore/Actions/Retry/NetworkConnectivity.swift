@@ -24,7 +24,9 @@ import Foundation
 /// )
 /// ```
 ///
-/// ``init(delayScheduler:)`` follows the system: `NWPathMonitor` on Apple platforms. Linux has
+/// ``init(delayScheduler:)`` follows the system: `NWPathMonitor` on Apple platforms, where the
+/// network counts as reachable when its path is satisfied or may be satisfied by a new connection
+/// (an on-demand VPN, a cellular link that must be activated: sending is what brings those up). Linux has
 /// no such monitor, so there the network counts as reachable (requests are retried on the
 /// backoff, as without waiting) unless you report it with ``update(isReachable:)``, from a
 /// monitor of your own. Tests use ``init(isReachable:delayScheduler:)``, which follows only
@@ -62,7 +64,8 @@ public final class NetworkConnectivity: Sendable {
         self.delayScheduler = delayScheduler ?? DispatchDelayScheduler()
         self.monitor =
             followingSystem
-            ? SystemPathMonitor { reachable in waitlist.withLock { $0.update(isReachable: reachable) }.perform() } : nil
+            ? SystemPathMonitor { status in waitlist.withLock { $0.update(isReachable: status.isReachable) }.perform() }
+            : nil
     }
 
     deinit {

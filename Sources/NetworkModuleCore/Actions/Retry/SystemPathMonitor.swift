@@ -5,8 +5,8 @@ import Foundation
 #endif
 
 /// The system's view of the network for ``NetworkConnectivity``: an `NWPathMonitor` on Apple
-/// platforms, which reports whether its path is satisfied at start and on every change. Linux
-/// has no path monitor: there this reports nothing, and the network counts as reachable.
+/// platforms, which reports its path's ``PathStatus`` at start and on every change. Linux has no
+/// path monitor: there this reports nothing, and the network counts as reachable.
 final class SystemPathMonitor: @unchecked Sendable {
     // @unchecked Sendable is safe: the only mutable state, `monitor`, is read and written only
     // while holding `lock`; NWPathMonitor itself calls back on the queue it is given.
@@ -15,12 +15,12 @@ final class SystemPathMonitor: @unchecked Sendable {
         private var monitor: NWPathMonitor?
     #endif
 
-    /// Starts monitoring, calling `changed` with whether the network is reachable, on a queue of
-    /// its own, until ``cancel()``.
-    init(_ changed: @escaping @Sendable (_ reachable: Bool) -> Void) {
+    /// Starts monitoring, calling `changed` with the path's status, on a queue of its own, until
+    /// ``cancel()``.
+    init(_ changed: @escaping @Sendable (_ status: PathStatus) -> Void) {
         #if canImport(Network)
             let monitor = NWPathMonitor()
-            monitor.pathUpdateHandler = { path in changed(path.status == .satisfied) }
+            monitor.pathUpdateHandler = { path in changed(PathStatus(path.status)) }
             lock.withLock { self.monitor = monitor }
             monitor.start(queue: DispatchQueue(label: "NetworkModule.NetworkConnectivity"))
         #endif
