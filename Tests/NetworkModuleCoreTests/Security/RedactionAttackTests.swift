@@ -10,22 +10,7 @@ import Testing
 /// masked"): inputs a hostile server or URL, or a careless caller, can write. Each test asserts
 /// a promise of SECURITY.md "Secrets" / docs/actions.md; a failing one is a break.
 @Suite("Redaction: attacks on nested and free-text masking")
-struct RedactionAttackTests {
-    private let secret = "s3cr3t"
-
-    private func expectNoSecret(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) {
-        #expect(!text.contains(secret), "secret in: \(text.debugDescription)", sourceLocation: sourceLocation)
-    }
-
-    private func body(_ data: Data, _ type: String?) -> String {
-        String(decoding: Redaction.default.writableBody(data, contentType: type), as: UTF8.self)
-    }
-
-    private func url(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
-        let url = try #require(URL(string: text), sourceLocation: sourceLocation)
-        return Redaction.default.redacted(url).absoluteString
-    }
-
+struct RedactionAttackTests: SecretMaskingChecks {
     // MARK: - Promise 1: no secret in clear
 
     @Test("free text: an empty-bracket name (password[]=…) should be masked as a form body masks it")

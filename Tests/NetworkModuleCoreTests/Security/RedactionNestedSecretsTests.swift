@@ -11,13 +11,7 @@ import Testing
 /// error's own fields, URLs nested in query values, bracketed field names, JSON inside a form
 /// field or a JSON string, newline-delimited JSON, `Referer`).
 @Suite("Redaction: secrets inside other values and in free text")
-struct RedactionNestedSecretsTests {
-    private let secret = "s3cr3t"
-
-    private func expectNoSecret(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) {
-        #expect(!text.contains(secret), "secret in: \(text)", sourceLocation: sourceLocation)
-    }
-
+struct RedactionNestedSecretsTests: SecretMaskingChecks {
     @Test("when free text holds a secret name=value whose value is quoted, should mask the value")
     func quotedValueInFreeText() {
         expectNoSecret(Redaction.default.redactedText("login failed: password=\"s3cr3t\""))

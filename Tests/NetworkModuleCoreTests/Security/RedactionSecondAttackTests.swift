@@ -10,22 +10,7 @@ import Testing
 /// SECURITY.md "Secrets" / docs/actions.md; a failing one is a break. Observed outputs are in the
 /// expectation messages.
 @Suite("Redaction: second attack on nested and free-text masking")
-struct RedactionSecondAttackTests {
-    private let secret = "s3cr3t"
-
-    private func expectNoSecret(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) {
-        #expect(!text.contains(secret), "secret in: \(text.debugDescription)", sourceLocation: sourceLocation)
-    }
-
-    private func body(_ data: Data, _ type: String?) -> String {
-        String(decoding: Redaction.default.writableBody(data, contentType: type), as: UTF8.self)
-    }
-
-    private func url(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
-        let url = try #require(URL(string: text), sourceLocation: sourceLocation)
-        return Redaction.default.redacted(url).absoluteString
-    }
-
+struct RedactionSecondAttackTests: SecretMaskingChecks {
     // MARK: - Promise 1
 
     @Test(
