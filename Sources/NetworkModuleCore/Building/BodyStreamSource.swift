@@ -14,9 +14,17 @@ struct BodyStreamSource: Sendable {
     /// request ends (``BodyStreams/release(_:)``), or when the last stream made from it is gone.
     var temporaryFile: TemporaryFile?
 
-    /// A source that reads the file at `url`, checked now: it must exist, be a regular file and
-    /// be readable. Its size, read now, is the length.
+    /// A source that reads the file at `url`, checked now (``checkedFile(_:)``). Its size, read
+    /// now, is the length.
     static func file(_ url: URL) throws(NetworkError) -> BodyStreamSource {
+        let size = try checkedFile(url)
+        return BodyStreamSource(length: size, makeStream: { try Self.stream(reading: url) }, file: url)
+    }
+
+    /// Checks that the file at `url` exists, is a regular file and can be opened for reading
+    /// now (which a file locked by data protection cannot, whatever its permissions say), and
+    /// returns its size, when known.
+    static func checkedFile(_ url: URL) throws(NetworkError) -> Int64? {
         let path = url.path
         guard url.isFileURL else {
             throw .invalidRequest(.bodyEncodingFailed("the body file \(url.absoluteString) is not a file URL"))
@@ -30,11 +38,13 @@ struct BodyStreamSource: Sendable {
         guard (attributes[.type] as? FileAttributeType) == .typeRegular else {
             throw .invalidRequest(.bodyEncodingFailed("the body file \(path) is not a regular file"))
         }
-        guard FileManager.default.isReadableFile(atPath: path) else {
+        do {
+            let handle = try FileHandle(forReadingFrom: url)
+            try? handle.close()
+        } catch {
             throw .invalidRequest(.bodyEncodingFailed("the body file \(path) cannot be read"))
         }
-        let size = (attributes[.size] as? NSNumber)?.int64Value
-        return BodyStreamSource(length: size, makeStream: { try Self.stream(reading: url) }, file: url)
+        return (attributes[.size] as? NSNumber)?.int64Value
     }
 
     /// A source that reads `file`, `length` bytes long, and removes it when it is released.

@@ -18,24 +18,44 @@ import Foundation
 /// | preparing | ``prepared(id:token:request:sentDate:)`` | sent | save, send |
 /// | sent, this launch | ``notSaved(id:token:error:)`` (the save before sending failed) | (none) | deliver the error, unsent |
 /// | preparing | ``preparationFailed(id:token:error:)``, ``cancel(id:)`` | (none) | deliver the error, unsaved |
-/// | sent | ``bodyReceived(token:data:limit:)`` | sent | — (`false` past the limit: cancel the task) |
-/// | sent | ``downloadFinished(token:)`` | placing | — (the caller places the file) |
-/// | sent, placing | ``completed(token:_:resumeData:limit:)`` | finished (a download sent, not placed, with an accepted status: failed, no file) | resume data, save, deliver |
-/// | sent | ``cancel(id:)`` | finished (`.cancelled`) | drop resume data, save, cancel the task, deliver |
-/// | sent, from an earlier launch | ``listed(_:)`` without its task | finished (lost) | save, deliver |
-/// | finished, from an earlier launch | ``launched()`` | finished | deliver |
-/// | finished | ``reporting(id:token:)`` | (none) | save: the app is told now |
+/// | sent, unlisted | ``bodyReceived(token:data:limit:)`` | same | — (`false` past the limit: cancel the task) |
+/// | sent, unlisted | ``downloadFinished(token:)`` | placing | — (the caller places the file) |
+/// | sent, unlisted, placing | ``completed(token:_:resumeData:limit:)`` | finished (a download sent, not placed, with an accepted status: failed, no file) | resume data, save, deliver |
+/// | sent, unlisted | ``cancel(id:)`` | finished (`.cancelled`) | drop resume data, save, cancel the task, deliver |
+/// | sent, from an earlier launch | ``listed(_:)`` without its task | unlisted | arm the grace timer (no delivery: its end may still come) |
+/// | unlisted | ``eventsDrained()`` (the session delivered its events, or the grace timer fired) | finished (lost) | save, deliver |
+/// | finished, not handed out | ``launched()``, ``retryReports()`` | finished | deliver |
+/// | finished | ``reporting(id:token:)`` | reporting | save without it: the app is told once that is on disk |
+/// | reporting | ``reported(id:token:saved:)`` | (none) if saved (call the handler); finished, not handed out, if not (do not) | — |
 ///
 /// Any other pair changes nothing: an event for a token the ledger does not know (a transfer
 /// reported already, or cancelled) is dropped, which is what makes the app's handler run once.
 ///
+/// ## A ledger that cannot be read
+/// The ledger starts from what the store read (``BackgroundTransferStore/LedgerLoad``). While it
+/// is blind (a file there that cannot be read yet, locked by data protection before the first
+/// unlock; or one that is damaged), it does not know which tasks are its own:
+///
+/// | mode | event | step |
+/// |---|---|---|
+/// | locked, damaged | ``listed(_:)`` | cancel nothing, report nothing (locked: the listing is kept) |
+/// | locked | ``completed(token:_:resumeData:limit:)`` for an unknown token | keep the end and its resume data; read the file again |
+/// | damaged | ``completed(token:_:resumeData:limit:)`` for an unknown token | drop it (its transfer cannot be recognised any more) |
+/// | locked | ``read(_:collision:)`` `.blocked` | arm the reload timer (30 s) |
+/// | locked | ``read(_:collision:)`` `.loaded`, `.none` | merge the file's transfers, apply the kept ends (each delivered once), replay the kept listing |
+/// | locked | ``read(_:collision:)`` `.damaged` | damaged for the life of the process: drop the kept ends |
+/// | locked | ``wake()`` (the app delegate hands over the session's events), the reload timer | read the file again |
+///
+/// A listing cancels unknown tasks only once the file was read cleanly (or there was none).
+///
 /// ## Exactly once, across relaunches
 /// A transfer is written down (saved) when it is handed to the system, again when it ends
 /// (with its outcome, before the delegate's callback returns, so the system never considers
-/// an event delivered that the file does not hold), and removed just before the app's handler
-/// runs. A crash before the removal reports it again after relaunch (``launched()``); a crash
-/// after it does not. Each save is a snapshot of the whole ledger, numbered, so that the store
-/// never lets an older one overwrite a newer one.
+/// an event delivered that the file does not hold), and removed before the app's handler
+/// runs: the handler runs only once the saved ledger no longer names the transfer. A crash, or
+/// a failed save, before the removal reports it again (``launched()``, ``retryReports()``); a
+/// crash after it does not. Each save is a snapshot of the whole ledger, numbered, so that the
+/// store never lets an older one overwrite a newer one.
 struct BackgroundTransferLedger {
     /// What is saved: the transfers handed to the system and not yet reported, and the IDs whose
     /// downloads left resume data.
@@ -103,13 +123,35 @@ struct BackgroundTransferLedger {
         let persisted: Persisted
     }
 
-    /// What the caller does after an event, outside the lock, in this order.
+    /// A timer the caller arms on the module's delay scheduler; when it fires, the caller sends
+    /// ``timerFired(_:)``.
+    enum Timer: Hashable {
+        /// Read a ledger file that could not be read again.
+        case reload
+        /// Give up on the transfers the system's listing lacked (``eventsDrained()``).
+        case grace
+
+        /// Seconds until it fires.
+        var delay: TimeInterval {
+            switch self {
+            case .reload: 30
+            case .grace: 60
+            }
+        }
+    }
+
+    /// What the caller does after an event, outside the lock, in this order: the file work, all
+    /// in one call to the store (``BackgroundTransferStore/apply(_:)``), then the rest.
     struct Step {
         /// Resume data to write for an ID, before the snapshot that names it is saved.
-        var resumeDataToWrite: (id: String, data: Data)?
+        var resumeDataToWrite: [(id: String, data: Data)] = []
         var snapshot: Snapshot?
-        /// IDs whose resume data to remove, after the snapshot is saved.
+        /// IDs whose resume data this step drops: the store removes the file once the newest
+        /// saved snapshot no longer names the ID (its sweep).
         var resumeDataToRemove: [String] = []
+        /// Read the ledger file again (``BackgroundTransferStore/load()``) and send ``read(_:collision:)``.
+        var readsAgain = false
+        var timers: [Timer] = []
         /// The system's tasks to cancel, by token.
         var tokensToCancel: [String] = []
         var send: Send?
@@ -133,10 +175,33 @@ struct BackgroundTransferLedger {
     private enum State {
         case preparing(Start)
         case sent(Transfer)
+        /// Sent in an earlier launch and missing from the system's listing: ended unseen, or its
+        /// end is still to be delivered (Apple does not document the order). Its end, if it
+        /// comes, is delivered; ``eventsDrained()`` reports it lost.
+        case unlisted(Transfer)
         /// A download's file is being placed; the result stands whatever comes next.
         case placing(Transfer)
         /// Ended; `queued` once its delivery has been handed out.
         case finished(Transfer, queued: Bool)
+        /// Its delivery is about to reach the app, once a ledger without it is saved.
+        case reporting(Transfer)
+    }
+
+    /// A task's end that a locked ledger keeps.
+    private struct PendingEnd {
+        let completion: BackgroundTransferOutcome.SystemCompletion
+        let resumeData: Data?
+        let limit: Int
+    }
+
+    /// How the saved ledger was read.
+    private enum Mode {
+        /// Read (or there was none): the ledger knows every transfer it handed to the system.
+        case read
+        /// A file is there that cannot be read yet: blind until it can.
+        case locked
+        /// The file was damaged (moved aside): blind for the life of the process.
+        case damaged
     }
 
     private struct Entry {
@@ -150,25 +215,46 @@ struct BackgroundTransferLedger {
     /// The IDs whose resume data is on disk.
     private var resumeData: Set<String> = []
     private var snapshots = 0
+    private var mode = Mode.read
+    /// While locked: the system's listing, replayed once the file is read.
+    private var pendingListing: Set<String>?
+    /// While locked: the ends of tasks the ledger does not know yet, by token, applied once the
+    /// file is read.
+    private var pendingEnds: [String: PendingEnd] = [:]
+    /// The timers armed and not fired yet.
+    private var armed: Set<Timer> = []
 
     /// The ledger as it was saved. Records that repeat an ID or a token are dropped (a file
     /// written by hand, say): each ID and token names one transfer.
     init(_ persisted: Persisted = Persisted()) {
-        for record in persisted.transfers where entries[record.id] == nil && ids[record.token] == nil {
-            let transfer = Transfer(record: record, request: record.request, startedThisLaunch: false)
-            let state: State = record.outcome == nil ? .sent(transfer) : .finished(transfer, queued: false)
-            entries[record.id] = Entry(token: record.token, state: state)
-            ids[record.token] = record.id
+        merge(persisted)
+    }
+
+    /// The ledger as the store read it: blind (see the type's table) when the file could not be
+    /// read, or was damaged.
+    init(_ load: BackgroundTransferStore.LedgerLoad) {
+        switch load {
+        case .loaded(let persisted): merge(persisted)
+        case .none: break
+        case .blocked: mode = .locked
+        case .damaged: mode = .damaged
         }
-        resumeData = Set(persisted.resumeData)
     }
 
     /// How many transfers are under way or waiting to be reported.
     var count: Int { entries.count }
 
     /// The app launched: the transfers that ended while it was away, and were not yet reported,
-    /// are delivered.
+    /// are delivered. A ledger file that cannot be read yet is read again later.
     mutating func launched() -> Step {
+        var step = retryReports()
+        if mode == .locked { arm(.reload, in: &step) }
+        return step
+    }
+
+    /// A save reached the disk: the transfers whose report could not be saved before (or that
+    /// ended in an earlier launch and were not reported) are delivered again.
+    mutating func retryReports() -> Step {
         var step = Step()
         for (id, entry) in entries.sorted(by: { $0.key < $1.key }) {
             guard case .finished(let transfer, false) = entry.state else { continue }
@@ -179,17 +265,108 @@ struct BackgroundTransferLedger {
     }
 
     /// The system listed the tasks it has, by token. A transfer of an earlier launch it does
-    /// not have ended unseen: it is reported as lost. A task the ledger does not know (one
-    /// whose transfer was cancelled or reported) is cancelled.
+    /// not have becomes unlisted: its end may still come, and ``eventsDrained()`` reports it
+    /// lost if it does not. A task the ledger does not know (one whose transfer was cancelled
+    /// or reported) is cancelled, but only when the ledger file was read: a blind ledger
+    /// cancels nothing.
     mutating func listed(_ tokens: Set<String>) -> Step {
         var step = Step()
+        switch mode {
+        case .read: break
+        case .locked:
+            pendingListing = tokens
+            return step
+        case .damaged:
+            return step
+        }
+        var unlisted = false
         for (id, entry) in entries.sorted(by: { $0.key < $1.key }) {
             guard case .sent(let transfer) = entry.state, !transfer.startedThisLaunch, !tokens.contains(entry.token)
             else { continue }
+            entries[id]?.state = .unlisted(transfer)
+            unlisted = true
+        }
+        if unlisted { arm(.grace, in: &step) }
+        step.tokensToCancel = tokens.filter { ids[$0] == nil }.sorted()
+        return step
+    }
+
+    /// The session has delivered the events it had (or the grace timer fired): a transfer the
+    /// listing lacked, whose end never came, ended unseen, and is reported lost.
+    mutating func eventsDrained() -> Step {
+        var step = Step()
+        for (id, entry) in entries.sorted(by: { $0.key < $1.key }) {
+            guard case .unlisted(let transfer) = entry.state else { continue }
             step.deliveries.append(finish(id, transfer, with: .lost))
         }
         if !step.deliveries.isEmpty { step.snapshot = snapshot() }
-        step.tokensToCancel = tokens.filter { ids[$0] == nil }.sorted()
+        return step
+    }
+
+    /// A timer armed by an earlier step fired.
+    mutating func timerFired(_ timer: Timer) -> Step {
+        armed.remove(timer)
+        switch timer {
+        case .grace: return eventsDrained()
+        case .reload: return wake()
+        }
+    }
+
+    /// Something happened that may mean the ledger file can be read, or saved, now (the system
+    /// delivers events, so the device may be unlocked): a locked ledger asks to read it again,
+    /// and the reports that could not be saved are tried again.
+    mutating func wake() -> Step {
+        var step = retryReports()
+        step.readsAgain = mode == .locked
+        return step
+    }
+
+    /// The store read the ledger file again. A locked ledger that can now read it merges its
+    /// transfers, applies the ends it kept (each delivered once) and replays the listing it
+    /// kept; one still locked arms the reload timer; a damaged file leaves it blind for good.
+    /// A transfer of this launch still preparing under an ID the file names fails with
+    /// `collision`: the ID was taken all along.
+    mutating func read(_ load: BackgroundTransferStore.LedgerLoad, collision: NetworkError) -> Step {
+        var step = Step()
+        guard mode == .locked else { return step }
+        let persisted: Persisted
+        switch load {
+        case .blocked:
+            arm(.reload, in: &step)
+            return step
+        case .damaged:
+            mode = .damaged
+            pendingEnds = [:]
+            pendingListing = nil
+            return step
+        case .loaded(let loaded): persisted = loaded
+        case .none: persisted = Persisted()
+        }
+        mode = .read
+        for record in persisted.transfers {
+            if let entry = entries[record.id], case .preparing(let start) = entry.state {
+                remove(record.id, token: start.token)
+                step.deliveries.append(failure(of: start, collision))
+            }
+        }
+        merge(persisted)
+        var changed = false
+        for (token, end) in pendingEnds.sorted(by: { $0.key < $1.key }) {
+            let ended = completed(token: token, end.completion, resumeData: end.resumeData, limit: end.limit)
+            changed = changed || ended.snapshot != nil
+            step.resumeDataToWrite += ended.resumeDataToWrite
+            step.resumeDataToRemove += ended.resumeDataToRemove
+            step.deliveries += ended.deliveries
+        }
+        pendingEnds = [:]
+        if let tokens = pendingListing {
+            pendingListing = nil
+            let listing = listed(tokens)
+            step.tokensToCancel += listing.tokensToCancel
+            step.timers += listing.timers
+        }
+        step.deliveries += retryReports().deliveries
+        if changed { step.snapshot = snapshot() }
         return step
     }
 
@@ -251,7 +428,14 @@ struct BackgroundTransferLedger {
     /// Part of an upload's reply arrived. Returns `false` when the reply passes `limit` bytes:
     /// the caller cancels the task, which then ends as too large.
     mutating func bodyReceived(token: String, data: Data, limit: Int) -> Bool {
-        guard let id = ids[token], case .sent(var transfer) = entries[id]?.state else { return true }
+        guard let id = ids[token], let state = entries[id]?.state else { return true }
+        let unlisted: Bool
+        var transfer: Transfer
+        switch state {
+        case .sent(let sent): (transfer, unlisted) = (sent, false)
+        case .unlisted(let sent): (transfer, unlisted) = (sent, true)
+        case .preparing, .placing, .finished, .reporting: return true
+        }
         guard !transfer.bodyTooLarge else { return false }
         if data.count > limit - transfer.body.count {
             transfer.bodyTooLarge = true
@@ -259,7 +443,7 @@ struct BackgroundTransferLedger {
         } else {
             transfer.body.append(data)
         }
-        entries[id]?.state = .sent(transfer)
+        entries[id]?.state = unlisted ? .unlisted(transfer) : .sent(transfer)
         return !transfer.bodyTooLarge
     }
 
@@ -267,9 +451,13 @@ struct BackgroundTransferLedger {
     /// now on (a cancel is too late). `nil` for a token the ledger does not expect a file for:
     /// the file is left for the system to remove.
     mutating func downloadFinished(token: String) -> DownloadTarget? {
-        guard let id = ids[token], case .sent(let transfer) = entries[id]?.state,
-            let destination = transfer.record.kind.destination
-        else { return nil }
+        guard let id = ids[token], let state = entries[id]?.state else { return nil }
+        let transfer: Transfer
+        switch state {
+        case .sent(let sent), .unlisted(let sent): transfer = sent
+        case .preparing, .placing, .finished, .reporting: return nil
+        }
+        guard let destination = transfer.record.kind.destination else { return nil }
         entries[id]?.state = .placing(transfer)
         return DownloadTarget(
             destination: destination,
@@ -277,16 +465,23 @@ struct BackgroundTransferLedger {
     }
 
     /// The system says how a task ended: the outcome is written down, with the resume data a
-    /// download left (or without the resume data it used), and delivered.
+    /// download left (or without the resume data it used), and delivered. A locked ledger keeps
+    /// the end of a task it does not know until it can read its file.
     mutating func completed(
         token: String, _ completion: BackgroundTransferOutcome.SystemCompletion, resumeData data: Data? = nil,
         limit: Int
     ) -> Step {
-        guard let id = ids[token], let state = entries[id]?.state else { return Step() }
+        guard let id = ids[token], let state = entries[id]?.state else {
+            guard mode == .locked else { return Step() }
+            pendingEnds[token] = PendingEnd(completion: completion, resumeData: data, limit: limit)
+            var step = Step()
+            step.readsAgain = true
+            return step
+        }
         let transfer: Transfer
         var completion = completion
         switch state {
-        case .sent(let sent):
+        case .sent(let sent), .unlisted(let sent):
             transfer = sent
             if sent.record.kind.isDownload, completion.error == nil,
                 let status = (completion.response as? HTTPURLResponse)?.statusCode,
@@ -296,7 +491,7 @@ struct BackgroundTransferLedger {
                 completion.error = Self.noFileError
             }
         case .placing(let placing): transfer = placing
-        case .preparing, .finished: return Step()
+        case .preparing, .finished, .reporting: return Step()
         }
         let outcome = BackgroundTransferOutcome(
             completion, collected: transfer.body, bodyTooLarge: transfer.bodyTooLarge, limit: limit)
@@ -304,7 +499,7 @@ struct BackgroundTransferLedger {
         if transfer.record.kind.isDownload {
             if let data {
                 resumeData.insert(id)
-                step.resumeDataToWrite = (id, data)
+                step.resumeDataToWrite.append((id, data))
             } else if resumeData.remove(id) != nil {
                 step.resumeDataToRemove.append(id)
             }
@@ -325,10 +520,10 @@ struct BackgroundTransferLedger {
             remove(id, token: start.token)
             step.deliveries.append(failure(of: start, .cancelled))
             return step
-        case .sent(let transfer)?:
+        case .sent(let transfer)?, .unlisted(let transfer)?:
             step.deliveries.append(finish(id, transfer, with: BackgroundTransferOutcome(.cancelled)))
             step.tokensToCancel.append(transfer.record.token)
-        case .placing?, .finished?:
+        case .placing?, .finished?, .reporting?:
             return step
         case nil:
             break
@@ -340,14 +535,34 @@ struct BackgroundTransferLedger {
     }
 
     /// The app is about to be told of transfer `id` with `token`: it is no longer written down.
-    /// Returns the step that saves that, or `nil` if it was reported already (then the app must
-    /// not be told again).
+    /// Returns the step that saves that, or `nil` if it was reported already, or is being
+    /// reported (then the app must not be told again). The app is told only once that step is
+    /// saved: see ``reported(id:token:saved:)``.
     mutating func reporting(id: String, token: String) -> Step? {
-        guard let entry = entries[id], entry.token == token, case .finished = entry.state else { return nil }
-        remove(id, token: token)
+        guard let entry = entries[id], entry.token == token, case .finished(let transfer, _) = entry.state else {
+            return nil
+        }
+        entries[id]?.state = .reporting(transfer)
         var step = Step()
         step.snapshot = snapshot()
         return step
+    }
+
+    /// The step of ``reporting(id:token:)`` was applied. Returns whether to call the app's
+    /// handler: when `saved` (the ledger on disk no longer names the transfer), and the
+    /// transfer is forgotten. When not, the transfer is finished again, not handed out, and
+    /// the handler must not run: ``retryReports()``, after a later save, or the next launch
+    /// delivers it, once.
+    mutating func reported(id: String, token: String, saved: Bool) -> Bool {
+        guard let entry = entries[id], entry.token == token, case .reporting(let transfer) = entry.state else {
+            return false
+        }
+        if saved {
+            remove(id, token: token)
+        } else {
+            entries[id]?.state = .finished(transfer, queued: false)
+        }
+        return saved
     }
 
     /// What is saved now.
@@ -355,8 +570,8 @@ struct BackgroundTransferLedger {
         var transfers: [BackgroundTransferRecord] = []
         for (_, entry) in entries.sorted(by: { $0.key < $1.key }) {
             switch entry.state {
-            case .preparing: continue
-            case .sent(let transfer), .placing(let transfer), .finished(let transfer, _):
+            case .preparing, .reporting: continue
+            case .sent(let transfer), .unlisted(let transfer), .placing(let transfer), .finished(let transfer, _):
                 transfers.append(transfer.record)
             }
         }
@@ -373,6 +588,23 @@ struct BackgroundTransferLedger {
                 "The system ended the background download without handing over its file, so nothing was placed at "
                 + "the destination."
         ])
+
+    /// Adds the records of `persisted` whose ID and token are free, and its resume data.
+    private mutating func merge(_ persisted: Persisted) {
+        for record in persisted.transfers where entries[record.id] == nil && ids[record.token] == nil {
+            let transfer = Transfer(record: record, request: record.request, startedThisLaunch: false)
+            let state: State = record.outcome == nil ? .sent(transfer) : .finished(transfer, queued: false)
+            entries[record.id] = Entry(token: record.token, state: state)
+            ids[record.token] = record.id
+        }
+        resumeData.formUnion(persisted.resumeData)
+    }
+
+    /// Asks for `timer` in `step`, unless it is armed already.
+    private mutating func arm(_ timer: Timer, in step: inout Step) {
+        guard armed.insert(timer).inserted else { return }
+        step.timers.append(timer)
+    }
 
     private mutating func snapshot() -> Snapshot {
         snapshots += 1

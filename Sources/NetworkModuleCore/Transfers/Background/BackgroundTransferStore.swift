@@ -4,6 +4,12 @@ import Foundation
 /// (`transfers.json`) and the resume data of interrupted downloads (`resume-<hash>.data`, one
 /// per transfer ID).
 ///
+/// Every file operation of a ledger step goes through one call, ``apply(_:)``, under one lock:
+/// resume data is written, the snapshot saved, and every resume data file that the newest
+/// saved ledger does not name is removed (the sweep), so that steps whose file work runs in
+/// another order than the ledger's never leave a file that no entry names (it holds the
+/// request's header fields).
+///
 /// Every write replaces its file in one step (written aside, then renamed), so a crash leaves the
 /// old file or the new one, never half of one. On Apple platforms with data protection the files
 /// stay readable after the first unlock, for a relaunch in the background while the device is
@@ -12,20 +18,51 @@ import Foundation
 final class BackgroundTransferStore: Sendable {
     /// The folder.
     let directory: URL
+
+    /// What ``load()`` found.
+    enum LedgerLoad: Equatable, Sendable {
+        /// The ledger as saved.
+        case loaded(BackgroundTransferLedger.Persisted)
+        /// No ledger file: nothing was saved yet.
+        case none
+        /// A file is there that cannot be read (locked by data protection before the first
+        /// unlock, say): it is left as it is, and no ledger is saved over it until it can be read.
+        case blocked
+        /// A file that is not a ledger (or of another version): moved aside
+        /// (`transfers.json.unreadable`); the transfers it named cannot be recognised any more.
+        case damaged
+
+        /// What was read, if the file was read or there was none.
+        var persisted: BackgroundTransferLedger.Persisted? {
+            switch self {
+            case .loaded(let persisted): persisted
+            case .none: BackgroundTransferLedger.Persisted()
+            case .blocked, .damaged: nil
+            }
+        }
+    }
+
     private struct Saving {
         /// The number of the last snapshot saved.
         var number = 0
         /// A ledger is on disk that could not be read (locked by data protection, say): it is
-        /// not overwritten, so that its transfers are reported at a later launch.
+        /// not overwritten, so that its transfers are reported once it can be read.
         var isBlocked = false
+        /// The IDs whose resume data the newest ledger saved (or read) names; `nil` until a
+        /// ledger was read, or while it cannot be: then no resume data is written or swept.
+        var named: Set<String>?
     }
 
-    /// The lock also orders the writes of the ledger: a snapshot older than the one on disk is
-    /// never written over it.
+    /// The lock orders every file operation: a snapshot older than the one on disk is never
+    /// written over it, and resume data is written and swept against the newest one.
     private let saving = LockedState(Saving())
+    /// Writes a file in one step; a test's seam to fail writes.
+    private let writeFile: @Sendable (Data, URL) -> Bool
 
-    init(directory: URL) {
+    /// A store in `directory`; `write` replaces ``write(_:to:)`` (tests fail writes with it).
+    init(directory: URL, write: (@Sendable (Data, URL) -> Bool)? = nil) {
         self.directory = directory
+        self.writeFile = write ?? { Self.write($0, to: $1) }
     }
 
     /// The folder for session `identifier` under `base`, or under Application Support's
@@ -58,45 +95,97 @@ final class BackgroundTransferStore: Sendable {
 
     private var ledgerURL: URL { directory.appendingPathComponent("transfers.json") }
 
-    /// The ledger as saved; empty when there is none. A file that is not a ledger is moved aside
-    /// (`transfers.json.unreadable`) and an empty ledger returned: the transfers it named cannot
-    /// be recognised any more, and their events are dropped. A file that cannot be read at all is
-    /// left as it is, and no ledger is saved over it in this process.
-    func load() -> BackgroundTransferLedger.Persisted {
-        let data: Data
-        do {
-            data = try Data(contentsOf: ledgerURL)
-        } catch {
-            if FileManager.default.fileExists(atPath: ledgerURL.path) {
-                saving.withLock { $0.isBlocked = true }
+    /// Reads the ledger (see ``LedgerLoad``); a file that cannot be read blocks every save until
+    /// a later `load()` reads it. Once a ledger is read (or there is none, or it was damaged),
+    /// the resume data that it does not name is removed.
+    func load() -> LedgerLoad {
+        saving.withLock { saving in
+            let data: Data
+            do {
+                data = try Data(contentsOf: ledgerURL)
+            } catch {
+                guard FileManager.default.fileExists(atPath: ledgerURL.path) else {
+                    read(nil, into: &saving)
+                    return .none
+                }
+                saving.isBlocked = true
+                saving.named = nil
+                return .blocked
             }
-            return BackgroundTransferLedger.Persisted()
-        }
-        do {
-            let persisted = try JSONDecoder().decode(BackgroundTransferLedger.Persisted.self, from: data)
-            guard persisted.version == 1 else { throw CocoaError(.fileReadCorruptFile) }
-            return persisted
-        } catch {
-            let aside = directory.appendingPathComponent("transfers.json.unreadable")
-            try? FileManager.default.removeItem(at: aside)
-            try? FileManager.default.moveItem(at: ledgerURL, to: aside)
-            return BackgroundTransferLedger.Persisted()
+            do {
+                let persisted = try JSONDecoder().decode(BackgroundTransferLedger.Persisted.self, from: data)
+                guard persisted.version == 1 else { throw CocoaError(.fileReadCorruptFile) }
+                read(persisted, into: &saving)
+                return .loaded(persisted)
+            } catch {
+                let aside = directory.appendingPathComponent("transfers.json.unreadable")
+                try? FileManager.default.removeItem(at: aside)
+                try? FileManager.default.moveItem(at: ledgerURL, to: aside)
+                read(nil, into: &saving)
+                return .damaged
+            }
         }
     }
 
-    /// Saves `snapshot` unless a newer one is saved already. Returns `false` when the file could
-    /// not be written (a full disk), or must not be (see ``load()``): the ledger on disk is then
+    /// Performs the file work of `step`, in one go under the lock: writes its resume data (when
+    /// its snapshot is the newest, or the newest saved names the ID), saves its snapshot unless
+    /// a newer one is saved already, then removes every resume data file the newest saved
+    /// ledger does not name. Returns `false` when the snapshot could not be written (a full
+    /// disk), or must not be (a ledger there that cannot be read): the ledger on disk is then
     /// the last one written.
     @discardableResult
-    func save(_ snapshot: BackgroundTransferLedger.Snapshot) -> Bool {
-        saving.withLock { saving in
-            guard !saving.isBlocked else { return false }
-            guard snapshot.number > saving.number else { return true }
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            guard let data = try? encoder.encode(snapshot.persisted), write(data, to: ledgerURL) else { return false }
-            saving.number = snapshot.number
+    func apply(_ step: BackgroundTransferLedger.Step) -> Bool {
+        guard step.snapshot != nil || !step.resumeDataToWrite.isEmpty || !step.resumeDataToRemove.isEmpty else {
             return true
+        }
+        return saving.withLock { saving in
+            let isNewest = step.snapshot.map { $0.number > saving.number } ?? false
+            if let named = saving.named {
+                for (id, data) in step.resumeDataToWrite where isNewest || named.contains(id) {
+                    _ = writeFile(data, resumeDataURL(for: id))
+                }
+            }
+            let saved = step.snapshot.map { save($0, &saving) } ?? true
+            sweep(saving.named)
+            return saved
+        }
+    }
+
+    /// Saves `snapshot` unless a newer one is saved already; a test's shortcut to
+    /// ``apply(_:)`` with a step of only a snapshot.
+    @discardableResult
+    func save(_ snapshot: BackgroundTransferLedger.Snapshot) -> Bool {
+        var step = BackgroundTransferLedger.Step()
+        step.snapshot = snapshot
+        return apply(step)
+    }
+
+    private func save(_ snapshot: BackgroundTransferLedger.Snapshot, _ saving: inout Saving) -> Bool {
+        guard !saving.isBlocked else { return false }
+        guard snapshot.number > saving.number else { return true }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        guard let data = try? encoder.encode(snapshot.persisted), writeFile(data, ledgerURL) else { return false }
+        saving.number = snapshot.number
+        saving.named = Set(snapshot.persisted.resumeData)
+        return true
+    }
+
+    /// A ledger was read (`persisted`), or there is none to read (`nil`): saves may go on, and
+    /// the resume data it does not name is swept.
+    private func read(_ persisted: BackgroundTransferLedger.Persisted?, into saving: inout Saving) {
+        saving.isBlocked = false
+        saving.named = Set(persisted?.resumeData ?? [])
+        sweep(saving.named)
+    }
+
+    /// Removes every resume data file whose ID `named` does not hold; nothing when `nil`.
+    private func sweep(_ named: Set<String>?) {
+        guard let named else { return }
+        let kept = Set(named.map { resumeDataURL(for: $0).lastPathComponent })
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        for file in files where file.hasPrefix("resume-") && file.hasSuffix(".data") && !kept.contains(file) {
+            try? FileManager.default.removeItem(at: directory.appendingPathComponent(file))
         }
     }
 
@@ -111,20 +200,9 @@ final class BackgroundTransferStore: Sendable {
             failingURL: url)
     }
 
-    /// Writes the resume data of transfer `id`, replacing any.
-    @discardableResult
-    func writeResumeData(_ data: Data, for id: String) -> Bool {
-        write(data, to: resumeDataURL(for: id))
-    }
-
     /// The resume data of transfer `id`, if any.
     func resumeData(for id: String) -> Data? {
         try? Data(contentsOf: resumeDataURL(for: id))
-    }
-
-    /// Removes the resume data of transfer `id`; harmless if there is none.
-    func removeResumeData(for id: String) {
-        try? FileManager.default.removeItem(at: resumeDataURL(for: id))
     }
 
     /// Where the resume data of `id` goes: named after its SHA-256, whatever characters it has.
@@ -132,7 +210,9 @@ final class BackgroundTransferStore: Sendable {
         directory.appendingPathComponent("resume-" + Self.hex(SHA256.hash(Data(id.utf8))) + ".data")
     }
 
-    private func write(_ data: Data, to url: URL) -> Bool {
+    /// Writes `data` to `url` in one step, creating its folder (excluded from backups).
+    static func write(_ data: Data, to url: URL) -> Bool {
+        let directory = url.deletingLastPathComponent()
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             #if canImport(Darwin)

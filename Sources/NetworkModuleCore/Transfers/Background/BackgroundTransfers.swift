@@ -110,10 +110,12 @@ public final class BackgroundTransfers: Sendable {
             handler: handler)
     }
 
-    /// An instance on `system` (a fake in tests), with its files in `directory`.
+    /// An instance on `system` (a fake in tests), with its files in `directory`; `writesFiles`
+    /// replaces the store's file writer (tests fail writes with it).
     init(
         identifier: String, module: DefaultNetworkModule, directory: URL, system: (any BackgroundTaskSystem)?,
         credentialHeaderNames: Set<String> = [], credentialsMayFollowRedirects: Bool = false,
+        writesFiles: (@Sendable (Data, URL) -> Bool)? = nil,
         handler: @escaping @Sendable (_ id: String, _ result: Result<NetworkResponse, NetworkError>) -> Void
     ) {
         self.identifier = identifier
@@ -121,7 +123,7 @@ public final class BackgroundTransfers: Sendable {
         self.credentialHeaderNames = credentialHeaderNames
         self.credentialsMayFollowRedirects = credentialsMayFollowRedirects
         self.handler = handler
-        self.store = BackgroundTransferStore(directory: directory)
+        self.store = BackgroundTransferStore(directory: directory, write: writesFiles)
         self.ledger = LockedState(BackgroundTransferLedger(store.load()))
         self.system = system
         perform(ledger.withLock { $0.launched() })
@@ -211,6 +213,8 @@ public final class BackgroundTransfers: Sendable {
             completionHandler()
             return true
         }
+        // The system has events for the session: the device may be unlocked now.
+        perform(ledger.withLock { $0.wake() })
         for handler in events.handlerGiven(completionHandler) { handler() }
         return true
     }
@@ -275,11 +279,15 @@ public final class BackgroundTransfers: Sendable {
     }
 
     /// Checks the prepared request once (its credentials too, unless the app allowed them to
-    /// follow redirects), writes the transfer down and hands it to the system.
+    /// follow redirects) and an upload's file (the actions may have taken long enough for it to
+    /// go), writes the transfer down and hands it to the system.
     private func send(_ request: URLRequest, _ start: BackgroundTransferLedger.Start) {
         guard request.url != nil else { return failPreparation(start, .invalidRequest(.missingURL)) }
         do throws(NetworkError) {
             try HeaderValidation.validate(request)
+            // The system raises an exception for an upload file it cannot open: it is opened
+            // here, after the actions, so that only the ledger's save stands between the two.
+            if case .upload(let file) = start.kind { _ = try BodyStreamSource.checkedFile(file) }
         } catch {
             return failPreparation(start, error)
         }
@@ -333,9 +341,11 @@ public final class BackgroundTransfers: Sendable {
             ledger.withLock { $0.completed(token: token, completion, resumeData: resumeData, limit: Self.bodyLimit) })
     }
 
-    /// The session delivered every event: the app delegate's handler is called on the main queue,
-    /// after the results delivered so far (the main executor's queue).
+    /// The session delivered every event: a transfer its listing lacked whose end did not come
+    /// is reported lost; then the app delegate's handler is called on the main queue, after the
+    /// results delivered so far (the main executor's queue).
     func systemEventsFinished() {
+        perform(ledger.withLock { $0.eventsDrained() })
         DispatchQueue.main.async {
             MainActor.assumeIsolated {
                 for handler in self.events.eventsFinished() { handler() }
@@ -345,12 +355,12 @@ public final class BackgroundTransfers: Sendable {
 
     // MARK: - Performing steps
 
-    /// Performs what the ledger asked, in its order: files, tasks, deliveries. A transfer whose
-    /// save failed is not sent: its result could not reach the app after a relaunch.
+    /// Performs what the ledger asked, in its order: files (one call to the store), tasks,
+    /// timers, deliveries. A transfer whose save failed is not sent: its result could not reach
+    /// the app after a relaunch. After a save that reached the disk, the reports that could not
+    /// be saved before are tried again.
     private func perform(_ step: BackgroundTransferLedger.Step) {
-        if let (id, data) = step.resumeDataToWrite { store.writeResumeData(data, for: id) }
-        let saved = step.snapshot.map { store.save($0) } ?? true
-        for id in step.resumeDataToRemove { store.removeResumeData(for: id) }
+        let saved = store.apply(step)
         for token in step.tokensToCancel { system?.cancel(token: token) }
         if let send = step.send {
             if saved {
@@ -360,7 +370,21 @@ public final class BackgroundTransfers: Sendable {
                 perform(ledger.withLock { $0.notSaved(id: send.id, token: send.token, error: error) })
             }
         }
+        for timer in step.timers { arm(timer) }
         for delivery in step.deliveries { deliver(delivery) }
+        if step.readsAgain {
+            let load = store.load()
+            let collision = NetworkError(store.notSavedError(url: nil))
+            perform(ledger.withLock { $0.read(load, collision: collision) })
+        }
+        if saved, step.snapshot != nil { perform(ledger.withLock { $0.retryReports() }) }
+    }
+
+    private func arm(_ timer: BackgroundTransferLedger.Timer) {
+        _ = module.delayScheduler.scheduleLimit(after: timer.delay) { [weak self] in
+            guard let self else { return }
+            self.perform(self.ledger.withLock { $0.timerFired(timer) })
+        }
     }
 
     private func hand(_ send: BackgroundTransferLedger.Send) {
@@ -375,9 +399,24 @@ public final class BackgroundTransfers: Sendable {
         system?.send(send.request, as: task, token: send.token)
     }
 
-    /// Lets the actions validate and observe the result, then hands it to the handler through the
-    /// module's executor, marking it reported just before.
+    /// Through the module's executor: marks the transfer reported, and once the ledger without
+    /// it is saved, lets the actions validate and observe the result and hands it to the
+    /// handler. A save that fails calls neither: the transfer is delivered again after a later
+    /// save, or at the next launch, so that the app is never told twice.
     private func deliver(_ delivery: BackgroundTransferLedger.Delivery) {
+        module.completionExecutor.execute { [self] in
+            if let token = delivery.token {
+                guard let step = ledger.withLock({ $0.reporting(id: delivery.id, token: token) }) else { return }
+                let saved = store.apply(step)
+                guard ledger.withLock({ $0.reported(id: delivery.id, token: token, saved: saved) }) else { return }
+                perform(ledger.withLock { $0.retryReports() })
+            }
+            handler(delivery.id, result(of: delivery))
+        }
+    }
+
+    /// The result of `delivery`, validated and observed by the actions.
+    private func result(of delivery: BackgroundTransferLedger.Delivery) -> Result<NetworkResponse, NetworkError> {
         let inFlight = delivery.sentDate.map(Self.seconds(since:)) ?? 0
         var result: Result<NetworkResponse, NetworkError>
         var bytes: (sent: Int64, received: Int64) = (0, 0)
@@ -401,14 +440,7 @@ public final class BackgroundTransfers: Sendable {
                 timeInFlight: inFlight, bytesSent: Self.count(bytes.sent), bytesReceived: Self.count(bytes.received))
             result = observe(result, context: context, destination: delivery.destination, sent: delivery.request != nil)
         }
-        let handler = handler
-        module.completionExecutor.execute { [self, result] in
-            if let token = delivery.token {
-                guard let step = ledger.withLock({ $0.reporting(id: delivery.id, token: token) }) else { return }
-                perform(step)
-            }
-            handler(delivery.id, result)
-        }
+        return result
     }
 
     /// The actions' validation (of a success) and observation, as the pipeline runs them for the

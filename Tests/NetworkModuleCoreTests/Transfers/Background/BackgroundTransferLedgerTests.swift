@@ -51,6 +51,12 @@ struct BackgroundTransferLedgerTests {
             id: id, token: "token-\(id)", request: request(), sentDate: Date(timeIntervalSince1970: 1_001))
     }
 
+    /// The app is told of transfer `id`: its removal was saved.
+    func report(_ id: String = "a", in ledger: inout Ledger) {
+        _ = ledger.reporting(id: id, token: "token-\(id)")
+        _ = ledger.reported(id: id, token: "token-\(id)", saved: true)
+    }
+
     /// What the next launch reads: the ledger as saved.
     func relaunched(_ ledger: Ledger) -> Ledger {
         Ledger(ledger.persisted)
@@ -300,7 +306,7 @@ struct BackgroundTransferLedgerTests {
         var ledger = Ledger()
         sent(in: &ledger)
         let first = ledger.completed(token: "token-a", response(200), limit: limit)
-        _ = ledger.reporting(id: "a", token: "token-a")
+        report(in: &ledger)
         _ = ledger.begin(start("a", token: "second"))
         _ = ledger.prepared(id: "a", token: "second", request: request(), sentDate: Date())
 
@@ -322,8 +328,8 @@ struct BackgroundTransferLedgerTests {
             token: "token-a", Completion(error: URLError(.networkConnectionLost)), resumeData: Data([1, 2, 3]),
             limit: limit)
 
-        #expect(step.resumeDataToWrite?.id == "a")
-        #expect(step.resumeDataToWrite?.data == Data([1, 2, 3]))
+        #expect(step.resumeDataToWrite.map(\.id) == ["a"])
+        #expect(step.resumeDataToWrite.first?.data == Data([1, 2, 3]))
         #expect(step.snapshot?.persisted.resumeData == ["a"])
         #expect(error(of: step.deliveries.first) == nil)
         guard case .outcome(let outcome)? = step.deliveries.first?.ending else { return #expect(Bool(false)) }
@@ -338,7 +344,7 @@ struct BackgroundTransferLedgerTests {
         sent(in: &ledger)
         _ = ledger.completed(
             token: "token-a", Completion(error: URLError(.timedOut)), resumeData: Data([1]), limit: limit)
-        _ = ledger.reporting(id: "a", token: "token-a")
+        report(in: &ledger)
         _ = ledger.begin(start("a", token: "second"))
 
         let step = ledger.prepared(id: "a", token: "second", request: request(), sentDate: Date())
@@ -357,7 +363,7 @@ struct BackgroundTransferLedgerTests {
             token: "token-up", Completion(error: URLError(.timedOut)), resumeData: Data([9]), limit: limit)
 
         #expect(download.resumeDataToRemove == ["a"])
-        #expect(upload.resumeDataToWrite == nil && upload.resumeDataToRemove.isEmpty)
+        #expect(upload.resumeDataToWrite.isEmpty && upload.resumeDataToRemove.isEmpty)
         #expect(ledger.persisted.resumeData == ["up"])
     }
 
@@ -413,9 +419,12 @@ struct BackgroundTransferLedgerTests {
 
         let first = ledger.reporting(id: "a", token: "token-a")
         let second = ledger.reporting(id: "a", token: "token-a")
+        let told = ledger.reported(id: "a", token: "token-a", saved: true)
+        let again = ledger.reported(id: "a", token: "token-a", saved: true)
 
         #expect(first?.snapshot?.persisted.transfers == [])
         #expect(second == nil)
+        #expect(told && !again)
         #expect(ledger.count == 0)
     }
 
@@ -451,7 +460,7 @@ struct BackgroundTransferLedgerTests {
         var before = Ledger()
         sent(in: &before)
         _ = before.completed(token: "token-a", response(200), limit: limit)
-        _ = before.reporting(id: "a", token: "token-a")
+        report(in: &before)
         var after = relaunched(before)
 
         let step = after.launched()
@@ -474,20 +483,25 @@ struct BackgroundTransferLedgerTests {
         #expect(step.deliveries.first?.networkRequest == nil)
     }
 
-    @Test("when the system no longer has a transfer of an earlier launch, should report it lost, once")
+    @Test("when the events are drained and an unlisted transfer never ended, should report it lost once")
     func listedLost() {
         var before = Ledger()
         sent(in: &before)
         var after = relaunched(before)
         sent("new", in: &after)
 
-        let step = after.listed([])
+        let listing = after.listed([])
+        let step = after.eventsDrained()
+        let again = after.eventsDrained()
         let late = after.completed(token: "token-a", response(200), limit: limit)
 
+        #expect(listing.deliveries.isEmpty && listing.snapshot == nil)
+        #expect(listing.timers == [.grace])
         #expect(step.deliveries.map(\.id) == ["a"])
         guard case .outcome(let outcome)? = step.deliveries.first?.ending else { return #expect(Bool(false)) }
         #expect(outcome == .lost)
         #expect(step.snapshot?.persisted.transfers.first { $0.id == "a" }?.outcome == .lost)
+        #expect(again.deliveries.isEmpty && again.snapshot == nil)
         #expect(late.deliveries.isEmpty)
     }
 
@@ -501,6 +515,177 @@ struct BackgroundTransferLedgerTests {
 
         #expect(step.deliveries.isEmpty && step.snapshot == nil)
         #expect(step.tokensToCancel == ["", "forgotten"])
+    }
+
+    @Test("when the completion comes after a listing that lacks it, should deliver the completion, not lost")
+    func completedAfterListing() {
+        var before = Ledger()
+        sent(download: false, in: &before)
+        var after = relaunched(before)
+        _ = after.launched()
+        _ = after.listed([])
+
+        let step = after.completed(token: "token-a", response(201), limit: limit)
+        let drained = after.eventsDrained()
+
+        #expect(statusCode(of: step.deliveries.first) == 201)
+        #expect(step.snapshot?.persisted.transfers.first?.outcome != .lost)
+        #expect(drained.deliveries.isEmpty && drained.snapshot == nil)
+    }
+
+    @Test("when the completion comes before the listing, should deliver it once")
+    func completedBeforeListing() {
+        var before = Ledger()
+        sent(download: false, in: &before)
+        var after = relaunched(before)
+        _ = after.launched()
+
+        let step = after.completed(token: "token-a", response(201), limit: limit)
+        let listing = after.listed([])
+        let drained = after.eventsDrained()
+
+        #expect(statusCode(of: step.deliveries.first) == 201)
+        #expect(listing.deliveries.isEmpty && listing.timers.isEmpty && listing.tokensToCancel.isEmpty)
+        #expect(drained.deliveries.isEmpty)
+    }
+
+    @Test("when a late completion leaves resume data, should write it")
+    func unlistedResumeData() {
+        var before = Ledger()
+        sent(in: &before)
+        var after = relaunched(before)
+        _ = after.listed([])
+
+        let step = after.completed(
+            token: "token-a", Completion(error: URLError(.networkConnectionLost)), resumeData: Data([4]), limit: limit)
+
+        #expect(step.resumeDataToWrite.map(\.id) == ["a"])
+        #expect(step.snapshot?.persisted.resumeData == ["a"])
+        #expect(step.deliveries.map(\.id) == ["a"])
+    }
+
+    @Test("when an unlisted transfer is cancelled, or the grace timer fires twice, should deliver once")
+    func unlistedCancelled() {
+        var before = Ledger()
+        sent(in: &before)
+        var after = relaunched(before)
+        let listing = after.listed([])
+        let again = after.listed([])
+
+        let cancelled = after.cancel(id: "a")
+        let fired = after.timerFired(.grace)
+
+        guard case .outcome(let outcome)? = cancelled.deliveries.first?.ending else { return #expect(Bool(false)) }
+        #expect(outcome.ending == .cancelled)
+        #expect(cancelled.tokensToCancel == ["token-a"])
+        #expect(listing.timers == [.grace] && again.timers.isEmpty)
+        #expect(fired.deliveries.isEmpty)
+    }
+
+    // MARK: - A ledger file that cannot be read
+
+    @Test("when the ledger file cannot be read or is damaged, a listing should cancel nothing and report nothing")
+    func blindListing() {
+        var locked = Ledger(BackgroundTransferStore.LedgerLoad.blocked)
+        var damaged = Ledger(BackgroundTransferStore.LedgerLoad.damaged)
+
+        let launched = locked.launched()
+        let lockedListing = locked.listed(["token-a", "stray"])
+        let damagedListing = damaged.listed(["token-a", "stray"])
+
+        #expect(launched.timers == [.reload])
+        #expect(lockedListing.tokensToCancel.isEmpty && lockedListing.deliveries.isEmpty)
+        #expect(damagedListing.tokensToCancel.isEmpty && damagedListing.deliveries.isEmpty)
+    }
+
+    @Test("when a locked ledger hears of an end it does not know, should keep it and ask to read the file again")
+    func blindCompleted() {
+        var locked = Ledger(BackgroundTransferStore.LedgerLoad.blocked)
+        var damaged = Ledger(BackgroundTransferStore.LedgerLoad.damaged)
+
+        let kept = locked.completed(token: "token-a", response(201), limit: limit)
+        let dropped = damaged.completed(token: "token-a", response(201), limit: limit)
+
+        #expect(kept.deliveries.isEmpty && kept.snapshot == nil && kept.readsAgain)
+        #expect(dropped.deliveries.isEmpty && !dropped.readsAgain)
+        #expect(locked.wake().readsAgain && !damaged.wake().readsAgain)
+    }
+
+    @Test("when the locked file can be read, should deliver the kept ends once and replay the kept listing")
+    func blindRead() {
+        var before = Ledger()
+        sent(in: &before)
+        sent("b", download: false, in: &before)
+        sent("c", download: false, in: &before)
+        var after = Ledger(BackgroundTransferStore.LedgerLoad.blocked)
+        _ = after.launched()
+        _ = after.listed(["token-a", "token-b", "stray"])
+        _ = after.completed(
+            token: "token-a", Completion(error: URLError(.networkConnectionLost)), resumeData: Data([5]), limit: limit)
+        _ = after.completed(token: "token-b", response(201), limit: limit)
+
+        let armedAlready = after.read(.blocked, collision: .cancelled)
+        let fired = after.timerFired(.reload)
+        let stillLocked = after.read(.blocked, collision: .cancelled)
+        let step = after.read(.loaded(before.persisted), collision: .cancelled)
+        let again = after.read(.loaded(before.persisted), collision: .cancelled)
+        let drained = after.eventsDrained()
+
+        #expect(armedAlready.timers.isEmpty && fired.readsAgain && stillLocked.timers == [.reload])
+        #expect(step.deliveries.map(\.id) == ["a", "b"])
+        #expect(statusCode(of: step.deliveries.last) == 201)
+        #expect(step.resumeDataToWrite.map(\.id) == ["a"])
+        #expect(step.snapshot?.persisted.resumeData == ["a"])
+        #expect(step.tokensToCancel == ["stray"])
+        #expect(step.timers == [.grace])
+        #expect(again.deliveries.isEmpty && again.snapshot == nil)
+        #expect(drained.deliveries.map(\.id) == ["c"])
+    }
+
+    @Test("when the locked file turns out damaged, should drop the kept ends and stay blind")
+    func blindDamaged() {
+        var after = Ledger(BackgroundTransferStore.LedgerLoad.blocked)
+        _ = after.completed(token: "token-a", response(201), limit: limit)
+
+        let step = after.read(.damaged, collision: .cancelled)
+        let listing = after.listed(["stray"])
+
+        #expect(step.deliveries.isEmpty && step.snapshot == nil)
+        #expect(listing.tokensToCancel.isEmpty)
+        #expect(!after.wake().readsAgain)
+    }
+
+    @Test("when a transfer is preparing under an ID the file names once read, should fail it and keep the file's")
+    func blindCollision() {
+        var before = Ledger()
+        sent(in: &before)
+        var after = Ledger(BackgroundTransferStore.LedgerLoad.blocked)
+        _ = after.begin(start("a", token: "new"))
+
+        let step = after.read(.loaded(before.persisted), collision: .cancelled)
+
+        #expect(error(of: step.deliveries.first) == .cancelled)
+        #expect(after.persisted.transfers.map(\.token) == ["token-a"])
+    }
+
+    // MARK: - A report that cannot be saved
+
+    @Test("when the removal of a reported transfer is not saved, should not tell the app, and deliver it again once")
+    func reportNotSaved() {
+        var ledger = Ledger()
+        sent(download: false, in: &ledger)
+        _ = ledger.completed(token: "token-a", response(200), limit: limit)
+        let removal = ledger.reporting(id: "a", token: "token-a")
+
+        let told = ledger.reported(id: "a", token: "token-a", saved: false)
+        let retried = ledger.retryReports()
+        let twice = ledger.retryReports()
+
+        #expect(removal?.snapshot?.persisted.transfers == [])
+        #expect(!told)
+        #expect(ledger.persisted.transfers.map(\.id) == ["a"])
+        #expect(retried.deliveries.map(\.id) == ["a"] && twice.deliveries.isEmpty)
+        #expect(statusCode(of: retried.deliveries.first) == 200)
     }
 
     @Test("when a saved ledger repeats an ID or a token, should keep the first")

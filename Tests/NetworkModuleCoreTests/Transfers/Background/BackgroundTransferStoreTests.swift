@@ -3,6 +3,10 @@ import Testing
 
 @testable import NetworkModuleCore
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// The files of a background session's ledger: what is written survives a new process, an older
 /// snapshot never overwrites a newer one, and a damaged file costs its contents, never a crash.
 @Suite("BackgroundTransferStore")
@@ -27,7 +31,7 @@ struct BackgroundTransferStoreTests {
         let saved = BackgroundTransferStore(directory: folder).save(Ledger.Snapshot(number: 1, persisted: persisted))
 
         #expect(saved)
-        #expect(BackgroundTransferStore(directory: folder).load() == persisted)
+        #expect(BackgroundTransferStore(directory: folder).load() == .loaded(persisted))
     }
 
     @Test("when an older snapshot comes after a newer one, should keep the newer on disk")
@@ -40,7 +44,7 @@ struct BackgroundTransferStoreTests {
 
         store.save(Ledger.Snapshot(number: 1, persisted: Ledger.Persisted(transfers: [record("old")])))
 
-        #expect(store.load() == newer)
+        #expect(store.load() == .loaded(newer))
     }
 
     @Test("when there is no ledger yet, should load an empty one, creating nothing")
@@ -51,11 +55,11 @@ struct BackgroundTransferStoreTests {
 
         let loaded = store.load()
 
-        #expect(loaded == Ledger.Persisted())
+        #expect(loaded == .none)
         #expect(fileNames(in: folder).isEmpty)
     }
 
-    @Test("when the ledger cannot be read, or is of another version, should move it aside and start empty")
+    @Test("when the ledger cannot be decoded, or is of another version, should move it aside and say it was damaged")
     func unreadable() throws {
         let folder = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -67,11 +71,11 @@ struct BackgroundTransferStoreTests {
         try Data("{\"version\": 2, \"transfers\": [], \"resumeData\": []}".utf8).write(to: ledger)
         let future = store.load()
 
-        #expect(damaged == Ledger.Persisted() && future == Ledger.Persisted())
+        #expect(damaged == .damaged && future == .damaged)
         #expect(fileNames(in: folder) == ["transfers.json.unreadable"])
     }
 
-    @Test("when the ledger is there but cannot be read, should start empty and never write over it")
+    @Test("when the ledger is there but cannot be read, should say it is blocked and never write over it")
     func cannotRead() throws {
         let folder = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -82,7 +86,7 @@ struct BackgroundTransferStoreTests {
         let loaded = store.load()
         let saved = store.save(Ledger.Snapshot(number: 1, persisted: Ledger.Persisted(transfers: [record("a")])))
 
-        #expect(loaded == Ledger.Persisted())
+        #expect(loaded == .blocked)
         #expect(!saved)
         var isFolder: ObjCBool = false
         #expect(FileManager.default.fileExists(atPath: ledger.path, isDirectory: &isFolder) && isFolder.boolValue)
@@ -101,7 +105,7 @@ struct BackgroundTransferStoreTests {
         let loaded = store.load()
 
         #expect(text.contains("[[200,299]]"))
-        #expect(loaded == Ledger.Persisted())
+        #expect(loaded == .damaged)
     }
 
     @Test("when resume data is written for an ID, should read it back, then remove it; any ID is a file name")
@@ -110,15 +114,102 @@ struct BackgroundTransferStoreTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let store = BackgroundTransferStore(directory: folder)
         let id = "../videos/intro 7.mp4"
+        _ = store.load()
+        var write = Ledger.Step()
+        write.resumeDataToWrite = [(id, Data([1, 2, 3]))]
+        write.snapshot = Ledger.Snapshot(number: 1, persisted: Ledger.Persisted(resumeData: [id]))
+        var remove = Ledger.Step()
+        remove.resumeDataToRemove = [id]
+        remove.snapshot = Ledger.Snapshot(number: 2, persisted: Ledger.Persisted())
 
-        let written = store.writeResumeData(Data([1, 2, 3]), for: id)
+        let written = store.apply(write)
         let read = store.resumeData(for: id)
-        store.removeResumeData(for: id)
+        store.apply(remove)
 
         #expect(written && read == Data([1, 2, 3]))
         #expect(store.resumeData(for: id) == nil)
         #expect(store.resumeDataURL(for: id).deletingLastPathComponent().path == folder.path)
         #expect(store.resumeDataURL(for: id) != store.resumeDataURL(for: "../videos/intro 8.mp4"))
+    }
+
+    @Test(
+        "when two steps' file work runs in the reverse of the ledger's order, should leave no resume data that no entry names"
+    )
+    func stepsOutOfOrder() throws {
+        let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = BackgroundTransferStore(directory: folder)
+        _ = store.load()
+        var ledger = Ledger()
+        _ = ledger.begin(
+            Ledger.Start(
+                id: "a", token: "token-a",
+                kind: .download(
+                    destination: folder.appendingPathComponent("v"), replacesExistingFile: true,
+                    createsFolders: true),
+                networkRequest: nil, acceptableStatusCodes: [200...299], requestID: UUID(), sequenceNumber: 1,
+                startDate: Date()))
+        _ = ledger.prepared(
+            id: "a", token: "token-a", request: URLRequest(url: URL(string: "https://api.example.com/v")!),
+            sentDate: Date())
+        // A: the download is interrupted and leaves resume data, which its snapshot names.
+        let interrupted = ledger.completed(
+            token: "token-a", BackgroundTransferOutcome.SystemCompletion(error: URLError(.networkConnectionLost)),
+            resumeData: Data("resume".utf8), limit: 100)
+        _ = ledger.reporting(id: "a", token: "token-a")
+        _ = ledger.reported(id: "a", token: "token-a", saved: true)
+        // B, taken after A: the app cancels the ID, which drops the resume data.
+        let cancelled = ledger.cancel(id: "a")
+
+        store.apply(cancelled)
+        store.apply(interrupted)
+
+        #expect(interrupted.resumeDataToWrite.map(\.id) == ["a"] && cancelled.resumeDataToRemove == ["a"])
+        #expect(fileNames(in: folder) == ["transfers.json"])
+        #expect(store.load() == .loaded(Ledger.Persisted()))
+    }
+
+    @Test("when a resume file no entry names is on disk at load, should remove it and keep the named one")
+    func sweepAtLoad() throws {
+        let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let earlier = BackgroundTransferStore(directory: folder)
+        _ = earlier.load()
+        var step = Ledger.Step()
+        step.resumeDataToWrite = [("kept", Data([1]))]
+        step.snapshot = Ledger.Snapshot(number: 1, persisted: Ledger.Persisted(resumeData: ["kept"]))
+        earlier.apply(step)
+        // What a crash between the resume data's write and the ledger's save leaves.
+        try Data([2]).write(to: earlier.resumeDataURL(for: "orphan"))
+
+        let loaded = BackgroundTransferStore(directory: folder).load()
+
+        #expect(loaded == .loaded(Ledger.Persisted(resumeData: ["kept"])))
+        #expect(earlier.resumeData(for: "kept") == Data([1]))
+        #expect(earlier.resumeData(for: "orphan") == nil)
+        #expect(fileNames(in: folder).count == 2)
+    }
+
+    @Test("when the ledger cannot be read yet, should keep every resume file, and sweep once it can be read")
+    func noSweepWhileBlocked() throws {
+        let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = BackgroundTransferStore(directory: folder)
+        let ledger = folder.appendingPathComponent("transfers.json")
+        try FileManager.default.createDirectory(at: ledger, withIntermediateDirectories: false)
+        try Data([1]).write(to: store.resumeDataURL(for: "a"))
+        try Data([2]).write(to: store.resumeDataURL(for: "b"))
+
+        let blocked = store.load()
+        let kept = fileNames(in: folder).count
+        try FileManager.default.removeItem(at: ledger)
+        try JSONEncoder().encode(Ledger.Persisted(resumeData: ["a"])).write(to: ledger)
+        let read = store.load()
+        let saved = store.save(Ledger.Snapshot(number: 1, persisted: Ledger.Persisted(resumeData: ["a"])))
+
+        #expect(blocked == .blocked && kept == 3)
+        #expect(read == .loaded(Ledger.Persisted(resumeData: ["a"])) && saved)
+        #expect(store.resumeData(for: "a") == Data([1]) && store.resumeData(for: "b") == nil)
     }
 
     @Test("when an identifier has characters unfit for a file name, should replace them and keep it unique")

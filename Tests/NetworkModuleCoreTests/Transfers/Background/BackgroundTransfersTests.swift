@@ -132,12 +132,14 @@ struct BackgroundTransfersTests {
         folder = try makeTemporaryFolder()
     }
 
-    func module(actions: [any NetworkModuleAction]? = nil, executor: some CompletionExecutor = .immediate)
-        -> DefaultNetworkModule
-    {
+    func module(
+        actions: [any NetworkModuleAction]? = nil, executor: some CompletionExecutor = .immediate,
+        clock: ManualDelayScheduler? = nil
+    ) -> DefaultNetworkModule {
         DefaultNetworkModule(
             requestBuilder: DefaultRequestBuilder(baseURL: URL(string: "https://api.example.com/v2")!),
-            session: FakeNetworkSession(), actions: actions ?? [action], completionExecutor: executor)
+            session: FakeNetworkSession(), actions: actions ?? [action], completionExecutor: executor,
+            delayScheduler: clock)
     }
 
     /// An instance on the fake system, its state in the test's folder: a new one is a relaunch.
@@ -145,14 +147,18 @@ struct BackgroundTransfersTests {
     /// `credentialsMayFollowRedirects` says otherwise.
     func transfers(
         module: DefaultNetworkModule? = nil, system: FakeSystem? = nil, onLinux: Bool = false,
-        credentialHeaderNames: Set<String> = [], credentialsMayFollowRedirects: Bool = true
+        credentialHeaderNames: Set<String> = [], credentialsMayFollowRedirects: Bool = true,
+        writesFiles: (@Sendable (Data, URL) -> Bool)? = nil
     ) -> BackgroundTransfers {
         BackgroundTransfers(
             identifier: "com.example.transfers", module: module ?? self.module(),
             directory: folder.appendingPathComponent("state"), system: onLinux ? nil : (system ?? self.system),
             credentialHeaderNames: credentialHeaderNames, credentialsMayFollowRedirects: credentialsMayFollowRedirects,
-            handler: reports.handler)
+            writesFiles: writesFiles, handler: reports.handler)
     }
+
+    /// The ledger file in the test's folder.
+    var ledgerFile: URL { folder.appendingPathComponent("state/transfers.json") }
 
     func videoFile() throws -> URL {
         let file = folder.appendingPathComponent("video.mp4")
@@ -318,6 +324,31 @@ struct BackgroundTransfersTests {
         #expect(system.sent.first?.request.value(forHTTPHeaderField: "Authorization") == "Bearer token-1")
     }
 
+    @Test(
+        "when the upload's file is removed while an action prepares, should report the file error once and hand nothing to the system"
+    )
+    func uploadFileGone() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let later = LaterAction()
+        let transfers = transfers(module: module(actions: [later, action]))
+        let file = try videoFile()
+        try transfers.upload(request: Upload(file: file), id: "a")
+        try FileManager.default.removeItem(at: file)
+
+        later.release()
+
+        #expect(system.sent.isEmpty)
+        #expect(reports.ids == ["a"])
+        guard case .invalidRequest(.bodyEncodingFailed(let message))? = reports.results.first?.error else {
+            return #expect(Bool(false), "\(reports.results)")
+        }
+        #expect(message.contains("video.mp4"))
+        #expect(
+            BackgroundTransferStore(directory: folder.appendingPathComponent("state")).load().persisted?.transfers
+                .isEmpty == true)
+        #expect(try transfers.upload(request: Upload(file: videoFile()), id: "a"))
+    }
+
     @Test("when an action fails the transfer, should report the error once and send nothing")
     func preparationFails() throws {
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -372,7 +403,9 @@ struct BackgroundTransfersTests {
         #expect(action.hooks.value == ["prepare", "didReceive", "didFinish"])
         #expect(action.contexts.value.first?.bytesSent == 1_000)
         #expect(action.contexts.value.first?.networkRequest is Upload)
-        #expect(BackgroundTransferStore(directory: folder.appendingPathComponent("state")).load().transfers.isEmpty)
+        #expect(
+            BackgroundTransferStore(directory: folder.appendingPathComponent("state")).load().persisted?.transfers
+                .isEmpty == true)
     }
 
     @Test("when a download succeeds, should move its file to the destination and report it once")
@@ -539,22 +572,175 @@ struct BackgroundTransfersTests {
         _ = first
     }
 
-    @Test("when the relaunched session no longer has a transfer, should report it lost and cancel unknown tasks")
+    @Test(
+        "when the relaunched session no longer has a transfer, should report it lost after the grace time and cancel unknown tasks"
+    )
     func lostAtRelaunch() throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         let first = transfers()
         try first.upload(request: Upload(file: videoFile()), id: "a")
         let relaunchedSystem = FakeSystem()
+        let clock = ManualDelayScheduler()
 
-        let second = transfers(system: relaunchedSystem)
+        let second = transfers(module: module(clock: clock), system: relaunchedSystem)
         try second.upload(request: Upload(file: videoFile()), id: "b")
         relaunchedSystem.list(["stray"])
+        let beforeGrace = reports.ids
+        clock.advance(by: 59)
+        let justBefore = reports.ids
+        clock.advance(by: 1)
 
+        #expect(beforeGrace.isEmpty && justBefore.isEmpty)
         #expect(reports.ids == ["a"])
         #expect(reports.results.first?.error == .transportError(.backgroundSessionWasDisconnected))
         #expect(relaunchedSystem.cancelled == ["stray"])
         #expect(relaunchedSystem.sent.count == 1)
         _ = first
+    }
+
+    @Test("when the relaunched session delivers a transfer's end after a listing that lacks it, should report the end")
+    func endedAfterListing() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let first = transfers()
+        try first.upload(request: Upload(file: videoFile()), id: "a")
+        let token = try #require(system.sent.first?.token)
+        let relaunchedSystem = FakeSystem()
+        let clock = ManualDelayScheduler()
+
+        let second = transfers(module: module(clock: clock), system: relaunchedSystem)
+        relaunchedSystem.list([])
+        second.systemCompleted(token: token, completion: response(201), resumeData: nil)
+        clock.advance(by: 60)
+
+        #expect(reports.ids == ["a"])
+        #expect(try reports.results.first?.get().statusCode == 201)
+        _ = first
+    }
+
+    @Test("when the session's events are drained and a listed-out transfer never ended, should report it lost then")
+    func lostWhenDrained() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let first = transfers()
+        try first.upload(request: Upload(file: videoFile()), id: "a")
+        let relaunchedSystem = FakeSystem()
+        let clock = ManualDelayScheduler()
+
+        let second = transfers(module: module(clock: clock), system: relaunchedSystem)
+        relaunchedSystem.list([])
+        second.systemEventsFinished()
+        clock.advance(by: 60)
+
+        #expect(reports.results.map(\.error) == [.transportError(.backgroundSessionWasDisconnected)])
+        _ = first
+    }
+
+    // MARK: - A ledger that cannot be read, or saved
+
+    @Test(
+        "when the ledger cannot be read at relaunch, should cancel nothing, and report the transfer once it can be read"
+    )
+    func ledgerLockedAtRelaunch() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let first = transfers()
+        try first.upload(request: Upload(file: videoFile()), id: "a")
+        let token = try #require(system.sent.first?.token)
+        let saved = try Data(contentsOf: ledgerFile)
+        // A ledger that cannot be read: locked by data protection before the first unlock.
+        try FileManager.default.removeItem(at: ledgerFile)
+        try FileManager.default.createDirectory(at: ledgerFile, withIntermediateDirectories: false)
+        let relaunchedSystem = FakeSystem()
+        let clock = ManualDelayScheduler()
+
+        let second = transfers(module: module(clock: clock), system: relaunchedSystem)
+        relaunchedSystem.list([token, "stray"])
+        let cancelledWhileLocked = relaunchedSystem.cancelled
+        try FileManager.default.removeItem(at: ledgerFile)
+        try saved.write(to: ledgerFile)
+        clock.advance(by: 30)
+        second.systemCompleted(token: token, completion: response(201), resumeData: nil)
+
+        #expect(cancelledWhileLocked.isEmpty)
+        #expect(relaunchedSystem.cancelled == ["stray"])
+        #expect(reports.ids == ["a"])
+        #expect(try reports.results.first?.get().statusCode == 201)
+        _ = first
+    }
+
+    @Test("when a transfer ends while the ledger cannot be read, should report the end once the file can be read")
+    func endedWhileLocked() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let first = transfers()
+        try first.upload(request: Upload(file: videoFile()), id: "a")
+        let token = try #require(system.sent.first?.token)
+        let saved = try Data(contentsOf: ledgerFile)
+        try FileManager.default.removeItem(at: ledgerFile)
+        try FileManager.default.createDirectory(at: ledgerFile, withIntermediateDirectories: false)
+        let relaunchedSystem = FakeSystem()
+        let clock = ManualDelayScheduler()
+
+        let second = transfers(module: module(clock: clock), system: relaunchedSystem)
+        second.systemCompleted(token: token, completion: response(201), resumeData: nil)
+        relaunchedSystem.list([])
+        let whileLocked = reports.ids
+        try FileManager.default.removeItem(at: ledgerFile)
+        try saved.write(to: ledgerFile)
+        clock.advance(by: 30)
+        clock.advance(by: 60)
+
+        #expect(whileLocked.isEmpty && relaunchedSystem.cancelled.isEmpty)
+        #expect(reports.ids == ["a"])
+        #expect(try reports.results.first?.get().statusCode == 201)
+        _ = first
+    }
+
+    @Test(
+        "when the ledger cannot be saved as the app is told, should not call the handler, and deliver once after a relaunch"
+    )
+    func reportNotSaved() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let failing = LockedState(false)
+        let held = HeldExecutor()
+        let first = transfers(
+            module: module(executor: held),
+            writesFiles: { data, url in !failing.value && BackgroundTransferStore.write(data, to: url) })
+        try first.upload(request: Upload(file: videoFile()), id: "a")
+        let token = try #require(system.sent.first?.token)
+        first.systemCompleted(token: token, completion: response(201), resumeData: nil)
+
+        failing.withLock { $0 = true }
+        for job in held.jobs.withLock({ $0 }) { job() }
+        let whileFailing = reports.ids
+
+        _ = transfers(system: FakeSystem())
+        _ = transfers(system: FakeSystem())
+
+        #expect(whileFailing.isEmpty)
+        #expect(reports.ids == ["a"])
+        #expect(try reports.results.first?.get().statusCode == 201)
+    }
+
+    @Test("when a report could not be saved, should deliver it once after the next save that reaches the disk")
+    func reportRetried() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let failing = LockedState(false)
+        let transfers = transfers(
+            writesFiles: { data, url in !failing.value && BackgroundTransferStore.write(data, to: url) })
+        try transfers.upload(request: Upload(file: videoFile()), id: "a")
+        let token = try #require(system.sent.first?.token)
+        // The end is saved; the removal, as the app is about to be told, is not.
+        let store = BackgroundTransferStore(directory: folder.appendingPathComponent("state"))
+        failing.withLock { $0 = true }
+        transfers.systemCompleted(token: token, completion: response(201), resumeData: nil)
+        let whileFailing = reports.ids
+
+        failing.withLock { $0 = false }
+        try transfers.upload(request: Upload(file: videoFile()), id: "b")
+        _ = self.transfers(system: FakeSystem())
+
+        #expect(whileFailing.isEmpty)
+        #expect(reports.ids == ["a"])
+        #expect(try reports.results.first?.get().statusCode == 201)
+        #expect(store.load().persisted?.transfers.map(\.id) == ["b"])
     }
 
     // MARK: - The app delegate's completion handler
