@@ -240,6 +240,74 @@ struct BackgroundSessionDelegateTests {
         #expect(sameOrigin?.value(forHTTPHeaderField: "X-Api-Key") == "key-1")
     }
 
+    // MARK: - Server trust
+
+    /// A challenge's sender; the delegate answers through the completion handler instead.
+    final class Sender: NSObject, URLAuthenticationChallengeSender {
+        func use(_ credential: URLCredential, for challenge: URLAuthenticationChallenge) {}
+        func continueWithoutCredential(for challenge: URLAuthenticationChallenge) {}
+        func cancel(_ challenge: URLAuthenticationChallenge) {}
+        func performDefaultHandling(for challenge: URLAuthenticationChallenge) {}
+        func rejectProtectionSpaceAndContinue(with challenge: URLAuthenticationChallenge) {}
+    }
+
+    /// The server-trust challenge of `api.example.com`, as the system raises it before a task's
+    /// request goes out (on Linux it carries no `SecTrust`, so a pin cannot be checked).
+    func serverTrustChallenge() -> URLAuthenticationChallenge {
+        URLAuthenticationChallenge(
+            protectionSpace: URLProtectionSpace(
+                host: "api.example.com", port: 443, protocol: NSURLProtectionSpaceHTTPS, realm: nil,
+                authenticationMethod: ServerTrustDecision.serverTrustMethod),
+            proposedCredential: nil, previousFailureCount: 0, failureResponse: nil, error: nil, sender: Sender())
+    }
+
+    /// Raises the server-trust challenge on `task`, then ends it with the cancel `URLSession`
+    /// reports for a cancelled challenge; returns the disposition.
+    func challengeThenCancel(
+        _ delegate: BackgroundSessionDelegate, task: URLSessionTask
+    ) -> URLSession.AuthChallengeDisposition? {
+        let answer = LockedState<URLSession.AuthChallengeDisposition?>(nil)
+        delegate.urlSession(
+            session, task: task, didReceive: serverTrustChallenge(),
+            completionHandler: { disposition, _ in answer.withLock { $0 = disposition } })
+        delegate.urlSession(session, task: task, didCompleteWithError: urlError(.cancelled))
+        return answer.value
+    }
+
+    @Test("when the decision refuses a task's server, should report it untrusted, not as a system cancel")
+    func refusedServer() throws {
+        defer { end() }
+        let transfers = transfers()
+        try transfers.upload(request: Upload(file: videoFile()), id: "a")
+        let pinned = BackgroundSessionDelegate(
+            owner: transfers, credentialHeaderNames: [],
+            serverTrust: .pinnedPublicKeys(sha256: [Data(repeating: 1, count: 32).base64EncodedString()]))
+
+        let disposition = challengeThenCancel(pinned, task: try task(for: system.sent.first))
+
+        #expect(disposition == .cancelAuthenticationChallenge)
+        #expect(reports.results.map(\.error) == [.secureConnectionFailed(.serverCertificateUntrusted)])
+        guard case .secureConnectionFailed(let failure)? = reports.results.first?.error else { return }
+        #expect(failure.failingURL?.host == "api.example.com")
+        #expect(failure.message?.contains("pinned") == true, "\(failure.message ?? "no message")")
+    }
+
+    @Test("when the policy is the system's, should leave server trust to the platform and report its cancel as is")
+    func systemTrust() throws {
+        defer { end() }
+        let transfers = transfers()
+        try transfers.upload(request: Upload(file: videoFile()), id: "a")
+
+        let disposition = challengeThenCancel(delegate(of: transfers), task: try task(for: system.sent.first))
+
+        #expect(disposition == .performDefaultHandling)
+        guard case .transportError(let failure)? = reports.results.first?.error else {
+            Issue.record("expected the system's cancel, got \(String(describing: reports.results.first))")
+            return
+        }
+        #expect(failure.code == .cancelled)
+    }
+
     // MARK: - The owner
 
     @Test("when the owner is gone, should drop the events")
