@@ -10,15 +10,18 @@ import Foundation
     final class BackgroundSession: BackgroundTaskSystem {
         let identifier: String
         private let credentialHeaderNames: Set<String>
+        private let serverTrust: ServerTrustPolicy
         private let session = LockedState<URLSession?>(nil)
 
         /// - Parameters:
         ///   - identifier: the background configuration's identifier.
         ///   - credentialHeaderNames: more header names removed from a redirect to another origin,
         ///     lowercased, should the system ask the delegate.
-        init(identifier: String, credentialHeaderNames: Set<String>) {
+        ///   - serverTrust: the module's transport's policy, applied to these tasks too.
+        init(identifier: String, credentialHeaderNames: Set<String>, serverTrust: ServerTrustPolicy) {
             self.identifier = identifier
             self.credentialHeaderNames = credentialHeaderNames
+            self.serverTrust = serverTrust
         }
 
         deinit {
@@ -28,7 +31,8 @@ import Foundation
 
         func attach(to owner: BackgroundTransfers) {
             let configuration = URLSessionConfiguration.background(withIdentifier: identifier)
-            let delegate = BackgroundSessionDelegate(owner: owner, credentialHeaderNames: credentialHeaderNames)
+            let delegate = BackgroundSessionDelegate(
+                owner: owner, credentialHeaderNames: credentialHeaderNames, serverTrust: serverTrust)
             let urlSession = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
             session.withLock { $0 = urlSession }
         }

@@ -1,90 +1,175 @@
 import Foundation
 
-#if !canImport(FoundationNetworking)
-    /// The delegate of a ``BackgroundSession``'s `URLSession`: turns each callback into an event of
-    /// the owning ``BackgroundTransfers``, naming the task by its token (`taskDescription`).
-    ///
-    /// Kept thin on purpose: what the events mean is decided by the owner's ledger, which is
-    /// tested on every platform; this part runs only on Apple platforms.
-    final class BackgroundSessionDelegate: NSObject, URLSessionDownloadDelegate, URLSessionDataDelegate,
-        @unchecked Sendable
-    {
-        // @unchecked Sendable is safe: the only mutable state, `owner`, is a LockedState.
-
-        private struct WeakOwner {
-            weak var owner: BackgroundTransfers?
-        }
-
-        /// Weak: `URLSession` holds its delegate until it is invalidated, and the owner holds the
-        /// session; events that come after the owner is gone are dropped.
-        private let owner: LockedState<WeakOwner>
-        private let credentialHeaderNames: Set<String>
-
-        init(owner: BackgroundTransfers, credentialHeaderNames: Set<String>) {
-            self.owner = LockedState(WeakOwner(owner: owner))
-            self.credentialHeaderNames = credentialHeaderNames
-        }
-
-        private var transfers: BackgroundTransfers? { owner.withLock { $0.owner } }
-
-        private static func token(of task: URLSessionTask) -> String {
-            task.taskDescription ?? ""
-        }
-
-        // MARK: URLSessionDataDelegate (an upload's reply)
-
-        func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-            guard let transfers, !transfers.systemBodyReceived(token: Self.token(of: dataTask), data: data) else {
-                return
-            }
-            dataTask.cancel()
-        }
-
-        // MARK: URLSessionDownloadDelegate
-
-        func urlSession(
-            _ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL
-        ) {
-            // The file at `location` is removed when this returns: it is placed before then.
-            transfers?.systemDownloadFinished(
-                token: Self.token(of: downloadTask), location: location,
-                completion: Self.completion(of: downloadTask, error: nil))
-        }
-
-        // MARK: URLSessionTaskDelegate
-
-        func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-            let userInfo = (error as NSError?)?.userInfo
-            transfers?.systemCompleted(
-                token: Self.token(of: task), completion: Self.completion(of: task, error: error),
-                resumeData: userInfo?[NSURLSessionDownloadTaskResumeData] as? Data)
-        }
-
-        func urlSession(
-            _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-            newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
-        ) {
-            // Background sessions follow redirects without asking; should the system ask, the
-            // credentials stay with their origin, as on URLSessionTransport.
-            completionHandler(
-                CredentialHeaders.strippedForRedirect(
-                    request, from: task.originalRequest?.url, extraNames: credentialHeaderNames))
-        }
-
-        // MARK: URLSessionDelegate
-
-        func urlSessionDidFinishEvents(forBackgroundURLSession session: URLSession) {
-            transfers?.systemEventsFinished()
-        }
-
-        private static func completion(of task: URLSessionTask, error: (any Error)?)
-            -> BackgroundTransferOutcome.SystemCompletion
-        {
-            let userInfo = (error as NSError?)?.userInfo
-            return BackgroundTransferOutcome.SystemCompletion(
-                response: task.response, error: error, body: nil,
-                cancelReason: userInfo?[NSURLErrorBackgroundTaskCancelledReasonKey] as? Int,
-                bytesSent: task.countOfBytesSent, bytesReceived: task.countOfBytesReceived)
-        }
-    }
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
 #endif
+
+/// The delegate of a ``BackgroundSession``'s `URLSession`: turns each callback into an event of
+/// the owning ``BackgroundTransfers``, naming the task by its token (`taskDescription`).
+///
+/// Kept thin on purpose: what the events mean is decided by the owner's ledger, and what a task's
+/// end says by ``completion(response:error:bytesSent:bytesReceived:)``. Compiled on every
+/// platform, so that its tests drive it on Linux with tasks that are never resumed; only
+/// ``BackgroundSession``, which makes the background `URLSession`, is Apple's alone.
+final class BackgroundSessionDelegate: NSObject, URLSessionDownloadDelegate, URLSessionDataDelegate,
+    @unchecked Sendable
+{
+    // @unchecked Sendable is safe: the mutable state, `owner` and `refused`, is in LockedStates;
+    // the other stored properties are constants of Sendable types.
+
+    private struct WeakOwner {
+        weak var owner: BackgroundTransfers?
+    }
+
+    /// Weak: `URLSession` holds its delegate until it is invalidated, and the owner holds the
+    /// session; events that come after the owner is gone are dropped.
+    private let owner: LockedState<WeakOwner>
+    private let credentialHeaderNames: Set<String>
+    /// The transport's policy, applied to these tasks' server-trust challenges as the transport
+    /// applies it to its own (``ServerTrustDecision``).
+    private let serverTrust: ServerTrustPolicy
+    /// The tokens of tasks whose server the policy refused: the cancel each then ends with is
+    /// reported as the refusal, not as the system's.
+    private let refused = LockedState<Set<String>>([])
+    /// A task's response: `task.response`, or a test's, whose tasks are never resumed.
+    private let responseOf: @Sendable (URLSessionTask) -> URLResponse?
+
+    /// The key of an interrupted download's resume data in its error's `userInfo`: the same
+    /// string on every platform, which swift-corelibs-foundation exports without its `NS`.
+    #if canImport(FoundationNetworking)
+        static let resumeDataKey = URLSessionDownloadTaskResumeData
+    #else
+        static let resumeDataKey = NSURLSessionDownloadTaskResumeData
+    #endif
+
+    init(
+        owner: BackgroundTransfers, credentialHeaderNames: Set<String>, serverTrust: ServerTrustPolicy = .system,
+        responseOf: @escaping @Sendable (URLSessionTask) -> URLResponse? = { $0.response }
+    ) {
+        self.owner = LockedState(WeakOwner(owner: owner))
+        self.credentialHeaderNames = credentialHeaderNames
+        self.serverTrust = serverTrust
+        self.responseOf = responseOf
+    }
+
+    private var transfers: BackgroundTransfers? { owner.withLock { $0.owner } }
+
+    private static func token(of task: URLSessionTask) -> String {
+        task.taskDescription ?? ""
+    }
+
+    // MARK: URLSessionDataDelegate (an upload's reply)
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        guard let transfers, !transfers.systemBodyReceived(token: Self.token(of: dataTask), data: data) else {
+            return
+        }
+        dataTask.cancel()
+    }
+
+    // MARK: URLSessionDownloadDelegate
+
+    func urlSession(
+        _ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL
+    ) {
+        // The file at `location` is removed when this returns: it is placed before then.
+        transfers?.systemDownloadFinished(
+            token: Self.token(of: downloadTask), location: location,
+            completion: completion(of: downloadTask, error: nil)
+        )
+    }
+
+    // MARK: URLSessionTaskDelegate
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        let token = Self.token(of: task)
+        let refusal: ServerTrustDecision.Refusal? =
+            refused.withLock { $0.remove(token) } == nil ? nil : .untrustedServer
+        transfers?.systemCompleted(
+            token: token, completion: completion(of: task, error: error, refusal: refusal),
+            resumeData: Self.resumeData(in: error))
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        // No session-level challenge method: URLSession sends server trust here too. The same
+        // decision as URLSessionTransport's, so pins apply to background transfers as well.
+        let (evaluation, credential) = Self.evaluate(challenge.protectionSpace, against: serverTrust)
+        let outcome = ServerTrustDecision.decide(
+            method: challenge.protectionSpace.authenticationMethod, policy: serverTrust, evaluation: evaluation,
+            proposedCredential: challenge.proposedCredential != nil)
+        if outcome.refusal == .untrustedServer {
+            refused.withLock { _ = $0.insert(Self.token(of: task)) }
+        }
+        completionHandler(outcome.disposition, outcome.disposition == .useCredential ? credential : nil)
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        // Background sessions follow redirects without asking; should the system ask, the
+        // credentials stay with their origin, as on URLSessionTransport.
+        completionHandler(
+            CredentialHeaders.strippedForRedirect(
+                request, from: task.originalRequest?.url, extraNames: credentialHeaderNames))
+    }
+
+    // MARK: URLSessionDelegate
+
+    /// A requirement of `URLSessionDelegate` on Apple platforms; a plain method elsewhere.
+    func urlSessionDidFinishEvents(forBackgroundURLSession session: URLSession) {
+        transfers?.systemEventsFinished()
+    }
+
+    // MARK: What a task's end says
+
+    private func completion(
+        of task: URLSessionTask, error: (any Error)?, refusal: ServerTrustDecision.Refusal? = nil
+    ) -> BackgroundTransferOutcome.SystemCompletion {
+        Self.completion(
+            response: responseOf(task), error: error, refusal: refusal,
+            url: task.currentRequest?.url ?? task.originalRequest?.url, bytesSent: task.countOfBytesSent,
+            bytesReceived: task.countOfBytesReceived)
+    }
+
+    /// What a task to `url` that ended with `response` and `error` tells the ledger: the
+    /// system's reason for a cancel (`NSURLErrorBackgroundTaskCancelledReasonKey`) comes from the
+    /// error; a task whose challenge was refused (`refusal`) reports the refusal instead of the
+    /// cancel that follows it, as ``URLSessionTransport`` does
+    /// (``ServerTrustDecision/reportedError(for:url:)``).
+    static func completion(
+        response: URLResponse?, error: (any Error)?, refusal: ServerTrustDecision.Refusal? = nil, url: URL? = nil,
+        bytesSent: Int64, bytesReceived: Int64
+    ) -> BackgroundTransferOutcome.SystemCompletion {
+        let error = refusal.flatMap { ServerTrustDecision.reportedError(for: $0, url: url) } ?? error
+        let userInfo = (error as NSError?)?.userInfo
+        return BackgroundTransferOutcome.SystemCompletion(
+            response: response, error: error, body: nil,
+            cancelReason: userInfo?[NSURLErrorBackgroundTaskCancelledReasonKey] as? Int,
+            bytesSent: bytesSent, bytesReceived: bytesReceived)
+    }
+
+    /// What evaluating `space`'s server trust against `policy` gives, with the credential a
+    /// trusted server is answered with. Only a pinned policy is evaluated here (the system's is
+    /// the platform's); Linux has no `SecTrust`, so nothing there is evaluable.
+    private static func evaluate(
+        _ space: URLProtectionSpace, against policy: ServerTrustPolicy
+    ) -> (ServerTrustDecision.Evaluation, URLCredential?) {
+        #if canImport(Security) && !canImport(FoundationNetworking)
+            guard policy.isPinned, space.authenticationMethod == ServerTrustDecision.serverTrustMethod,
+                let trust = space.serverTrust
+            else { return (.notEvaluable, nil) }
+            return policy.accepts(trust, host: space.host) ? (.accepted, URLCredential(trust: trust)) : (.refused, nil)
+        #else
+            return (.notEvaluable, nil)
+        #endif
+    }
+
+    /// The resume data an interrupted download's `error` carries, if any.
+    static func resumeData(in error: (any Error)?) -> Data? {
+        (error as NSError?)?.userInfo[resumeDataKey] as? Data
+    }
+}

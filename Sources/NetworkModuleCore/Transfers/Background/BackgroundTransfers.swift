@@ -95,13 +95,15 @@ public final class BackgroundTransfers: Sendable {
         credentialsMayFollowRedirects: Bool = false,
         handler: @escaping @Sendable (_ id: String, _ result: Result<NetworkResponse, NetworkError>) -> Void
     ) {
-        let transportNames = (module.session as? URLSessionTransport)?.credentialHeaderNames ?? []
-        let names = Set(transportNames.map { $0.lowercased() })
+        // The transport's settings (its credential names and its pins), found through any
+        // decorators in front of it.
+        let transport = module.session.underlyingTransport
+        let names = Set((transport?.credentialHeaderNames ?? []).map { $0.lowercased() })
         #if canImport(FoundationNetworking)
             let system: (any BackgroundTaskSystem)? = nil
         #else
             let system: (any BackgroundTaskSystem)? = BackgroundSession(
-                identifier: identifier, credentialHeaderNames: names)
+                identifier: identifier, credentialHeaderNames: names, serverTrust: transport?.serverTrust ?? .system)
         #endif
         self.init(
             identifier: identifier, module: module,
