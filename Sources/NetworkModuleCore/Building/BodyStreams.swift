@@ -75,7 +75,9 @@ enum BodyStreams {
         for file in files { file.remove() }
     }
 
-    private static func source(of stream: InputStream) -> BodyStreamSource? {
+    /// The source `stream` was made from, when the builder made it: the transport keeps it for
+    /// the task, so that `needNewBodyStream` finds it whatever stream `URLSession` holds.
+    static func source(of stream: InputStream) -> BodyStreamSource? {
         entries.withLock { entries in
             guard let entry = entries[ObjectIdentifier(stream)], entry.stream === stream else { return nil }
             return entry.source

@@ -11,7 +11,8 @@ import Foundation
 /// The delegate of a transport's `URLSession`: collects each task's body (or hands it to the
 /// task's ``TransportTransfer``, which writes it to a file) and reports its outcome once.
 final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    // @unchecked Sendable is safe: the only mutable state, `tasks`, is a LockedState.
+    // @unchecked Sendable is safe: the only mutable state, `tasks` and `trustRefusals`, is in
+    // LockedStates.
 
     private let maximumResponseSize: Int?
     private let credentialHeaderNames: Set<String>
@@ -19,6 +20,9 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
     /// The tasks in flight, by task identifier: the delegate's callbacks name `URLSession`'s
     /// task, and this is how they find the task's record.
     private let tasks = LockedState([Int: TransportTaskRecord]())
+    /// The origins whose server the pins refused: the other tasks of a refused connection,
+    /// which `URLSession` cancels, fail for the same reason.
+    private let trustRefusals = LockedState(TrustRefusals())
 
     /// Whether HTTPS must be refused: certificates are pinned where pinning cannot be enforced.
     let refusesHTTPS: Bool
@@ -44,7 +48,7 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
     ) {
         let record = TransportTaskRecord(
             request: request, completionHandler: completionHandler, follow: follow, redirectPolicy: redirectPolicy,
-            timeout: timeout, transfer: transfer, pause: StreamPause(task: task))
+            timeout: timeout, transfer: transfer, pause: StreamPause(control: .of(task)))
         tasks.withLock { $0[task.taskIdentifier] = record }
         scheduleDeadline(of: task, after: timeout, url: request.url)
     }
@@ -112,11 +116,22 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
         }
         // The head is activity for the idle timeout, as bytes of the body are.
         let now = DispatchTime.now().uptimeNanoseconds
-        if let response = response as? HTTPURLResponse,
-            let transfer = tasks.withLock({ tasks in
-                tasks.modifyValue(forKey: identifier) { $0.headArrived(response, at: now) } ?? nil
-            })
-        {
+        let head = (response as? HTTPURLResponse).flatMap { response in
+            tasks.withLock { tasks in tasks.modifyValue(forKey: identifier) { $0.headArrived(response, at: now) } }
+        }
+        if case .restartRefused(let streamed)? = head {
+            // The body started over after part of it was handed on: failing is retryable, and
+            // never hands the same bytes on twice.
+            let error = URLError(
+                .networkConnectionLost,
+                message: "The server started the response again after \(streamed) bytes of it were streamed.",
+                failingURL: response.url)
+            finish(identifier, data: nil, response: nil, error: error)
+            completionHandler(.cancel)
+            URLSessionTransport.cancelWithoutWaiting(dataTask)
+            return
+        }
+        if let response = response as? HTTPURLResponse, case .proceed(let transfer?)? = head {
             // The file is opened (or the open refused, once the task has finished) outside the
             // tasks' lock; chunks come after this method returns.
             do throws(URLError) {
@@ -190,16 +205,23 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
     /// builder made it (``RequestBody/file(_:contentType:)``, ``RequestBody/stream(length:contentType:_:)``,
     /// a large multipart form); `nil` otherwise, which fails the task with
     /// `URLError.requestBodyStreamExhausted` rather than send an empty or partial body.
+    ///
+    /// The body's source is the one the task's record keeps, from the request the framework
+    /// registered: `task.originalRequest` is `URLSession`'s copy, which may hold another stream
+    /// object than the one the builder made.
     func urlSession(
         _ session: URLSession, task: URLSessionTask,
         needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void
     ) {
-        completionHandler(task.originalRequest?.httpBodyStream.flatMap(BodyStreams.freshStream(replacing:)))
+        let source = tasks.withLock { $0[task.taskIdentifier]?.bodySource }
+        // The stream is made outside the lock: it may open a file.
+        completionHandler(source.flatMap { try? $0.newStream() })
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        let refusals = trustRefusals.withLock { $0 }
         finish(task.taskIdentifier) { record in
-            record.report(error: error, response: task.response, sent: task.currentRequest)
+            record.report(error: error, response: task.response, sent: task.currentRequest, refusals: refusals)
         }
     }
 
@@ -283,7 +305,7 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
         let replacement = LinuxURLSessionQuirks.task(in: session, for: next)
         let moved = tasks.withLock { tasks -> (deadline: Deadline?, record: TransportTaskRecord)? in
             guard var record = tasks.removeValue(forKey: task.taskIdentifier) else { return nil }
-            let deadline = record.moved(to: replacement)
+            let deadline = record.moved(to: .of(replacement))
             record.followed(next, as: proposal)
             tasks[replacement.taskIdentifier] = record
             return (deadline, record)
@@ -304,45 +326,59 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
         replacement.resume()
     }
 
+    /// Evaluates the server's trust (Apple platforms; `SecTrust` exists nowhere else), and
+    /// answers as ``ServerTrustDecision`` decides: the refusal is kept for the task, and a
+    /// refused or trusted origin for the other tasks of its connection.
     func urlSession(
         _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
         completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
+        // No session-level challenge method: URLSession sends server trust here too.
+        let space = challenge.protectionSpace
+        let method = space.authenticationMethod
+        let isServerTrust = method == ServerTrustDecision.serverTrustMethod
         #if canImport(Security) && !canImport(FoundationNetworking)
-            if serverTrust.isPinned,
-                challenge.protectionSpace.authenticationMethod == NSURLAuthenticationMethodServerTrust
-            {
-                // No session-level challenge method: URLSession sends server trust here too.
-                if let trust = challenge.protectionSpace.serverTrust,
-                    serverTrust.accepts(trust, host: challenge.protectionSpace.host)
-                {
-                    completionHandler(.useCredential, URLCredential(trust: trust))
-                } else {
-                    tasks.withLock { $0[task.taskIdentifier]?.refuse(.untrustedServer) }
-                    completionHandler(.cancelAuthenticationChallenge, nil)
-                }
-                return
-            }
+            let (evaluation, credential) =
+                isServerTrust && serverTrust.isPinned ? evaluate(space) : (.notEvaluable, nil)
+        #else
+            // No SecTrust: a pinned server-trust challenge (only tests raise one here) is refused.
+            let evaluation = ServerTrustDecision.Evaluation.notEvaluable
         #endif
+        let outcome = ServerTrustDecision.decide(
+            method: method, policy: serverTrust, evaluation: evaluation,
+            proposedCredential: challenge.proposedCredential != nil)
+        if let refusal = outcome.refusal {
+            tasks.withLock { _ = $0.modifyValue(forKey: task.taskIdentifier) { $0.refuse(refusal) } }
+        }
+        if isServerTrust, serverTrust.isPinned {
+            let origin = TrustRefusals.origin(host: space.host, port: space.port, scheme: space.protocol)
+            trustRefusals.withLock { refusals in
+                if outcome.refusal == .untrustedServer { refusals.refused(origin) } else { refusals.accepted(origin) }
+            }
+        }
         #if canImport(FoundationNetworking)
-            // Linux raises challenges only for HTTP authentication (no server trust here), and
-            // its default handling with no credential never completes the task. Declining
-            // ends it, and didCompleteWithError then delivers the 401 that already arrived.
             // The handler is called from a background queue: on Linux it cancels, suspends or
             // resumes the task, each waiting for the session's work queue (workQueue.sync),
             // which may be waiting for room on this delegate queue (BoundedDelegateQueue).
-            let disposition: URLSession.AuthChallengeDisposition
-            if challenge.proposedCredential == nil {
-                tasks.withLock { $0[task.taskIdentifier]?.refuse(.declinedChallenge) }
-                disposition = .cancelAuthenticationChallenge
-            } else {
-                disposition = .performDefaultHandling
-            }
+            // No credential: there is no trust to answer with.
+            let disposition = outcome.disposition
             DispatchQueue.global().async { completionHandler(disposition, nil) }
         #else
-            completionHandler(.performDefaultHandling, nil)
+            completionHandler(outcome.disposition, outcome.disposition == .useCredential ? credential : nil)
         #endif
     }
+
+    #if canImport(Security) && !canImport(FoundationNetworking)
+        /// Whether the server's trust in `space` leads to a pin, and the credential that trusts
+        /// it if so; not evaluable when the challenge carries no trust.
+        private func evaluate(
+            _ space: URLProtectionSpace
+        ) -> (ServerTrustDecision.Evaluation, URLCredential?) {
+            guard let trust = space.serverTrust else { return (.notEvaluable, nil) }
+            guard serverTrust.accepts(trust, host: space.host) else { return (.refused, nil) }
+            return (.accepted, URLCredential(trust: trust))
+        }
+    #endif
 }
 
 extension Dictionary {

@@ -24,14 +24,16 @@ struct TransportTaskRecord {
         case discarded
     }
 
-    /// Why the task fails, whatever `URLSession` reports when it ends.
-    enum Refusal: Equatable {
-        /// The server's certificate did not lead to a pinned one (Apple platforms): cancelling
-        /// the challenge makes `URLSession` report a cancel.
-        case untrustedServer
-        /// An HTTP authentication challenge was declined (Linux), so that the 401 already
-        /// received is reported as it is, as on Apple platforms, instead of a cancel.
-        case declinedChallenge
+    /// Why the task fails, whatever `URLSession` reports when it ends: the challenge decision's.
+    typealias Refusal = ServerTrustDecision.Refusal
+
+    /// What a response head asks of the delegate.
+    enum HeadOutcome {
+        /// Go on: the transfer, if any, to open its file or count its progress from the head.
+        case proceed(TransportTransfer?)
+        /// A head came again after `streamedBytes` bytes of the body went to the sink or the
+        /// file: the task fails (retryable) rather than hand those bytes on twice.
+        case restartRefused(streamedBytes: Int)
     }
 
     /// What a chunk of the body asks of the delegate.
@@ -64,6 +66,11 @@ struct TransportTaskRecord {
     let sink: SessionTransfer.ChunkSink?
     /// Pauses the task while the sink is full; with `sink`, for the task running now.
     private(set) var pause: StreamPause?
+    /// Makes a fresh stream of the request's body when `URLSession` asks for one
+    /// (`needNewBodyStream`): the source of the stream the request builder made, found once from
+    /// the request the framework holds, never from the copy `URLSession` keeps of it. `nil` for a
+    /// body the builder did not make as a stream.
+    let bodySource: BodyStreamSource?
 
     private(set) var destination = Destination.memory
     private(set) var refusal: Refusal?
@@ -92,6 +99,7 @@ struct TransportTaskRecord {
         self.redirectPolicy = redirectPolicy
         self.timeout = timeout
         self.transfer = transfer
+        self.bodySource = request.httpBodyStream.flatMap(BodyStreams.source(of:))
         if case .chunks(let sink)? = transfer?.destination {
             self.sink = sink
             self.pause = pause()
@@ -109,11 +117,26 @@ struct TransportTaskRecord {
     // MARK: Events
 
     /// A response's head arrived: activity, and a 2xx head of a stream starts streaming.
-    /// - Returns: the transfer, to open its file or count its progress from the head.
-    mutating func headArrived(_ response: HTTPURLResponse, at now: UInt64) -> TransportTransfer? {
+    ///
+    /// A head may come again in the same task (Apple's `URLSession` calls the delegate again, for
+    /// a `multipart/x-mixed-replace` body or a response it restarts): the body starts over. What
+    /// was collected in memory is dropped and the count starts from zero; bytes already handed to
+    /// the sink or written to the file cannot be taken back, so the task fails instead of
+    /// repeating them.
+    mutating func headArrived(_ response: HTTPURLResponse, at now: UInt64) -> HeadOutcome {
         lastActivity = now
-        if sink != nil, (200..<300).contains(response.statusCode) { destination = .stream(response) }
-        return transfer
+        switch destination {
+        case .discarded:
+            return .proceed(nil)
+        case .stream, .file:
+            if receivedBytes > 0 { return .restartRefused(streamedBytes: receivedBytes) }
+        case .memory:
+            break
+        }
+        receivedBytes = 0
+        collected = Data()
+        destination = sink != nil && (200..<300).contains(response.statusCode) ? .stream(response) : .memory
+        return .proceed(transfer)
     }
 
     /// The transfer opened its file for the response: the body goes there.
@@ -173,26 +196,35 @@ struct TransportTaskRecord {
         self.refusal = refusal
     }
 
-    /// Linux: the request is sent again in `replacement` (a 307 or 308), which takes the record
-    /// over. No body has arrived yet, so its stream is not paused.
+    /// Linux: the request is sent again in a new task (a 307 or 308), which takes the record
+    /// over, and which `control` suspends and resumes. No body has arrived yet, so its stream is
+    /// not paused; the body's source goes with the record.
     /// - Returns: the old task's deadline, to cancel; the replacement gets one of its own.
-    mutating func moved(to replacement: URLSessionDataTask) -> Deadline? {
+    mutating func moved(to control: StreamPause.TaskControl) -> Deadline? {
         defer { deadline = nil }
-        if pause != nil { pause = StreamPause(task: replacement) }
+        pause = pause?.replaced(by: control)
         return deadline
     }
 
     // MARK: The end
 
     /// What to report when `URLSession` ends the task with `error` (or none) and `response`,
-    /// having sent `sent` last (the task's current request).
+    /// having sent `sent` last (the task's current request). `refusals` are the origins whose
+    /// server the transport refused: a task to one of them that `URLSession` cancels before any
+    /// response shared the refused connection, and fails for the same reason.
     func report(
-        error: (any Error)?, response: URLResponse?, sent: URLRequest?
+        error: (any Error)?, response: URLResponse?, sent: URLRequest?, refusals: TrustRefusals = TrustRefusals()
     ) -> (data: Data?, response: URLResponse?, error: (any Error)?) {
         let http = response as? HTTPURLResponse
+        var refusal = refusal
+        if refusal == nil,
+            refusals.explains(error: error, response: response, origin: TrustRefusals.origin(of: sent?.url))
+        {
+            refusal = .untrustedServer
+        }
         switch (refusal, http) {
         case (.untrustedServer?, _):
-            return (nil, nil, URLError(.serverCertificateUntrusted))
+            return (nil, nil, ServerTrustDecision.reportedError(for: .untrustedServer, url: sent?.url))
         case (.declinedChallenge?, let http?):
             return (collected, http, nil)
         default:

@@ -67,7 +67,10 @@ struct TransportTaskRecordTests {
         var record = Self.record(SessionTransfer(destination: .chunks(Self.sink)))
         let head = Self.response(200)
 
-        #expect(record.headArrived(head, at: 1) != nil)
+        guard case .proceed(_?) = record.headArrived(head, at: 1) else {
+            Issue.record("a stream's head should hand on its transfer")
+            return
+        }
         guard
             case .streamed(let sink, let response, _) = record.chunkArrived(
                 Data("ab".utf8), limit: nil, capacity: nil, at: 2)
@@ -186,6 +189,62 @@ struct TransportTaskRecordTests {
                 == nil)
     }
 
+    // MARK: A second head
+
+    @Test("when a second head arrives before any byte, should count from zero for the new response")
+    func secondHeadBeforeBytes() {
+        var record = Self.record(SessionTransfer(destination: .chunks(Self.sink)))
+        _ = record.headArrived(Self.response(200), at: 1)
+        let second = Self.response(200)
+
+        guard case .proceed = record.headArrived(second, at: 2) else {
+            Issue.record("a head before any byte should start the body over")
+            return
+        }
+        guard case .streamed(_, let response, _) = record.chunkArrived(Data("ab".utf8), limit: 2, capacity: nil, at: 3)
+        else {
+            Issue.record("the second body should stream")
+            return
+        }
+        #expect(response === second, "the sink gets the response the bytes belong to")
+        #expect(record.receivedBytes == 2)
+    }
+
+    @Test("when a second head arrives after a collected body, should drop it and count from zero")
+    func secondHeadAfterCollectedBody() {
+        var record = Self.record(collecting: "first", after: Self.response(503))
+        let second = Self.response(200, headers: ["Content-Length": "2"])
+
+        guard case .proceed = record.headArrived(second, at: 3) else {
+            Issue.record("a collected body is the delegate's to drop")
+            return
+        }
+        _ = record.chunkArrived(Data("ok".utf8), limit: 4, capacity: 2, at: 4)
+
+        #expect(record.receivedBytes == 2)
+        #expect(record.report(error: nil, response: second, sent: Self.request).data == Data("ok".utf8))
+    }
+
+    @Test("when a second head arrives after bytes were streamed, should fail rather than repeat them")
+    func secondHeadAfterStreamedBytes() {
+        var streamed = Self.record(SessionTransfer(destination: .chunks(Self.sink)))
+        _ = streamed.headArrived(Self.response(200), at: 1)
+        _ = streamed.chunkArrived(Data("abc".utf8), limit: nil, capacity: nil, at: 2)
+        var file = Self.record(SessionTransfer(destination: .file(Self.url, resumingAt: 0)))
+        _ = file.headArrived(Self.response(200), at: 1)
+        file.fileOpened()
+        _ = file.chunkArrived(Data("ab".utf8), limit: nil, capacity: nil, at: 2)
+
+        guard case .restartRefused(let count) = streamed.headArrived(Self.response(200), at: 3),
+            case .restartRefused(let written) = file.headArrived(Self.response(200), at: 3)
+        else {
+            Issue.record("bytes handed on cannot be taken back: the task must fail")
+            return
+        }
+        #expect(count == 3)
+        #expect(written == 2)
+    }
+
     // MARK: The report
 
     @Test("when the task ends without error, should report the collected body, or none for a file")
@@ -241,6 +300,59 @@ struct TransportTaskRecordTests {
         #expect((report.error as? URLError)?.code == .serverCertificateUntrusted)
         #expect(report.response == nil)
         #expect(report.data == nil)
+    }
+
+    @Test("when a neighbour of a refused origin ends cancelled, should report untrusted")
+    func reportsNeighbourOfRefusedOrigin() {
+        let pinned = URLRequest(url: URL(string: "https://Example.test/neighbour")!)
+        var refusals = TrustRefusals()
+        refusals.refused(TrustRefusals.origin(host: "example.test", port: 443, scheme: "https"))
+
+        let report = Self.record().report(
+            error: URLError(.cancelled), response: nil, sent: pinned, refusals: refusals)
+
+        #expect((report.error as? URLError)?.code == .serverCertificateUntrusted)
+        #expect(
+            NetworkError(report.error ?? URLError(.unknown)) == .secureConnectionFailed(.serverCertificateUntrusted))
+    }
+
+    @Test("when a task of a refused origin was answered, or ends otherwise, or goes elsewhere, should keep its outcome")
+    func keepsOutcomeBesideRefusedOrigin() {
+        let pinned = URLRequest(url: URL(string: "https://example.test/neighbour")!)
+        let elsewhere = URLRequest(url: URL(string: "https://example.test:8443/other")!)
+        var refusals = TrustRefusals()
+        refusals.refused(TrustRefusals.origin(of: pinned.url))
+        let head = Self.response(200)
+
+        let answered = Self.record(collecting: "ok", after: head).report(
+            error: URLError(.cancelled), response: head, sent: pinned, refusals: refusals)
+        let timedOut = Self.record().report(
+            error: URLError(.timedOut), response: nil, sent: pinned, refusals: refusals)
+        let otherPort = Self.record().report(
+            error: URLError(.cancelled), response: nil, sent: elsewhere, refusals: refusals)
+
+        #expect((answered.error as? URLError)?.code == .cancelled)
+        #expect((timedOut.error as? URLError)?.code == .timedOut)
+        #expect((otherPort.error as? URLError)?.code == .cancelled)
+    }
+
+    @Test("when the record is made, should keep the source of the body stream the builder made, and none otherwise")
+    func keepsBodySource() throws {
+        var request = Self.request
+        request.httpBodyStream = try BodyStreams.makeStream(
+            from: BodyStreamSource(length: 4, makeStream: { InputStream(data: Data("body".utf8)) }))
+        var other = Self.request
+        other.httpBodyStream = InputStream(data: Data("unknown".utf8))
+
+        let record = TransportTaskRecord(
+            request: request, completionHandler: { _, _, _ in }, follow: { _ in true }, redirectPolicy: .follow,
+            timeout: nil, transfer: nil, pause: nil)
+        let unknown = TransportTaskRecord(
+            request: other, completionHandler: { _, _, _ in }, follow: { _ in true }, redirectPolicy: .follow,
+            timeout: nil, transfer: nil, pause: nil)
+
+        #expect(record.bodySource?.length == 4)
+        #expect(unknown.bodySource == nil)
     }
 
     @Test("when a challenge was declined after a 401, should report the 401 and its body instead of the cancel")

@@ -1,0 +1,319 @@
+import Foundation
+import Testing
+
+@testable import NetworkModuleCore
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The transport's delegate driven by hand, in the order Apple's `URLSession` documents: the
+/// response, then the body, then a redirect, a request for the body anew or a challenge, then the
+/// task's end. The tasks are real, never resumed: nothing is sent, and each callback comes when
+/// the script says, on every platform. Every completion handler (the disposition's, the
+/// redirect's, the body stream's, the challenge's, the task's own) counts its calls and fails on
+/// a second.
+@Suite("Transport delegate in Apple's order")
+struct TransportDelegateAppleOrderTests {
+    private static let url = URL(string: "http://127.0.0.1:9/apple-order")!
+
+    /// Records each call of one completion handler; a second call is an issue.
+    final class ExactlyOnce<Value>: Sendable {
+        private let values = LockedState<[Value]>([])
+        private let called = DispatchSemaphore(value: 0)
+        private let name: String
+
+        init(_ name: String) { self.name = name }
+
+        func record(_ value: Value) {
+            let count = values.withLock { values in
+                values.append(value)
+                return values.count
+            }
+            if count > 1 { Issue.record("\(name) was called \(count) times") }
+            called.signal()
+        }
+
+        var calls: [Value] { values.withLock { $0 } }
+        var value: Value? { calls.first }
+
+        /// Waits up to 10 s for the first call: the task's handler runs on `CompletionHandlerQueue`,
+        /// and Linux answers challenges from a background queue.
+        func waited() async -> Value? {
+            guard await called.signalled(within: 10) else {
+                Issue.record("\(name) was never called")
+                return nil
+            }
+            return value
+        }
+    }
+
+    /// What the task's handler reported: sendable pieces of it.
+    struct Report: Sendable {
+        let data: Data?
+        let status: Int?
+        let errorCode: URLError.Code?
+        let networkError: NetworkError?
+    }
+
+    /// A transport, one of its unresumed tasks registered with the framework's `request`, and the
+    /// task's handler.
+    private struct Harness {
+        let transport: URLSessionTransport
+        let task: URLSessionDataTask
+        let done: ExactlyOnce<Report>
+
+        var delegate: TransportDelegate { transport.delegate }
+        var session: URLSession { transport.urlSession }
+
+        init(
+            transport: URLSessionTransport = URLSessionTransport(), request: URLRequest = URLRequest(url: url),
+            task: URLSessionDataTask? = nil, redirectPolicy: RedirectPolicy = .follow,
+            transfer: SessionTransfer = SessionTransfer()
+        ) {
+            self.transport = transport
+            let task = task ?? transport.urlSession.dataTask(with: request)
+            self.task = task
+            let done = ExactlyOnce<Report>("the task's completion handler")
+            self.done = done
+            transport.delegate.register(
+                task, request: request, timeout: nil, redirectPolicy: redirectPolicy,
+                transfer: TransportTransfer(transfer, request: request), follow: { _ in true },
+                completionHandler: { data, response, error in
+                    done.record(
+                        Report(
+                            data: data, status: (response as? HTTPURLResponse)?.statusCode,
+                            errorCode: (error as? URLError)?.code, networkError: error.map { NetworkError($0) }))
+                })
+        }
+
+        /// The response head; what the disposition's handler got.
+        @discardableResult
+        func head(_ status: Int, headers: [String: String] = [:]) -> URLSession.ResponseDisposition? {
+            let disposition = ExactlyOnce<URLSession.ResponseDisposition>("the response disposition")
+            let response = HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)
+            if let response {
+                delegate.urlSession(session, dataTask: task, didReceive: response) { disposition.record($0) }
+            }
+            #expect(disposition.calls.count == 1, "the disposition is answered before the delegate returns")
+            return disposition.value
+        }
+
+        func body(_ text: String) {
+            delegate.urlSession(session, dataTask: task, didReceive: Data(text.utf8))
+        }
+
+        func complete(_ error: URLError? = nil) {
+            delegate.urlSession(session, task: task, didCompleteWithError: error)
+        }
+    }
+
+    private static func url(_ string: String) -> URL {
+        URL(string: string) ?? url
+    }
+
+    // MARK: Scripts
+
+    @Test("when a plain 200 comes, should allow it and report its body once")
+    func plain() async {
+        let harness = Harness()
+
+        #expect(harness.head(200) == .allow)
+        harness.body("hel")
+        harness.body("lo")
+        harness.complete()
+        harness.complete()
+
+        let report = await harness.done.waited()
+        #expect(report?.data == Data("hello".utf8))
+        #expect(report?.errorCode == nil)
+    }
+
+    @Test("when the redirect policy answers nil, should follow nothing and deliver the 3xx once")
+    func refusedRedirect() async {
+        let harness = Harness(redirectPolicy: .refuse)
+        let redirect = ExactlyOnce<URLRequest?>("the redirect's handler")
+        let response = HTTPURLResponse(
+            url: Self.url, statusCode: 302, httpVersion: "HTTP/1.1", headerFields: ["Location": "/next"])
+
+        if let response {
+            harness.delegate.urlSession(
+                harness.session, task: harness.task, willPerformHTTPRedirection: response,
+                newRequest: URLRequest(url: Self.url("http://127.0.0.1:9/next"))
+            ) { redirect.record($0) }
+        }
+        #expect(harness.head(302) == .allow)
+        harness.body("moved")
+        harness.complete()
+
+        #expect(redirect.calls.count == 1)
+        #expect(redirect.value == .some(nil), "the redirect is not followed")
+        let report = await harness.done.waited()
+        #expect(report?.data == Data("moved".utf8))
+        #expect(report?.errorCode == nil)
+    }
+
+    @Test(
+        "when the caller cancels between the response and the body, should report the cancel once, and drop later callbacks"
+    )
+    func cancelBetweenResponseAndBody() async {
+        let harness = Harness()
+        let request = URLRequest(url: Self.url)
+
+        #expect(harness.head(200) == .allow)
+        // As TransportTask.stop does: the record is taken first, then the task cancelled.
+        harness.delegate.finish(
+            harness.task.taskIdentifier, data: nil, response: nil, error: URLError.cancelled(request))
+        harness.body("late")
+        let stream = ExactlyOnce<InputStream?>("the body stream's handler")
+        harness.delegate.urlSession(harness.session, task: harness.task) { stream.record($0) }
+        harness.complete(URLError(.cancelled))
+
+        let report = await harness.done.waited()
+        #expect(report?.errorCode == .cancelled)
+        #expect(report?.networkError == .cancelled)
+        #expect(stream.calls.count == 1)
+        #expect(stream.value == .some(nil), "a finished task gets no body")
+    }
+
+    @Test("when a head declares a body past the size limit, should cancel once and report once")
+    func headPastLimit() async {
+        let harness = Harness(transport: URLSessionTransport(maximumResponseSize: 4))
+
+        #expect(harness.head(200, headers: ["Content-Length": "100"]) == .cancel)
+        harness.body("dropped")
+        harness.complete(URLError(.cancelled))
+
+        let report = await harness.done.waited()
+        #expect(report?.networkError == .responseTooLarge(limit: 4))
+    }
+
+    @Test(
+        "when needNewBodyStream comes for a task whose request is a copy with another stream, should hand a fresh stream of the file, once"
+    )
+    func needNewBodyStreamWithCopiedRequest() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("apple-order-\(UUID().uuidString)")
+        try Data("the file's bytes".utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        var request = URLRequest(url: Self.url)
+        request.httpMethod = "POST"
+        request.httpBodyStream = try BodyStreams.makeStream(from: BodyStreamSource.file(file))
+        defer { request.httpBodyStream.map(BodyStreams.release) }
+        // URLSession's own copy of the request, bridged: another stream object.
+        var copy = request
+        copy.httpBodyStream = InputStream(data: Data("the copy's bytes".utf8))
+        let transport = URLSessionTransport()
+        let harness = Harness(
+            transport: transport, request: request, task: transport.urlSession.dataTask(with: copy))
+        let stream = ExactlyOnce<InputStream?>("the body stream's handler")
+
+        harness.delegate.urlSession(harness.session, task: harness.task) { stream.record($0) }
+
+        #expect(stream.calls.count == 1)
+        let fresh = try #require(stream.value ?? nil, "a fresh stream of the builder's body")
+        #expect(Self.read(fresh) == Data("the file's bytes".utf8))
+        harness.complete(URLError(.cancelled))
+        _ = await harness.done.waited()
+    }
+
+    @Test("when an HTTP authentication challenge comes, should answer it once as the platform needs")
+    func httpAuthenticationChallenge() async {
+        let harness = Harness()
+        let answer = ExactlyOnce<URLSession.AuthChallengeDisposition>("the challenge's handler")
+
+        harness.delegate.urlSession(
+            harness.session, task: harness.task,
+            didReceive: Self.challenge(NSURLAuthenticationMethodHTTPBasic, port: 9, protocol: "http")
+        ) { disposition, _ in answer.record(disposition) }
+
+        let disposition = await answer.waited()
+        switch ServerTrustDecision.Platform.current {
+        case .linux: #expect(disposition == .cancelAuthenticationChallenge, "Linux would wait forever otherwise")
+        case .apple: #expect(disposition == .performDefaultHandling)
+        }
+        harness.complete(URLError(.cancelled))
+        _ = await harness.done.waited()
+    }
+
+    @Test("when a pinned server is refused, should report it untrusted, and so its connection's neighbours")
+    func refusedPinAndNeighbours() async {
+        let transport = URLSessionTransport(serverTrust: ServerTrustPolicyTests.keyPin)
+        let pinned = URLRequest(url: Self.url("https://127.0.0.1:8443/pinned"))
+        let challenged = Harness(transport: transport, request: pinned)
+        let neighbour = Harness(transport: transport, request: pinned)
+        let elsewhere = Harness(transport: transport, request: URLRequest(url: Self.url("https://127.0.0.1:9443/")))
+        let answer = ExactlyOnce<URLSession.AuthChallengeDisposition>("the challenge's handler")
+
+        // A challenge with no trust to evaluate (there is no SecTrust on Linux): refused, as any
+        // chain that does not lead to a pin.
+        transport.delegate.urlSession(
+            transport.urlSession, task: challenged.task,
+            didReceive: Self.challenge(ServerTrustDecision.serverTrustMethod, port: 8443, protocol: "https")
+        ) { disposition, _ in answer.record(disposition) }
+        #expect(await answer.waited() == .cancelAuthenticationChallenge)
+        // URLSession cancels the challenged task, and the others waiting on its connection.
+        challenged.complete(URLError(.cancelled))
+        neighbour.complete(URLError(.cancelled))
+        elsewhere.complete(URLError(.cancelled))
+
+        let untrusted = NetworkError.secureConnectionFailed(.serverCertificateUntrusted)
+        #expect(await challenged.done.waited()?.networkError == untrusted)
+        #expect(await neighbour.done.waited()?.networkError == untrusted, "a neighbour is not a silent cancel")
+        #expect(await elsewhere.done.waited()?.networkError == .cancelled, "another origin is not concerned")
+    }
+
+    @Test(
+        "when a second head comes before any byte, should stream the new response; after bytes, should fail once, never repeating them"
+    )
+    func secondHead() async {
+        let chunks = LockedState<[String]>([])
+        let sink = SessionTransfer.ChunkSink { data, _, _ in
+            chunks.withLock { $0.append(String(decoding: data, as: UTF8.self)) }
+            return true
+        }
+        let harness = Harness(transfer: SessionTransfer(destination: .chunks(sink)))
+
+        #expect(harness.head(200) == .allow)
+        #expect(harness.head(200) == .allow, "nothing was streamed yet: the body starts over")
+        harness.body("abc")
+        #expect(harness.head(200) == .cancel)
+        harness.body("abc")
+        harness.complete(URLError(.cancelled))
+
+        let report = await harness.done.waited()
+        #expect(report?.errorCode == .networkConnectionLost, "retryable")
+        #expect(chunks.withLock { $0 } == ["abc"])
+    }
+
+    // MARK: Fakes
+
+    /// Answers nothing: the delegate calls the challenge's handler, never the sender.
+    final class Sender: NSObject, URLAuthenticationChallengeSender {
+        func use(_ credential: URLCredential, for challenge: URLAuthenticationChallenge) {}
+        func continueWithoutCredential(for challenge: URLAuthenticationChallenge) {}
+        func cancel(_ challenge: URLAuthenticationChallenge) {}
+        func performDefaultHandling(for challenge: URLAuthenticationChallenge) {}
+        func rejectProtectionSpaceAndContinue(with challenge: URLAuthenticationChallenge) {}
+    }
+
+    private static func challenge(_ method: String, port: Int, protocol scheme: String) -> URLAuthenticationChallenge {
+        let space = URLProtectionSpace(
+            host: "127.0.0.1", port: port, protocol: scheme, realm: nil, authenticationMethod: method)
+        return URLAuthenticationChallenge(
+            protectionSpace: space, proposedCredential: nil, previousFailureCount: 0, failureResponse: nil,
+            error: nil, sender: Sender())
+    }
+
+    private static func read(_ stream: InputStream) -> Data {
+        stream.open()
+        defer { stream.close() }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 1024)
+        while true {
+            let count = stream.read(&buffer, maxLength: buffer.count)
+            guard count > 0 else { break }
+            data.append(contentsOf: buffer[0..<count])
+        }
+        return data
+    }
+}
