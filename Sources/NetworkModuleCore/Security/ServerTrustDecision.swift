@@ -4,6 +4,10 @@ import Foundation
     import FoundationNetworking
 #endif
 
+#if canImport(Security) && !canImport(FoundationNetworking)
+    import Security
+#endif
+
 /// What a `URLSession` delegate answers an authentication challenge, decided from values only:
 /// the challenge's method, the transport's ``ServerTrustPolicy``, what evaluating the server's
 /// trust gave, and the platform.
@@ -65,6 +69,22 @@ enum ServerTrustDecision {
             "NSURLAuthenticationMethodServerTrust"
         #else
             NSURLAuthenticationMethodServerTrust
+        #endif
+    }
+
+    /// What the server's trust in `space` gives under `policy`, with the credential that trusts
+    /// it when accepted. Evaluated only for a server-trust challenge under a pinned policy, and
+    /// only on Apple platforms (`SecTrust` exists nowhere else): not evaluable otherwise, which
+    /// ``decide(method:policy:evaluation:proposedCredential:platform:)`` refuses when pinned.
+    static func evaluate(
+        _ space: URLProtectionSpace, against policy: ServerTrustPolicy
+    ) -> (Evaluation, URLCredential?) {
+        #if canImport(Security) && !canImport(FoundationNetworking)
+            guard policy.isPinned, space.authenticationMethod == serverTrustMethod, let trust = space.serverTrust
+            else { return (.notEvaluable, nil) }
+            return policy.accepts(trust, host: space.host) ? (.accepted, URLCredential(trust: trust)) : (.refused, nil)
+        #else
+            return (.notEvaluable, nil)
         #endif
     }
 

@@ -337,13 +337,9 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
         let space = challenge.protectionSpace
         let method = space.authenticationMethod
         let isServerTrust = method == ServerTrustDecision.serverTrustMethod
-        #if canImport(Security) && !canImport(FoundationNetworking)
-            let (evaluation, credential) =
-                isServerTrust && serverTrust.isPinned ? evaluate(space) : (.notEvaluable, nil)
-        #else
-            // No SecTrust: a pinned server-trust challenge (only tests raise one here) is refused.
-            let evaluation = ServerTrustDecision.Evaluation.notEvaluable
-        #endif
+        // No SecTrust on Linux: a pinned server-trust challenge (only tests raise one there) is
+        // not evaluable, so refused.
+        let (evaluation, credential) = ServerTrustDecision.evaluate(space, against: serverTrust)
         let outcome = ServerTrustDecision.decide(
             method: method, policy: serverTrust, evaluation: evaluation,
             proposedCredential: challenge.proposedCredential != nil)
@@ -356,29 +352,18 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
                 if outcome.refusal == .untrustedServer { refusals.refused(origin) } else { refusals.accepted(origin) }
             }
         }
+        // The trust's credential answers only a trusted server (never on Linux: no trust there).
+        let answer = outcome.disposition == .useCredential ? credential : nil
         #if canImport(FoundationNetworking)
             // The handler is called from a background queue: on Linux it cancels, suspends or
             // resumes the task, each waiting for the session's work queue (workQueue.sync),
             // which may be waiting for room on this delegate queue (BoundedDelegateQueue).
-            // No credential: there is no trust to answer with.
             let disposition = outcome.disposition
-            DispatchQueue.global().async { completionHandler(disposition, nil) }
+            DispatchQueue.global().async { completionHandler(disposition, answer) }
         #else
-            completionHandler(outcome.disposition, outcome.disposition == .useCredential ? credential : nil)
+            completionHandler(outcome.disposition, answer)
         #endif
     }
-
-    #if canImport(Security) && !canImport(FoundationNetworking)
-        /// Whether the server's trust in `space` leads to a pin, and the credential that trusts
-        /// it if so; not evaluable when the challenge carries no trust.
-        private func evaluate(
-            _ space: URLProtectionSpace
-        ) -> (ServerTrustDecision.Evaluation, URLCredential?) {
-            guard let trust = space.serverTrust else { return (.notEvaluable, nil) }
-            guard serverTrust.accepts(trust, host: space.host) else { return (.refused, nil) }
-            return (.accepted, URLCredential(trust: trust))
-        }
-    #endif
 }
 
 extension Dictionary {

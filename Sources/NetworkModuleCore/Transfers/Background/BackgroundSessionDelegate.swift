@@ -96,7 +96,7 @@ final class BackgroundSessionDelegate: NSObject, URLSessionDownloadDelegate, URL
     ) {
         // No session-level challenge method: URLSession sends server trust here too. The same
         // decision as URLSessionTransport's, so pins apply to background transfers as well.
-        let (evaluation, credential) = Self.evaluate(challenge.protectionSpace, against: serverTrust)
+        let (evaluation, credential) = ServerTrustDecision.evaluate(challenge.protectionSpace, against: serverTrust)
         let outcome = ServerTrustDecision.decide(
             method: challenge.protectionSpace.authenticationMethod, policy: serverTrust, evaluation: evaluation,
             proposedCredential: challenge.proposedCredential != nil)
@@ -150,22 +150,6 @@ final class BackgroundSessionDelegate: NSObject, URLSessionDownloadDelegate, URL
             response: response, error: error, body: nil,
             cancelReason: userInfo?[NSURLErrorBackgroundTaskCancelledReasonKey] as? Int,
             bytesSent: bytesSent, bytesReceived: bytesReceived)
-    }
-
-    /// What evaluating `space`'s server trust against `policy` gives, with the credential a
-    /// trusted server is answered with. Only a pinned policy is evaluated here (the system's is
-    /// the platform's); Linux has no `SecTrust`, so nothing there is evaluable.
-    private static func evaluate(
-        _ space: URLProtectionSpace, against policy: ServerTrustPolicy
-    ) -> (ServerTrustDecision.Evaluation, URLCredential?) {
-        #if canImport(Security) && !canImport(FoundationNetworking)
-            guard policy.isPinned, space.authenticationMethod == ServerTrustDecision.serverTrustMethod,
-                let trust = space.serverTrust
-            else { return (.notEvaluable, nil) }
-            return policy.accepts(trust, host: space.host) ? (.accepted, URLCredential(trust: trust)) : (.refused, nil)
-        #else
-            return (.notEvaluable, nil)
-        #endif
     }
 
     /// The resume data an interrupted download's `error` carries, if any.
