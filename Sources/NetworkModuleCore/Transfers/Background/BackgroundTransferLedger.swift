@@ -16,7 +16,7 @@ import Foundation
 /// |---|---|---|---|
 /// | (none) | ``begin(_:)`` | preparing | — (`false` if the ID is taken: nothing changes) |
 /// | preparing | ``prepared(id:token:request:sentDate:)`` | sent | save, send |
-/// | sent, this launch | ``notSaved(id:token:error:)`` (the save before sending failed) | (none) | deliver the error, unsent |
+/// | sent, this launch | ``notSaved(id:token:error:)`` (the save before sending failed) | finished (the error, unsent) | deliver |
 /// | preparing | ``preparationFailed(id:token:error:)``, ``cancel(id:)`` | (none) | deliver the error, unsaved |
 /// | sent, unlisted | ``bodyReceived(token:data:limit:)`` | same | — (`false` past the limit: cancel the task) |
 /// | sent, unlisted | ``downloadFinished(token:)`` | placing | — (the caller places the file) |
@@ -101,7 +101,7 @@ struct BackgroundTransferLedger {
         }
 
         let id: String
-        /// The token to mark reported; `nil` for a transfer never written down (it ended in
+        /// The token to mark reported; `nil` for a transfer never in a snapshot (it ended in
         /// preparation), which is reported at once.
         let token: String?
         let ending: Ending
@@ -170,6 +170,9 @@ struct BackgroundTransferLedger {
         var bodyTooLarge = false
         /// Started in this launch: the system's task list at launch cannot have it yet.
         let startedThisLaunch: Bool
+        /// Set when the save before sending failed: it was never handed to the system, and this
+        /// is its result.
+        var unsentError: NetworkError? = nil
     }
 
     private enum State {
@@ -414,14 +417,17 @@ struct BackgroundTransferLedger {
 
     /// The transfer could not be written down before it was sent (a full disk, a ledger file
     /// that cannot be read): it is not handed to the system, whose result could not reach the
-    /// app after a relaunch, and the error is delivered instead.
+    /// app after a relaunch, and the error is delivered instead, as any result is: once the
+    /// ledger on disk does not name it (another transfer's snapshot, taken while this one was
+    /// sent, may have been saved).
     mutating func notSaved(id: String, token: String, error: NetworkError) -> Step {
-        guard let entry = entries[id], entry.token == token, case .sent(let transfer) = entry.state,
+        guard let entry = entries[id], entry.token == token, case .sent(var transfer) = entry.state,
             transfer.startedThisLaunch
         else { return Step() }
-        remove(id, token: token)
+        transfer.unsentError = error
+        entries[id]?.state = .finished(transfer, queued: true)
         var step = Step()
-        step.deliveries.append(delivery(of: transfer, unsentError: error))
+        step.deliveries.append(delivery(of: transfer))
         return step
     }
 
@@ -627,17 +633,17 @@ struct BackgroundTransferLedger {
         return delivery(of: finished)
     }
 
-    /// The delivery of `transfer`'s outcome; or, for one never handed to the system,
-    /// `unsentError`, with neither a token to mark reported nor a request sent.
-    private func delivery(of transfer: Transfer, unsentError: NetworkError? = nil) -> Delivery {
+    /// The delivery of `transfer`'s outcome; or, for one never handed to the system, its
+    /// `unsentError`, without the request or a date sent.
+    private func delivery(of transfer: Transfer) -> Delivery {
         let record = transfer.record
         let ending: Delivery.Ending =
-            if let unsentError { .failure(unsentError) } else if let outcome = record.outcome {
+            if let unsentError = transfer.unsentError { .failure(unsentError) } else if let outcome = record.outcome {
                 .outcome(outcome)
             } else { .failure(.invalidResponse) }
-        let sent = unsentError == nil
+        let sent = transfer.unsentError == nil
         return Delivery(
-            id: record.id, token: sent ? record.token : nil, ending: ending, networkRequest: transfer.networkRequest,
+            id: record.id, token: record.token, ending: ending, networkRequest: transfer.networkRequest,
             request: sent ? transfer.request : nil, acceptableStatusCodes: record.acceptableStatusCodes,
             requestID: record.requestID, sequenceNumber: record.sequenceNumber, startDate: record.startDate,
             sentDate: sent ? record.sentDate : nil, destination: record.kind.destination)

@@ -45,6 +45,12 @@ final class BackgroundTransferStore: Sendable {
     private struct Saving {
         /// The number of the last snapshot saved.
         var number = 0
+        /// The number of the newest snapshot a save was tried for, saved or not. An older one is
+        /// never written after it: it would bring back on disk what the newer one removed (a
+        /// transfer reported since).
+        var tried = 0
+        /// The IDs of the transfers the newest ledger saved (or read) names.
+        var transfers: Set<String> = []
         /// A ledger is on disk that could not be read (locked by data protection, say): it is
         /// not overwritten, so that its transfers are reported once it can be read.
         var isBlocked = false
@@ -138,16 +144,28 @@ final class BackgroundTransferStore: Sendable {
         guard step.snapshot != nil || !step.resumeDataToWrite.isEmpty || !step.resumeDataToRemove.isEmpty else {
             return true
         }
-        return saving.withLock { saving in
-            let isNewest = step.snapshot.map { $0.number > saving.number } ?? false
-            if let named = saving.named {
-                for (id, data) in step.resumeDataToWrite where isNewest || named.contains(id) {
-                    _ = writeFile(data, resumeDataURL(for: id))
-                }
+        return saving.withLock { apply(step, &$0) }
+    }
+
+    private func apply(_ step: BackgroundTransferLedger.Step, _ saving: inout Saving) -> Bool {
+        let isNewest = step.snapshot.map { $0.number > saving.number } ?? false
+        if let named = saving.named {
+            for (id, data) in step.resumeDataToWrite where isNewest || named.contains(id) {
+                _ = writeFile(data, resumeDataURL(for: id))
             }
-            let saved = step.snapshot.map { save($0, &saving) } ?? true
-            sweep(saving.named)
-            return saved
+        }
+        let saved = step.snapshot.map { save($0, &saving) } ?? true
+        sweep(saving.named)
+        return saved
+    }
+
+    /// Performs the file work of `step`, which reports transfer `id` (see ``apply(_:)``), and
+    /// returns whether the ledger on disk no longer names it: the step was saved, or no saved
+    /// ledger named it, and none that does can be saved after this step's (the app may be told).
+    func applyReport(_ step: BackgroundTransferLedger.Step, of id: String) -> Bool {
+        saving.withLock { saving in
+            let saved = apply(step, &saving)
+            return saved || !saving.transfers.contains(id)
         }
     }
 
@@ -162,12 +180,16 @@ final class BackgroundTransferStore: Sendable {
 
     private func save(_ snapshot: BackgroundTransferLedger.Snapshot, _ saving: inout Saving) -> Bool {
         guard !saving.isBlocked else { return false }
+        // A newer snapshot saved holds all this one does.
         guard snapshot.number > saving.number else { return true }
+        guard snapshot.number > saving.tried else { return false }
+        saving.tried = snapshot.number
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         guard let data = try? encoder.encode(snapshot.persisted), writeFile(data, ledgerURL) else { return false }
         saving.number = snapshot.number
         saving.named = Set(snapshot.persisted.resumeData)
+        saving.transfers = Set(snapshot.persisted.transfers.map(\.id))
         return true
     }
 
@@ -176,6 +198,7 @@ final class BackgroundTransferStore: Sendable {
     private func read(_ persisted: BackgroundTransferLedger.Persisted?, into saving: inout Saving) {
         saving.isBlocked = false
         saving.named = Set(persisted?.resumeData ?? [])
+        saving.transfers = Set(persisted?.transfers.map(\.id) ?? [])
         sweep(saving.named)
     }
 

@@ -409,7 +409,7 @@ public final class BackgroundTransfers: Sendable {
         module.completionExecutor.execute { [self] in
             if let token = delivery.token {
                 guard let step = ledger.withLock({ $0.reporting(id: delivery.id, token: token) }) else { return }
-                let saved = store.apply(step)
+                let saved = store.applyReport(step, of: delivery.id)
                 guard ledger.withLock({ $0.reported(id: delivery.id, token: token, saved: saved) }) else { return }
                 perform(ledger.withLock { $0.retryReports() })
             }

@@ -161,7 +161,7 @@ struct BackgroundTransferLedgerTests {
         #expect(late.send == nil)
     }
 
-    @Test("when a sent transfer could not be written down, should deliver the error as unsent and forget it")
+    @Test("when a sent transfer could not be written down, should deliver the error as unsent, reported as any result")
     func notSaved() {
         var ledger = Ledger()
         sent("a", in: &ledger)
@@ -171,9 +171,14 @@ struct BackgroundTransferLedgerTests {
         let delivery = step.deliveries.first
         #expect(step.deliveries.count == 1)
         #expect(error(of: delivery) == .transportError(.cannotWriteToFile))
-        #expect(delivery?.token == nil && delivery?.request == nil && delivery?.sentDate == nil)
+        #expect(delivery?.token == "token-a" && delivery?.request == nil && delivery?.sentDate == nil)
         #expect(delivery?.destination?.url == destination)
         #expect(step.snapshot == nil && step.send == nil)
+        // Reported as any result: forgotten once a ledger without it is on disk.
+        let reporting = ledger.reporting(id: "a", token: "token-a")
+        #expect(reporting?.snapshot?.persisted.transfers.isEmpty == true)
+        let told = ledger.reported(id: "a", token: "token-a", saved: true)
+        #expect(told)
         #expect(ledger.count == 0)
         let again = ledger.begin(start("a", token: "again"))
         #expect(again)

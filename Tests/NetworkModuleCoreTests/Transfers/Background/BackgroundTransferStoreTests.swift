@@ -47,6 +47,45 @@ struct BackgroundTransferStoreTests {
         #expect(store.load() == .loaded(newer))
     }
 
+    @Test(
+        "when a newer snapshot could not be written, should not write an older one after it, and say whether a report may go"
+    )
+    func olderAfterFailedNewer() throws {
+        let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let failing = LockedState(true)
+        let store = BackgroundTransferStore(
+            directory: folder,
+            write: { data, url in !failing.withLock { $0 } && BackgroundTransferStore.write(data, to: url) })
+        // Snapshot 1 names "b" as sent; snapshot 2, the report of "b", leaves it out and fails.
+        var report = Ledger.Step()
+        report.snapshot = Ledger.Snapshot(number: 2, persisted: Ledger.Persisted())
+        let mayReport = store.applyReport(report, of: "b")
+        failing.withLock { $0 = false }
+
+        let olderSaved = store.save(Ledger.Snapshot(number: 1, persisted: Ledger.Persisted(transfers: [record("b")])))
+
+        #expect(mayReport, "no ledger on disk names b, and none that does may be written any more")
+        #expect(!olderSaved)
+        #expect(store.load() == .none)
+    }
+
+    @Test("when a report's save fails and the ledger on disk names the transfer, should say the app may not be told")
+    func reportNotSavedWhileNamed() throws {
+        let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let failing = LockedState(false)
+        let store = BackgroundTransferStore(
+            directory: folder,
+            write: { data, url in !failing.withLock { $0 } && BackgroundTransferStore.write(data, to: url) })
+        store.save(Ledger.Snapshot(number: 1, persisted: Ledger.Persisted(transfers: [record("b")])))
+        failing.withLock { $0 = true }
+        var report = Ledger.Step()
+        report.snapshot = Ledger.Snapshot(number: 2, persisted: Ledger.Persisted())
+
+        #expect(!store.applyReport(report, of: "b"))
+    }
+
     @Test("when there is no ledger yet, should load an empty one, creating nothing")
     func missing() throws {
         let folder = try makeTemporaryFolder()

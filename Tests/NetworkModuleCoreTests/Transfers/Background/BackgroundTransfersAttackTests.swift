@@ -487,12 +487,8 @@ struct BackgroundTransfersAttackTests {
     func ambiguousSave(k: Int) throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         let (deliveries, finishes) = try scenario(failing: k, mode: .writeButReportFailure)
-        withKnownIssue("open break (issue 39): notSaved assumes the disk does not name the transfer") {
-            #expect(deliveries == 1, "save #\(k) landed but failed: delivered \(deliveries) times: \(reports.results)")
-            #expect(finishes == 1)
-        } when: {
-            k == 1
-        }
+        #expect(deliveries == 1, "save #\(k) landed but failed: delivered \(deliveries) times: \(reports.results)")
+        #expect(finishes == 1)
     }
 
     @Test("item 4: a failed 'prepared' save racing another transfer's save: the unsent transfer is reported once")
@@ -536,16 +532,11 @@ struct BackgroundTransfersAttackTests {
         t2.systemEventsFinished()
         clock.advance(by: 61)
 
-        withKnownIssue(
-            "open break (issue 39): an older snapshot naming b is saved after b is reported unsent",
-            isIntermittent: true
-        ) {
-            #expect(
-                count("b") == 1,
-                "b (never sent) was reported \(count("b")) times: \(reports.all.value.map { "\($0.id): \($0.result)" })"
-            )
-            #expect(counter.didFinish.value == 1 + count("c"))
-        }
+        #expect(
+            count("b") == 1,
+            "b (never sent) was reported \(count("b")) times: \(reports.all.value.map { "\($0.id): \($0.result)" })"
+        )
+        #expect(counter.didFinish.value == 1 + count("c"))
     }
 
     @Test("item 4: cancel during .reporting (held executor) changes nothing: the real result, once")
