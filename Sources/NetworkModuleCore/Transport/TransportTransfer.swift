@@ -74,6 +74,9 @@ final class TransportTransfer: Sendable {
             guard !state.isClosed else { return .success(nil) }
             state.keptBytes = kept
             state.expectedBytes = expected
+            // A head that comes again starts the body over (the task's record refuses one once a
+            // byte was written): the file a 2xx head before it opened takes no more of this body.
+            state.file = nil
             guard opensFile, case .file(let url, _) = destination else { return .success(false) }
             do throws(URLError) {
                 state.file = try TransferFile(url: url, keeping: kept)

@@ -285,6 +285,26 @@ struct TransportDelegateAppleOrderTests {
         #expect(chunks.withLock { $0 } == ["abc"])
     }
 
+    @Test(
+        "when a 2xx head opened the download's file and an error head follows before any byte, should keep the error body out of the file"
+    )
+    func secondHeadAfterFileOpened() async throws {
+        let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("download.bin")
+        let harness = Harness(transfer: SessionTransfer(destination: .file(file, resumingAt: 0)))
+
+        #expect(harness.head(200) == .allow)
+        #expect(harness.head(500) == .allow, "nothing was written yet: the body starts over")
+        harness.body("error page")
+        harness.complete()
+
+        let report = await harness.done.waited()
+        #expect(report?.data == Data("error page".utf8), "an error body is collected in memory, to be read")
+        let written = (try? Data(contentsOf: file)) ?? Data()
+        #expect(written.isEmpty, "the file holds \(String(decoding: written, as: UTF8.self).debugDescription)")
+    }
+
     // MARK: Fakes
 
     /// Answers nothing: the delegate calls the challenge's handler, never the sender.
