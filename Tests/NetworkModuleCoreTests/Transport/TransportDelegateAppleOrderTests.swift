@@ -307,21 +307,12 @@ struct TransportDelegateAppleOrderTests {
 
     // MARK: Fakes
 
-    /// Answers nothing: the delegate calls the challenge's handler, never the sender.
-    final class Sender: NSObject, URLAuthenticationChallengeSender {
-        func use(_ credential: URLCredential, for challenge: URLAuthenticationChallenge) {}
-        func continueWithoutCredential(for challenge: URLAuthenticationChallenge) {}
-        func cancel(_ challenge: URLAuthenticationChallenge) {}
-        func performDefaultHandling(for challenge: URLAuthenticationChallenge) {}
-        func rejectProtectionSpaceAndContinue(with challenge: URLAuthenticationChallenge) {}
-    }
-
     private static func challenge(_ method: String, port: Int, protocol scheme: String) -> URLAuthenticationChallenge {
         let space = URLProtectionSpace(
             host: "127.0.0.1", port: port, protocol: scheme, realm: nil, authenticationMethod: method)
         return URLAuthenticationChallenge(
             protectionSpace: space, proposedCredential: nil, previousFailureCount: 0, failureResponse: nil,
-            error: nil, sender: Sender())
+            error: nil, sender: SilentChallengeSender())
     }
 
     private static func read(_ stream: InputStream) -> Data {

@@ -242,15 +242,6 @@ struct BackgroundSessionDelegateTests {
 
     // MARK: - Server trust
 
-    /// A challenge's sender; the delegate answers through the completion handler instead.
-    final class Sender: NSObject, URLAuthenticationChallengeSender {
-        func use(_ credential: URLCredential, for challenge: URLAuthenticationChallenge) {}
-        func continueWithoutCredential(for challenge: URLAuthenticationChallenge) {}
-        func cancel(_ challenge: URLAuthenticationChallenge) {}
-        func performDefaultHandling(for challenge: URLAuthenticationChallenge) {}
-        func rejectProtectionSpaceAndContinue(with challenge: URLAuthenticationChallenge) {}
-    }
-
     /// The server-trust challenge of `api.example.com`, as the system raises it before a task's
     /// request goes out (on Linux it carries no `SecTrust`, so a pin cannot be checked).
     func serverTrustChallenge() -> URLAuthenticationChallenge {
@@ -258,7 +249,8 @@ struct BackgroundSessionDelegateTests {
             protectionSpace: URLProtectionSpace(
                 host: "api.example.com", port: 443, protocol: NSURLProtectionSpaceHTTPS, realm: nil,
                 authenticationMethod: ServerTrustDecision.serverTrustMethod),
-            proposedCredential: nil, previousFailureCount: 0, failureResponse: nil, error: nil, sender: Sender())
+            proposedCredential: nil, previousFailureCount: 0, failureResponse: nil, error: nil,
+            sender: SilentChallengeSender())
     }
 
     /// Raises the server-trust challenge on `task`, then ends it with the cancel `URLSession`
