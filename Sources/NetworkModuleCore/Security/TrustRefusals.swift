@@ -35,6 +35,18 @@ struct TrustRefusals: Equatable {
         origin(host: url?.host, port: url?.port, scheme: url?.scheme)
     }
 
+    /// Keeps what a challenge in `space`, answered under `policy` with `refusal` (or none), says
+    /// about its origin: a refused server, or one trusted again. Only a pinned server-trust
+    /// challenge says anything; both delegates, the transport's and the background session's,
+    /// record each challenge through this.
+    mutating func challengeAnswered(
+        in space: URLProtectionSpace, policy: ServerTrustPolicy, refusal: ServerTrustDecision.Refusal?
+    ) {
+        guard policy.isPinned, space.authenticationMethod == ServerTrustDecision.serverTrustMethod else { return }
+        let origin = Self.origin(host: space.host, port: space.port, scheme: space.protocol)
+        if refusal == .untrustedServer { refused(origin) } else { accepted(origin) }
+    }
+
     /// The server at `origin` was refused: its connection's other tasks fail for it.
     mutating func refused(_ origin: String?) {
         guard let origin else { return }
@@ -52,9 +64,8 @@ struct TrustRefusals: Equatable {
     /// for (the caller's and the transport's cancels take the task's record first), before any
     /// response, to a refused origin. A task that was answered keeps its answer.
     func explains(error: (any Error)?, response: URLResponse?, origin: String?) -> Bool {
-        guard response == nil, let origin, origins.contains(origin),
-            let error = error as? URLError, error.code == .cancelled
-        else { return false }
-        return true
+        // As an `NSError`: swift-corelibs-foundation's tasks end with one that is not a `URLError`.
+        guard response == nil, let origin, origins.contains(origin), let error = error as NSError? else { return false }
+        return error.domain == NSURLErrorDomain && error.code == NSURLErrorCancelled
     }
 }

@@ -50,11 +50,23 @@ package protocol TransferringSession: NetworkSession {
     /// shares calls (``DeduplicatedSession``) lets go of them; a decorator forwards it to the
     /// session it wraps; any other session has nothing to do (the default).
     func stopSharingCallsInFlight()
+
+    /// The framework's transport that this session sends on: the transport itself, or the one a
+    /// decorator wraps, however deep; `nil` for any other session (the default). How a part of
+    /// the framework that makes its own `URLSession` (``BackgroundTransfers``) applies the
+    /// transport's settings, its credential header names and its `serverTrust`, to that session
+    /// too: a cache or a recorder in front of the transport must not turn pinning off. Each
+    /// decorator says what it wraps, as it does for ``stopSharingCallsInFlight()``; a session of
+    /// the app's own cannot, so what it sends on stays unknown.
+    var underlyingTransport: URLSessionTransport? { get }
 }
 
 extension TransferringSession {
     /// Nothing to do: a session that neither shares calls nor wraps a session.
     package func stopSharingCallsInFlight() {}
+
+    /// None: a session that neither is the transport nor wraps a session.
+    package var underlyingTransport: URLSessionTransport? { nil }
 
     /// Creates a task that sends `request` when resumed as a plain transfer: redirects followed,
     /// the body in memory, nobody told of progress. How every framework session answers

@@ -336,7 +336,6 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
         // No session-level challenge method: URLSession sends server trust here too.
         let space = challenge.protectionSpace
         let method = space.authenticationMethod
-        let isServerTrust = method == ServerTrustDecision.serverTrustMethod
         // No SecTrust on Linux: a pinned server-trust challenge (only tests raise one there) is
         // not evaluable, so refused.
         let (evaluation, credential) = ServerTrustDecision.evaluate(space, against: serverTrust)
@@ -346,12 +345,7 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
         if let refusal = outcome.refusal {
             tasks.withLock { _ = $0.modifyValue(forKey: task.taskIdentifier) { $0.refuse(refusal) } }
         }
-        if isServerTrust, serverTrust.isPinned {
-            let origin = TrustRefusals.origin(host: space.host, port: space.port, scheme: space.protocol)
-            trustRefusals.withLock { refusals in
-                if outcome.refusal == .untrustedServer { refusals.refused(origin) } else { refusals.accepted(origin) }
-            }
-        }
+        trustRefusals.withLock { $0.challengeAnswered(in: space, policy: serverTrust, refusal: outcome.refusal) }
         // The trust's credential answers only a trusted server (never on Linux: no trust there).
         let answer = outcome.disposition == .useCredential ? credential : nil
         #if canImport(FoundationNetworking)

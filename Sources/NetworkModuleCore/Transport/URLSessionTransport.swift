@@ -162,6 +162,9 @@ public final class URLSessionTransport: NetworkSession, TransferringSession {
             request: request, transfer: transfer, transport: self, completionHandler: completionHandler)
     }
 
+    /// Itself: the transport a decorator in front of it reports.
+    package var underlyingTransport: URLSessionTransport? { self }
+
     /// Cancels `task` from a background queue, so that no caller waits for it.
     ///
     /// On Linux `URLSessionTask.cancel()` waits for the session's work queue, which may itself

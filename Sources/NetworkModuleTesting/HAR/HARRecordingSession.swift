@@ -129,6 +129,10 @@ public final class HARRecordingSession: NetworkSession, TransferringSession {
         transferring.stopSharingCallsInFlight()
     }
 
+    /// The wrapped session's: the recorder sends on it unchanged, so background transfers made on a
+    /// recorded module keep the transport's pins.
+    package var underlyingTransport: URLSessionTransport? { transferring.underlyingTransport }
+
     private static func isCancellation(_ error: (any Error)?) -> Bool {
         guard let error else { return false }
         return (error as? URLError)?.code == .cancelled || (error as? NetworkError) == .cancelled

@@ -203,6 +203,9 @@ public final class CachedSession: NetworkSession, TransferringSession {
         wrapped.stopSharingCallsInFlight()
     }
 
+    /// The wrapped session's.
+    package var underlyingTransport: URLSessionTransport? { wrapped.underlyingTransport }
+
     /// Answers from the cache when it can, and asks the wrapped session otherwise, for a plain
     /// request (redirects followed, the body in memory, nobody told of progress). Anything else
     /// bypasses the cache, neither answered from it nor stored, and goes to the wrapped session as

@@ -111,6 +111,9 @@ public final class DeduplicatedSession: NetworkSession, TransferringSession {
         wrapped.stopSharingCallsInFlight()
     }
 
+    /// The wrapped session's.
+    package var underlyingTransport: URLSessionTransport? { wrapped.underlyingTransport }
+
     /// Shares a call with identical requests in flight, for a plain request (redirects followed,
     /// the body in memory, nobody told of progress). Anything else is never shared and gets the
     /// wrapped session's own task: two callers' redirect policies cannot be told apart, and each

@@ -100,6 +100,9 @@ public final class ThrottledSession: NetworkSession, TransferringSession {
         wrapped.stopSharingCallsInFlight()
     }
 
+    /// The wrapped session's.
+    package var underlyingTransport: URLSessionTransport? { wrapped.underlyingTransport }
+
     /// Called with the lock held by a task that gives up its place: frees it and hands it to
     /// the oldest waiter, which the caller must start once the lock is released.
     func releasePlace(_ state: inout State) -> ThrottledSessionTask? {

@@ -28,9 +28,14 @@ final class BackgroundSessionDelegate: NSObject, URLSessionDownloadDelegate, URL
     /// The transport's policy, applied to these tasks' server-trust challenges as the transport
     /// applies it to its own (``ServerTrustDecision``).
     private let serverTrust: ServerTrustPolicy
-    /// The tokens of tasks whose server the policy refused: the cancel each then ends with is
-    /// reported as the refusal, not as the system's.
-    private let refused = LockedState<Set<String>>([])
+    /// The servers the policy refused: the tasks challenged (by token), and their origins, whose
+    /// other tasks `URLSession` cancels with them (``TrustRefusals``). The cancel each then ends
+    /// with is reported as the refusal, not as the system's.
+    private struct Refused {
+        var tokens: Set<String> = []
+        var origins = TrustRefusals()
+    }
+    private let refused = LockedState(Refused())
     /// A task's response: `task.response`, or a test's, whose tasks are never resumed.
     private let responseOf: @Sendable (URLSessionTask) -> URLResponse?
 
@@ -83,8 +88,16 @@ final class BackgroundSessionDelegate: NSObject, URLSessionDownloadDelegate, URL
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let token = Self.token(of: task)
-        let refusal: ServerTrustDecision.Refusal? =
-            refused.withLock { $0.remove(token) } == nil ? nil : .untrustedServer
+        let origin = TrustRefusals.origin(of: task.currentRequest?.url ?? task.originalRequest?.url)
+        let response = responseOf(task)
+        // A cancel the system explains (a reason in its `userInfo`) is the system's own.
+        let systemCancel = (error as NSError?)?.userInfo[NSURLErrorBackgroundTaskCancelledReasonKey] != nil
+        let refusal: ServerTrustDecision.Refusal? = refused.withLock { refused in
+            let challenged = refused.tokens.remove(token) != nil
+            let neighbour =
+                !systemCancel && refused.origins.explains(error: error, response: response, origin: origin)
+            return challenged || neighbour ? .untrustedServer : nil
+        }
         transfers?.systemCompleted(
             token: token, completion: completion(of: task, error: error, refusal: refusal),
             resumeData: Self.resumeData(in: error))
@@ -100,8 +113,10 @@ final class BackgroundSessionDelegate: NSObject, URLSessionDownloadDelegate, URL
         let outcome = ServerTrustDecision.decide(
             method: challenge.protectionSpace.authenticationMethod, policy: serverTrust, evaluation: evaluation,
             proposedCredential: challenge.proposedCredential != nil)
-        if outcome.refusal == .untrustedServer {
-            refused.withLock { _ = $0.insert(Self.token(of: task)) }
+        refused.withLock { refused in
+            if outcome.refusal == .untrustedServer { refused.tokens.insert(Self.token(of: task)) }
+            refused.origins.challengeAnswered(
+                in: challenge.protectionSpace, policy: serverTrust, refusal: outcome.refusal)
         }
         completionHandler(outcome.disposition, outcome.disposition == .useCredential ? credential : nil)
     }

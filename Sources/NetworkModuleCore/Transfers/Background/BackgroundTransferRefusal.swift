@@ -23,6 +23,9 @@ enum BackgroundTransferRefusal {
     /// A prepared request with credential header fields (`names`), which the system would carry
     /// across redirects it follows unasked, when the app has not allowed that.
     case credentials(names: [String])
+    /// A module whose session hides the server-trust policy (the pins) that its transfers must
+    /// keep: a session of the app's own, and no `serverTrust:` given.
+    case serverTrustUnknown
 
     /// The error, with `url` as its failing URL.
     func error(url: URL?) -> URLError {
@@ -71,6 +74,11 @@ enum BackgroundTransferRefusal {
                 + "redirects without asking the app, so they could reach another origin: it was not sent. If your "
                 + "server redirects only to origins you trust, create BackgroundTransfers with "
                 + "credentialsMayFollowRedirects: true."
+        case .serverTrustUnknown:
+            "The module's session is neither URLSessionTransport nor one of the framework's decorators in front of "
+                + "it, so the server-trust policy (the pins) its requests are held to is unknown, and a background "
+                + "session would trust any server the system trusts: nothing was sent. Create BackgroundTransfers "
+                + "with serverTrust: the transport's policy (.system if it pins nothing)."
         }
     }
 }

@@ -42,7 +42,9 @@ import Foundation
 /// A request these sessions cannot send is refused, unsent, with
 /// ``NetworkError/transportError(_:)-enum.case`` (`URLError.unsupportedURL`, its message saying
 /// why): an upload whose body is not a ``RequestBody/file(_:contentType:)``, a download with a
-/// body, and, on Linux, which has no background `URLSession`, every transfer. The Transfers guide
+/// body, every transfer of a module whose session hides its transport's server-trust policy
+/// (unless `serverTrust:` gives it), and, on Linux, which has no background `URLSession`, every
+/// transfer. The Transfers guide
 /// (`docs/transfers.md`, "Background transfers") tells the rest.
 public final class BackgroundTransfers: Sendable {
     /// The identifier of the background session: the one the system gives
@@ -55,6 +57,9 @@ public final class BackgroundTransfers: Sendable {
     private let store: BackgroundTransferStore
     /// The system's side; `nil` on Linux, where every transfer is refused.
     private let system: (any BackgroundTaskSystem)?
+    /// The server-trust policy the system's session applies; `nil` when the module's session
+    /// hides it, and then every transfer is refused (``BackgroundTransferRefusal/serverTrustUnknown``).
+    private let serverTrust: ServerTrustPolicy?
     /// Whether a transfer may carry credential header fields, which the system keeps on the
     /// redirects it follows unasked.
     private let credentialsMayFollowRedirects: Bool
@@ -80,6 +85,12 @@ public final class BackgroundTransfers: Sendable {
     ///     and delivers through its completion executor; its session is not used.
     ///   - stateDirectory: where the ledger and the resume data go, in a folder named after
     ///     `identifier`; Application Support (`NetworkModule/BackgroundTransfers`) when `nil`.
+    ///   - serverTrust: which HTTPS servers the transfers trust. When `nil`, the default, they
+    ///     keep the `serverTrust:` policy of the module's ``URLSessionTransport``, found through the framework's decorators in front of
+    ///     it (``CachedSession``, ``DeduplicatedSession``, ``ThrottledSession``, the testing
+    ///     library's recorder). A session of your own hides it: give the policy here then
+    ///     (``ServerTrustPolicy/system`` when the transport pins nothing), or every transfer is
+    ///     refused, unsent. Given, it is used as it is.
     ///   - credentialsMayFollowRedirects: whether a transfer may carry credential header fields
     ///     (`Authorization`, cookies, API keys: the names ``Redaction`` masks). The system follows
     ///     redirects without asking the app, so they could reach any origin the server redirects
@@ -92,36 +103,48 @@ public final class BackgroundTransfers: Sendable {
     ///     has an empty `data`, its body being at the destination.
     public convenience init(
         identifier: String, module: DefaultNetworkModule, stateDirectory: URL? = nil,
-        credentialsMayFollowRedirects: Bool = false,
+        serverTrust: ServerTrustPolicy? = nil, credentialsMayFollowRedirects: Bool = false,
         handler: @escaping @Sendable (_ id: String, _ result: Result<NetworkResponse, NetworkError>) -> Void
     ) {
         // The transport's settings (its credential names and its pins), found through any
         // decorators in front of it.
-        let transport = module.session.underlyingTransport
+        let transport = module.session.transferring.underlyingTransport
         let names = Set((transport?.credentialHeaderNames ?? []).map { $0.lowercased() })
+        let trust = Self.serverTrust(given: serverTrust, transport: transport)
         #if canImport(FoundationNetworking)
             let system: (any BackgroundTaskSystem)? = nil
         #else
+            // An unknown policy starts nothing (``start``); a transfer of an earlier launch still
+            // ends here, and fails closed should it be challenged.
             let system: (any BackgroundTaskSystem)? = BackgroundSession(
-                identifier: identifier, credentialHeaderNames: names, serverTrust: transport?.serverTrust ?? .system)
+                identifier: identifier, credentialHeaderNames: names,
+                serverTrust: trust ?? .pinnedPublicKeys(sha256: []))
         #endif
         self.init(
             identifier: identifier, module: module,
             directory: BackgroundTransferStore.directory(for: identifier, in: stateDirectory), system: system,
-            credentialHeaderNames: names, credentialsMayFollowRedirects: credentialsMayFollowRedirects,
-            handler: handler)
+            serverTrust: trust, credentialHeaderNames: names,
+            credentialsMayFollowRedirects: credentialsMayFollowRedirects, handler: handler)
+    }
+
+    /// The policy the transfers keep: `given`, or else `transport`'s; `nil` when neither is known,
+    /// and then nothing starts.
+    static func serverTrust(given: ServerTrustPolicy?, transport: URLSessionTransport?) -> ServerTrustPolicy? {
+        given ?? transport?.serverTrust
     }
 
     /// An instance on `system` (a fake in tests), with its files in `directory`; `writesFiles`
     /// replaces the store's file writer (tests fail writes with it).
     init(
         identifier: String, module: DefaultNetworkModule, directory: URL, system: (any BackgroundTaskSystem)?,
-        credentialHeaderNames: Set<String> = [], credentialsMayFollowRedirects: Bool = false,
+        serverTrust: ServerTrustPolicy? = .system, credentialHeaderNames: Set<String> = [],
+        credentialsMayFollowRedirects: Bool = false,
         writesFiles: (@Sendable (Data, URL) -> Bool)? = nil,
         handler: @escaping @Sendable (_ id: String, _ result: Result<NetworkResponse, NetworkError>) -> Void
     ) {
         self.identifier = identifier
         self.module = module
+        self.serverTrust = serverTrust
         self.credentialHeaderNames = credentialHeaderNames
         self.credentialsMayFollowRedirects = credentialsMayFollowRedirects
         self.handler = handler
@@ -148,8 +171,9 @@ public final class BackgroundTransfers: Sendable {
     /// - Returns: `true` when the transfer starts; `false`, starting nothing, when a transfer
     ///   with this ID is under way or not yet reported (its result is still to come).
     /// - Throws: ``NetworkError/transportError(_:)-enum.case`` (`URLError.unsupportedURL`) for
-    ///   a body that is not a file, a redirect policy other than ``RedirectPolicy/follow``, and
-    ///   on Linux; the builder's ``NetworkError/invalidRequest(_:)``. Nothing is sent then, and
+    ///   a body that is not a file, a redirect policy other than ``RedirectPolicy/follow``, a
+    ///   server-trust policy that is not known (see ``init(identifier:module:stateDirectory:serverTrust:credentialsMayFollowRedirects:handler:)``),
+    ///   and on Linux; the builder's ``NetworkError/invalidRequest(_:)``. Nothing is sent then, and
     ///   the handler is not called. An action that fails the request later reports through the
     ///   handler.
     @discardableResult
@@ -177,8 +201,8 @@ public final class BackgroundTransfers: Sendable {
     /// - Returns: `true` when the transfer starts; `false`, starting nothing, when a transfer
     ///   with this ID is under way or not yet reported.
     /// - Throws: ``NetworkError/transportError(_:)-enum.case`` (`URLError.unsupportedURL`) for
-    ///   a request with a body, a redirect policy other than ``RedirectPolicy/follow``, and on
-    ///   Linux; the builder's ``NetworkError/invalidRequest(_:)``. Nothing is sent then.
+    ///   a request with a body, a redirect policy other than ``RedirectPolicy/follow``, a
+    ///   server-trust policy that is not known, and on Linux; the builder's ``NetworkError/invalidRequest(_:)``. Nothing is sent then.
     @discardableResult
     public func download(
         request: any NetworkRequest, to destination: DownloadDestination, id: String
@@ -226,6 +250,7 @@ public final class BackgroundTransfers: Sendable {
     private func start(
         _ request: any NetworkRequest, id: String, kind: BackgroundTransferRecord.Kind
     ) throws(NetworkError) -> Bool {
+        guard serverTrust != nil else { throw BackgroundTransferRefusal.serverTrustUnknown.networkError(url: nil) }
         guard (request.redirectPolicy ?? module.redirectPolicy).isFollow else {
             throw BackgroundTransferRefusal.redirectPolicy.networkError(url: nil)
         }

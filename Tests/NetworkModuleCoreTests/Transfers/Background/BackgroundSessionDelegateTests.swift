@@ -284,6 +284,37 @@ struct BackgroundSessionDelegateTests {
         #expect(failure.message?.contains("pinned") == true, "\(failure.message ?? "no message")")
     }
 
+    @Test("when a refused server's connection takes other tasks with it, should report them untrusted too")
+    func refusedServerNeighbours() throws {
+        defer { end() }
+        let transfers = transfers()
+        for id in ["a", "b", "c"] { try transfers.upload(request: Upload(file: videoFile()), id: id) }
+        try transfers.download(
+            request: Get(), to: DownloadDestination(folder.appendingPathComponent("v")), id: "other-origin")
+        let pinned = BackgroundSessionDelegate(
+            owner: transfers, credentialHeaderNames: [],
+            serverTrust: .pinnedPublicKeys(sha256: [Data(repeating: 1, count: 32).base64EncodedString()]))
+        let sent = system.sent
+        // The fourth went to another origin (the same transfer, sent elsewhere).
+        let otherOrigin = session.downloadTask(
+            with: URLRequest(url: try #require(URL(string: "https://cdn.example.com/v"))))
+        otherOrigin.taskDescription = sent[3].token
+
+        _ = challengeThenCancel(pinned, task: try task(for: sent[0]))
+        // On the same connection: cancelled by URLSession, no response; b with the system's reason.
+        pinned.urlSession(session, task: try task(for: sent[1]), didCompleteWithError: urlError(.cancelled))
+        pinned.urlSession(
+            session, task: try task(for: sent[2]),
+            didCompleteWithError: urlError(.cancelled, [NSURLErrorBackgroundTaskCancelledReasonKey: 0]))
+        pinned.urlSession(session, task: otherOrigin, didCompleteWithError: urlError(.cancelled))
+
+        let untrusted = NetworkError.secureConnectionFailed(.serverCertificateUntrusted)
+        #expect(reports.ids == ["a", "b", "c", "other-origin"])
+        #expect(reports.results[0].error == untrusted && reports.results[1].error == untrusted)
+        #expect(reports.results[2].error?.transportFailure?.code == .cancelled)
+        #expect(reports.results[3].error?.transportFailure?.code == .cancelled)
+    }
+
     @Test("when the policy is the system's, should leave server trust to the platform and report its cancel as is")
     func systemTrust() throws {
         defer { end() }

@@ -147,13 +147,14 @@ struct BackgroundTransfersTests {
     /// `credentialsMayFollowRedirects` says otherwise.
     func transfers(
         module: DefaultNetworkModule? = nil, system: FakeSystem? = nil, onLinux: Bool = false,
-        credentialHeaderNames: Set<String> = [], credentialsMayFollowRedirects: Bool = true,
-        writesFiles: (@Sendable (Data, URL) -> Bool)? = nil
+        serverTrust: ServerTrustPolicy? = .system, credentialHeaderNames: Set<String> = [],
+        credentialsMayFollowRedirects: Bool = true, writesFiles: (@Sendable (Data, URL) -> Bool)? = nil
     ) -> BackgroundTransfers {
         BackgroundTransfers(
             identifier: "com.example.transfers", module: module ?? self.module(),
             directory: folder.appendingPathComponent("state"), system: onLinux ? nil : (system ?? self.system),
-            credentialHeaderNames: credentialHeaderNames, credentialsMayFollowRedirects: credentialsMayFollowRedirects,
+            serverTrust: serverTrust, credentialHeaderNames: credentialHeaderNames,
+            credentialsMayFollowRedirects: credentialsMayFollowRedirects,
             writesFiles: writesFiles, handler: reports.handler)
     }
 
@@ -228,6 +229,23 @@ struct BackgroundTransfersTests {
         #expect(withBody?.transportFailure?.message?.contains("no body") == true)
         #expect(refusingRedirects?.transportFailure?.message?.contains("redirect") == true)
         #expect(system.sent.isEmpty)
+    }
+
+    @Test("when the module's session hides its transport's server-trust policy, should refuse every transfer, unsent")
+    func serverTrustUnknown() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let transfers = transfers(serverTrust: nil)
+
+        let upload = #expect(throws: NetworkError.self) {
+            try transfers.upload(request: Upload(file: videoFile()), id: "a")
+        }
+        let download = #expect(throws: NetworkError.self) {
+            try transfers.download(request: Get(), to: DownloadDestination(folder.appendingPathComponent("v")), id: "b")
+        }
+
+        #expect(upload == .transportError(.unsupportedURL))
+        #expect(download?.transportFailure?.message?.contains("Create BackgroundTransfers with serverTrust:") == true)
+        #expect(system.sent.isEmpty && reports.ids.isEmpty && action.hooks.value.isEmpty)
     }
 
     @Test("when a prepared transfer carries credentials the app did not allow, should report the refusal, unsent")
