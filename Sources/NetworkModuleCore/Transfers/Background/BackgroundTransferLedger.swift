@@ -38,7 +38,7 @@ import Foundation
 ///
 /// | mode | event | step |
 /// |---|---|---|
-/// | locked, damaged | ``listed(_:)`` | cancel nothing, report nothing (locked: the listing is kept) |
+/// | locked, damaged | ``listed(_:)`` | cancel nothing, report nothing (locked: the listing is kept; damaged: its unknown tokens are saved as unrecognised) |
 /// | locked | ``completed(token:_:resumeData:limit:)`` for an unknown token | keep the end and its resume data; read the file again |
 /// | damaged | ``completed(token:_:resumeData:limit:)`` for an unknown token | drop it (its transfer cannot be recognised any more) |
 /// | locked | ``read(_:collision:)`` `.blocked` | arm the reload timer (30 s) |
@@ -46,7 +46,9 @@ import Foundation
 /// | locked | ``read(_:collision:)`` `.damaged` | damaged for the life of the process: drop the kept ends |
 /// | locked | ``wake()`` (the app delegate hands over the session's events), the reload timer | read the file again |
 ///
-/// A listing cancels unknown tasks only once the file was read cleanly (or there was none).
+/// A listing cancels unknown tasks only once the file was read cleanly (or there was none), and
+/// never one that a damaged ledger's launch found: those are written down as unrecognised, left
+/// to run, and forgotten once the system no longer lists them.
 ///
 /// ## Exactly once, across relaunches
 /// A transfer is written down (saved) when it is handed to the system, again when it ends
@@ -63,6 +65,10 @@ struct BackgroundTransferLedger {
         var version = 1
         var transfers: [BackgroundTransferRecord] = []
         var resumeData: [String] = []
+        /// The tokens of tasks that a damaged ledger's launch found under way: transfers the
+        /// ledger lost, left to run (an upload may still reach its server) and never cancelled.
+        /// Optional, so that a file without it reads as before.
+        var unrecognised: [String]? = nil
     }
 
     /// What a transfer is, known when the app asks for it.
@@ -217,6 +223,8 @@ struct BackgroundTransferLedger {
     private var ids: [String: String] = [:]
     /// The IDs whose resume data is on disk.
     private var resumeData: Set<String> = []
+    /// The tokens of the tasks a damaged ledger lost (``Persisted/unrecognised``).
+    private var unrecognised: Set<String> = []
     private var snapshots = 0
     private var mode = Mode.read
     /// While locked: the system's listing, replayed once the file is read.
@@ -280,7 +288,17 @@ struct BackgroundTransferLedger {
             pendingListing = tokens
             return step
         case .damaged:
+            // Tasks of transfers the damaged file named: never recognised again, never cancelled.
+            let lost = tokens.filter { ids[$0] == nil }
+            guard !lost.isSubset(of: unrecognised) else { return step }
+            unrecognised.formUnion(lost)
+            step.snapshot = snapshot()
             return step
+        }
+        let stillListed = unrecognised.intersection(tokens)
+        if stillListed != unrecognised {
+            unrecognised = stillListed
+            step.snapshot = snapshot()
         }
         var unlisted = false
         for (id, entry) in entries.sorted(by: { $0.key < $1.key }) {
@@ -290,7 +308,7 @@ struct BackgroundTransferLedger {
             unlisted = true
         }
         if unlisted { arm(.grace, in: &step) }
-        step.tokensToCancel = tokens.filter { ids[$0] == nil }.sorted()
+        step.tokensToCancel = tokens.filter { ids[$0] == nil && !unrecognised.contains($0) }.sorted()
         return step
     }
 
@@ -581,7 +599,9 @@ struct BackgroundTransferLedger {
                 transfers.append(transfer.record)
             }
         }
-        return Persisted(transfers: transfers, resumeData: resumeData.sorted())
+        return Persisted(
+            transfers: transfers, resumeData: resumeData.sorted(),
+            unrecognised: unrecognised.isEmpty ? nil : unrecognised.sorted())
     }
 
     // MARK: - Helpers
@@ -604,6 +624,7 @@ struct BackgroundTransferLedger {
             ids[record.token] = record.id
         }
         resumeData.formUnion(persisted.resumeData)
+        unrecognised.formUnion(persisted.unrecognised ?? [])
     }
 
     /// Asks for `timer` in `step`, unless it is armed already.

@@ -603,6 +603,37 @@ struct BackgroundTransferLedgerTests {
         #expect(damagedListing.tokensToCancel.isEmpty && damagedListing.deliveries.isEmpty)
     }
 
+    @Test(
+        "when a damaged ledger's launch finds tasks it cannot recognise, should save them, and later launches leave them running"
+    )
+    func damagedTasksNeverCancelled() throws {
+        var damaged = Ledger(BackgroundTransferStore.LedgerLoad.damaged)
+        let found = damaged.listed(["token-a", "token-b"])
+        let again = damaged.listed(["token-a"])
+        let saved = try #require(found.snapshot?.persisted)
+
+        // The next launch reads the saved file cleanly.
+        var next = Ledger(.loaded(saved))
+        let listing = next.listed(["token-a", "token-b", "stray"])
+        // Once the system no longer lists a task, it is forgotten.
+        let ended = next.listed(["token-b"])
+
+        #expect(saved.unrecognised == ["token-a", "token-b"] && found.tokensToCancel.isEmpty)
+        #expect(again.snapshot == nil, "nothing new: nothing to save")
+        #expect(listing.tokensToCancel == ["stray"] && listing.snapshot == nil)
+        #expect(ended.snapshot?.persisted.unrecognised == ["token-b"] && ended.tokensToCancel.isEmpty)
+        #expect(next.listed([]).snapshot?.persisted.unrecognised == nil)
+    }
+
+    @Test("when a ledger file was written before unrecognised tokens were saved, should read it as before")
+    func persistedWithoutUnrecognised() throws {
+        let old = Data(#"{"resumeData":["a"],"transfers":[],"version":1}"#.utf8)
+        let persisted = try JSONDecoder().decode(Ledger.Persisted.self, from: old)
+        #expect(persisted == Ledger.Persisted(resumeData: ["a"]))
+        let encoded = try JSONEncoder().encode(persisted)
+        #expect(String(decoding: encoded, as: UTF8.self).contains("unrecognised") == false)
+    }
+
     @Test("when a locked ledger hears of an end it does not know, should keep it and ask to read the file again")
     func blindCompleted() {
         var locked = Ledger(BackgroundTransferStore.LedgerLoad.blocked)
