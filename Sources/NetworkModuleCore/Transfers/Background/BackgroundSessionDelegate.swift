@@ -103,6 +103,23 @@ final class BackgroundSessionDelegate: NSObject, URLSessionDownloadDelegate, URL
             resumeData: Self.resumeData(in: error))
     }
 
+    /// Whether the delegate takes the tasks' challenges: only to hold them to pins. A background
+    /// session's delegate that answers challenges has the system wake or relaunch the app for each
+    /// one, so under the system's trust it leaves them to the system, unasked.
+    static func answersChallenges(under policy: ServerTrustPolicy) -> Bool {
+        policy.isPinned
+    }
+
+    #if !canImport(FoundationNetworking)
+        /// Hides the challenge method from `URLSession` unless ``answersChallenges(under:)``.
+        override func responds(to selector: Selector!) -> Bool {
+            if selector == #selector(URLSessionTaskDelegate.urlSession(_:task:didReceive:completionHandler:)) {
+                return Self.answersChallenges(under: serverTrust)
+            }
+            return super.responds(to: selector)
+        }
+    #endif
+
     func urlSession(
         _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
         completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void

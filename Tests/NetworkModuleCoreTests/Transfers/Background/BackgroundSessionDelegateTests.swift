@@ -315,6 +315,14 @@ struct BackgroundSessionDelegateTests {
         #expect(reports.results[3].error?.transportFailure?.code == .cancelled)
     }
 
+    @Test("should take the tasks' challenges only under pins, so that the system's trust wakes no app")
+    func answersChallengesOnlyWhenPinned() {
+        let pin = Data(repeating: 1, count: 32).base64EncodedString()
+        #expect(!BackgroundSessionDelegate.answersChallenges(under: .system))
+        #expect(BackgroundSessionDelegate.answersChallenges(under: .pinnedPublicKeys(sha256: [pin])))
+        #expect(BackgroundSessionDelegate.answersChallenges(under: .pinnedCertificates([])))
+    }
+
     @Test("when the policy is the system's, should leave server trust to the platform and report its cancel as is")
     func systemTrust() throws {
         defer { end() }
