@@ -67,10 +67,11 @@ struct TransportTaskRecord {
     /// Pauses the task while the sink is full; with `sink`, for the task running now.
     private(set) var pause: StreamPause?
     /// Makes a fresh stream of the request's body when `URLSession` asks for one
-    /// (`needNewBodyStream`): the source of the stream the request builder made, found once from
-    /// the request the framework holds, never from the copy `URLSession` keeps of it. `nil` for a
-    /// body the builder did not make as a stream.
-    let bodySource: BodyStreamSource?
+    /// (`needNewBodyStream`): the source of the stream the request builder made, found from the
+    /// request the framework holds (the registered one, then the one a redirect policy chose),
+    /// never from the copy `URLSession` keeps of it. `nil` for a body the builder did not make as
+    /// a stream.
+    private(set) var bodySource: BodyStreamSource?
 
     private(set) var destination = Destination.memory
     private(set) var refusal: Refusal?
@@ -189,6 +190,12 @@ struct TransportTaskRecord {
     /// `request` was sent after the last redirect, for `proposal`: the next redirect answers it.
     mutating func followed(_ request: URLRequest, as proposal: RedirectChain.Proposal) {
         redirects.followed(request, as: proposal)
+        // A policy that put another body of the builder's in the request: a later
+        // `needNewBodyStream` (an authentication retry) sends that one. A stream the framework
+        // does not know (`URLSession`'s own copy) leaves the source as it was.
+        if let source = redirects.answered.httpBodyStream.flatMap(BodyStreams.source(of:)) {
+            bodySource = source
+        }
     }
 
     /// The task must fail for `refusal` whatever `URLSession` reports.

@@ -355,6 +355,30 @@ struct TransportTaskRecordTests {
         #expect(unknown.bodySource == nil)
     }
 
+    @Test("when a redirect policy chose another body of the builder's, should make fresh streams of that one")
+    func bodySourceFollowsPolicyChoice() throws {
+        func source(_ text: String) -> BodyStreamSource {
+            BodyStreamSource(length: Int64(text.utf8.count), makeStream: { InputStream(data: Data(text.utf8)) })
+        }
+        var request = Self.request
+        request.httpBodyStream = try BodyStreams.makeStream(from: source("first"))
+        var record = TransportTaskRecord(
+            request: request, completionHandler: { _, _, _ in }, follow: { _ in true }, redirectPolicy: .follow,
+            timeout: nil, transfer: nil, pause: nil)
+        var chosen = Self.request
+        chosen.httpBodyStream = try BodyStreams.makeStream(from: source("second body"))
+        var copied = chosen
+        copied.httpBodyStream = InputStream(data: Data("URLSession's copy".utf8))
+        defer { [request, chosen].forEach { $0.httpBodyStream.map(BodyStreams.release) } }
+
+        record.followed(chosen, as: record.redirects.proposal(after: 307, proposed: chosen))
+        let afterChoice = record.bodySource?.length
+        record.followed(copied, as: record.redirects.proposal(after: 307, proposed: copied))
+
+        #expect(afterChoice == 11)
+        #expect(record.bodySource?.length == 11, "a stream the framework does not know keeps the source")
+    }
+
     @Test("when a challenge was declined after a 401, should report the 401 and its body instead of the cancel")
     func reportsDeclinedChallenge() {
         let head = Self.response(401)
