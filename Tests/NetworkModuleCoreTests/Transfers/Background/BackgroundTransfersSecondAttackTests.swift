@@ -31,12 +31,13 @@ struct BackgroundTransfersSecondAttackTests {
     var state: URL { folder.appendingPathComponent("state") }
     var ledgerFile: URL { state.appendingPathComponent("transfers.json") }
 
-    func module(actions: [any NetworkModuleAction] = [], clock: ManualDelayScheduler = ManualDelayScheduler())
-        -> DefaultNetworkModule
-    {
+    func module(
+        actions: [any NetworkModuleAction] = [], clock: ManualDelayScheduler = ManualDelayScheduler(),
+        executor: any CompletionExecutor = BuiltInExecutor.immediate
+    ) -> DefaultNetworkModule {
         DefaultNetworkModule(
             requestBuilder: DefaultRequestBuilder(baseURL: URL(string: "https://api.example.com/v2")!),
-            session: FakeNetworkSession(), actions: actions, completionExecutor: .immediate, delayScheduler: clock)
+            session: FakeNetworkSession(), actions: actions, completionExecutor: executor, delayScheduler: clock)
     }
 
     func transfers(
@@ -143,6 +144,53 @@ struct BackgroundTransfersSecondAttackTests {
         _ = t1
     }
 
+    @Test(
+        "locked ledger: an ID reused while locked, its unsent report still queued when the file is read: the earlier transfer is not cancelled"
+    )
+    func idReusedWhileLockedQueuedReport() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let first = Attack.LogSystem()
+        let t1 = transfers(system: first)
+        try t1.upload(request: Attack.Upload(file: file()), id: "a")
+        let token = try #require(first.tokens.first)
+        let saved = try lockLedger()
+
+        // Relaunch before the first unlock; the module delivers on a queue (the main queue, say).
+        let second = Attack.LogSystem()
+        let executor = Base.HeldExecutor()
+        let clock = ManualDelayScheduler()
+        let t2 = transfers(module: module(clock: clock, executor: executor), system: second)
+        second.list([token])
+        try t2.upload(request: Attack.Upload(file: file("again.mp4")), id: "a")  // fails unsent: its report is queued
+        try unlockLedger(saved)
+        clock.advance(by: 30)  // the reload reads the file before the queue runs
+        for job in executor.jobs.withLock({ jobs in
+            defer { jobs = [] }
+            return jobs
+        }) { job() }
+        t2.systemCompleted(token: token, completion: response(201), resumeData: nil)
+        for job in executor.jobs.withLock({ jobs in
+            defer { jobs = [] }
+            return jobs
+        }) { job() }
+        clock.advance(by: 120)
+        for job in executor.jobs.withLock({ jobs in
+            defer { jobs = [] }
+            return jobs
+        }) { job() }
+
+        let cancelled = second.log.value.contains("cancel \(token)")
+        let real = reports.results.contains { (try? $0.get().statusCode) == 201 }
+        let onDisk = (try? String(decoding: Data(contentsOf: ledgerFile), as: UTF8.self)) ?? ""
+        withKnownIssue(
+            "BREAK: the file's transfer under a reused ID is dropped at the read, its task cancelled, never reported"
+        ) {
+            #expect(!cancelled, "the earlier launch's task was cancelled: \(second.log.value)")
+            #expect(real, "the earlier launch's result never came: \(describe()); ledger now \(onDisk)")
+        }
+        _ = t1
+    }
+
     @Test("locked ledger: cancel(id:) of an ID with resume data drops the resume data (its next download starts over)")
     func cancelDropsResumeDataWhileLocked() throws {
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -202,7 +250,8 @@ struct BackgroundTransfersSecondAttackTests {
 
         let cancelledB = third.log.value.contains("cancel \(tokenB)")
         let reportedB = reports.ids.contains("b")
-        withKnownIssue("BREAK: a second object for the identifier overwrites the ledger; \"b\" is cancelled unreported") {
+        withKnownIssue("BREAK: a second object for the identifier overwrites the ledger; \"b\" is cancelled unreported")
+        {
             #expect(!cancelledB, "relaunch cancelled b's task: \(third.log.value)")
             #expect(reportedB, "b was never reported: \(describe())")
         }
