@@ -223,6 +223,37 @@ struct BackgroundTransfersSecondAttackTests {
         _ = t1
     }
 
+    // MARK: - The store's commit point while the ledger is locked
+
+    @Test(
+        "store: a report applied while the ledger is locked, then an older snapshot naming the transfer after the unlock: never written"
+    )
+    func olderSnapshotAfterReportWhileBlocked() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        typealias Ledger = BackgroundTransferLedger
+        let records = BackgroundTransferStoreTests()
+        let store = BackgroundTransferStore(directory: state)
+        store.save(Ledger.Snapshot(number: 1, persisted: Ledger.Persisted(transfers: [records.record("old")])))
+        let saved = try lockLedger()
+        #expect(store.load() == .blocked)
+        // Another thread's step took snapshot 2, naming "x" (this launch, unsent: finished in
+        // memory), and is about to apply it. "x" is reported with snapshot 3 first.
+        let older = Ledger.Snapshot(
+            number: 2, persisted: Ledger.Persisted(transfers: [records.record("old"), records.record("x")]))
+        var report = Ledger.Step()
+        report.snapshot = Ledger.Snapshot(number: 3, persisted: Ledger.Persisted(transfers: [records.record("old")]))
+        let mayReport = store.applyReport(report, of: "x")
+        #expect(mayReport, "no ledger on disk names x: the app is told")
+        try unlockLedger(saved)
+        #expect(store.load() != .blocked)
+
+        let olderSaved = store.save(older)
+
+        let names = store.load().persisted?.transfers.map(\.id) ?? []
+        #expect(!olderSaved, "snapshot 2 came after snapshot 3 was tried")
+        #expect(!names.contains("x"), "x, reported already, is on disk again (a relaunch reports it twice): \(names)")
+    }
+
     // MARK: - A careless caller
 
     @Test("two objects for one identifier (made twice, say on a scene reconnect): no transfer is lost at relaunch")
