@@ -254,6 +254,59 @@ struct BackgroundTransfersSecondAttackTests {
         #expect(!names.contains("x"), "x, reported already, is on disk again (a relaunch reports it twice): \(names)")
     }
 
+    // MARK: - A disk that fails twice
+
+    /// Ledger writes behave as `modes` says, by ordinal (1-based); the rest succeed.
+    static func seam(_ modes: [Int: Attack.Gate.Mode]) -> @Sendable (Data, URL) -> Bool {
+        let writes = LockedState(0)
+        return { data, url in
+            guard url.lastPathComponent == "transfers.json" else { return BackgroundTransferStore.write(data, to: url) }
+            let n = writes.withLock {
+                $0 += 1
+                return $0
+            }
+            switch modes[n] ?? .pass {
+            case .pass: return BackgroundTransferStore.write(data, to: url)
+            case .fail: return false
+            case .writeButReportFailure:
+                _ = BackgroundTransferStore.write(data, to: url)
+                return false
+            }
+        }
+    }
+
+    @Test(
+        "full disk: the 'prepared' save lands but reports failure, then the report's save fails: reported once across a relaunch"
+    )
+    func landedThenFailed() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let first = Attack.LogSystem()
+        let t1 = BackgroundTransfers(
+            identifier: "com.example.transfers", module: module(), directory: state, system: first,
+            credentialsMayFollowRedirects: true, writesFiles: Self.seam([1: .writeButReportFailure, 2: .fail]),
+            handler: reports.handler)
+        try t1.upload(request: Attack.Upload(file: file()), id: "a")
+        #expect(first.tokens.isEmpty, "not sent: its save reported failure")
+        #expect(reports.ids == ["a"], "reported unsent: \(describe())")
+        let onDisk = (try? String(decoding: Data(contentsOf: ledgerFile), as: UTF8.self)) ?? ""
+
+        // The process ends; relaunch.
+        let clock = ManualDelayScheduler()
+        let second = Attack.LogSystem()
+        let t2 = transfers(module: module(clock: clock), system: second)
+        second.list([])
+        t2.systemEventsFinished()
+        clock.advance(by: 61)
+
+        let count = reports.ids.filter { $0 == "a" }.count
+        withKnownIssue(
+            "BREAK: a save that landed but reported failure is not counted as on disk; \"a\" is reported twice"
+        ) {
+            #expect(count == 1, "ledger left by launch 1: \(onDisk); reports: \(describe())")
+        }
+        _ = t1
+    }
+
     // MARK: - A careless caller
 
     @Test("two objects for one identifier (made twice, say on a scene reconnect): no transfer is lost at relaunch")
