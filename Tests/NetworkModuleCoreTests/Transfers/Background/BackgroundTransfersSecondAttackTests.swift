@@ -342,6 +342,33 @@ struct BackgroundTransfersSecondAttackTests {
         _ = (t1, t2)
     }
 
+    @Test("cancel(id:) of a download that ended interrupted, its report still queued: the resume data is dropped")
+    func cancelAfterInterruptedEndBeforeReport() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let system = Base.FakeSystem()
+        let executor = Base.HeldExecutor()
+        let t = transfers(module: module(executor: executor), system: system)
+        let destination = DownloadDestination(folder.appendingPathComponent("intro.mp4"))
+        try t.download(request: Attack.Get(), to: destination, id: "d")
+        let token = try #require(system.sent.first?.token)
+        var interrupted = response(200)
+        interrupted.error = URLError(.networkConnectionLost)
+        t.systemCompleted(token: token, completion: interrupted, resumeData: Data("resume-here".utf8))
+        // The user cancels as the failure is on its way to the app: "start over next time".
+        t.cancel(id: "d")
+        for job in executor.jobs.withLock({ jobs in
+            defer { jobs = [] }
+            return jobs
+        }) { job() }
+
+        try t.download(request: Attack.Get(), to: destination, id: "d")
+
+        #expect(reports.ids == ["d"])
+        let kind = system.sent.last?.task
+        #expect(kind == .download, "sent as \(String(describing: kind))")
+        #expect(BackgroundTransferStore(directory: state).resumeData(for: "d") == nil)
+    }
+
     // MARK: - Credentials in resume data
 
     @Test("resume data holding a credential header does not outlive the reported transfer")
