@@ -59,4 +59,51 @@ struct BodyStreamRedirectsIntegrationTests {
         #expect(echo.headers["Authorization"] == nil, "\(echo.headers)")
         #expect(echo.headers["X-Api-Key"] == nil, "\(echo.headers)")
     }
+
+    /// Fails the first attempt's validation with a retryable error: the retry sends the request
+    /// again, through the same 307.
+    struct FailFirstAttempt: NetworkModuleAction {
+        func validate(_ response: NetworkResponse, context: ActionContext) throws {
+            if context.attempt == 1 { throw NetworkError.networkConnectionLost }
+        }
+    }
+
+    @Test(
+        "when a retried request's file body is redirected with 307, should send it whole on every attempt",
+        arguments: [false, true])
+    func retriedThrough307(asURLRequest: Bool) async throws {
+        let fault = try IntegrationServers.faultServer()
+        let module = IntegrationServers.module(
+            baseURL: fault,
+            actions: [.retry(RetryPolicy(maxAttempts: 2, initialDelay: 0.01, jitter: 0)), FailFirstAttempt()])
+        let (url, data) = try UploadIntegrationTests.patternFile(bytes: 100_000)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let endpoint = Endpoint(
+            path: "/redirect-to", method: .put, queryItems: Self.redirect(to: "/echo", status: 307), body: .file(url))
+
+        // The caller builds the URLRequest with the framework's builder, then sends it.
+        let result: Result<NetworkResponse, NetworkError>
+        if asURLRequest {
+            let request = try DefaultRequestBuilder(baseURL: fault).build(request: endpoint)
+            do throws(NetworkError) {
+                result = .success(try await module.perform(urlRequest: request))
+            } catch {
+                result = .failure(error)
+            }
+        } else {
+            result = await module.outcome(of: endpoint)
+        }
+
+        let echo = try? JSONDecoder().decode(WireEcho.self, from: (try? result.get())?.data ?? Data())
+        if asURLRequest {
+            withKnownIssue(
+                "BREAK: a retry of a builder-made URLRequest gets a stream the transport cannot find; its 307 fails"
+            ) {
+                #expect(echo?.bodyLength == data.count, "attempt 2 ended: \(result)")
+            }
+        } else {
+            #expect(echo?.bodyLength == data.count, "attempt 2 ended: \(result)")
+            #expect(echo?.bodyCRC32 == CRC32.checksum(data))
+        }
+    }
 }
