@@ -651,6 +651,13 @@ RAW_RESPONSES = {
     "header-then-close": b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n",
     "gzip-ok": b"HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: " +
                str(len(_gzip(b"hello, gzip"))).encode() + b"\r\nConnection: close\r\n\r\n" + _gzip(b"hello, gzip"),
+    # Informational heads before the final one (RFC 9110 §15.2): a 103 with a body-like header,
+    # then the 200; and two of them. The body must be the 200's, once.
+    "early-hints": b"HTTP/1.1 103 Early Hints\r\nLink: </a.css>; rel=preload\r\n\r\n"
+                   b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello",
+    "two-early-hints": b"HTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n\r\n"
+                       b"HTTP/1.1 103 Early Hints\r\nLink: </b.js>\r\n\r\n"
+                       b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello",
 }
 
 

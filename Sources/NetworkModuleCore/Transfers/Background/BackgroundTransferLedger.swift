@@ -535,8 +535,9 @@ struct BackgroundTransferLedger {
 
     /// The app cancels transfer `id`: one being prepared or sent ends as
     /// ``NetworkError/cancelled`` at once (a sent one's task is cancelled, and its resume data
-    /// dropped); one that has ended keeps its result. With no transfer under way, the ID's resume
-    /// data is dropped, so that its next download starts over.
+    /// dropped); one that has ended keeps its result, and the resume data its end left is
+    /// dropped. With no transfer under way, the ID's resume data is dropped too: its next
+    /// download starts over. (A file being placed keeps all: its end decides.)
     mutating func cancel(id: String) -> Step {
         var step = Step()
         switch entries[id]?.state {
@@ -547,9 +548,9 @@ struct BackgroundTransferLedger {
         case .sent(let transfer)?, .unlisted(let transfer)?:
             step.deliveries.append(finish(id, transfer, with: BackgroundTransferOutcome(.cancelled)))
             step.tokensToCancel.append(transfer.record.token)
-        case .placing?, .finished?, .reporting?:
+        case .placing?:
             return step
-        case nil:
+        case .finished?, .reporting?, nil:
             break
         }
         if resumeData.remove(id) != nil { step.resumeDataToRemove.append(id) }

@@ -179,11 +179,13 @@ final class BackgroundTransferStore: Sendable {
     }
 
     private func save(_ snapshot: BackgroundTransferLedger.Snapshot, _ saving: inout Saving) -> Bool {
-        guard !saving.isBlocked else { return false }
         // A newer snapshot saved holds all this one does.
         guard snapshot.number > saving.number else { return true }
         guard snapshot.number > saving.tried else { return false }
+        // Tried even when refused for a ledger that cannot be read: an older snapshot must not
+        // follow it once it can be, bringing back a transfer reported meanwhile.
         saving.tried = snapshot.number
+        guard !saving.isBlocked else { return false }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         guard let data = try? encoder.encode(snapshot.persisted), writeFile(data, ledgerURL) else { return false }
