@@ -33,11 +33,13 @@ enum BodyStreams {
         return stream
     }
 
-    /// A new stream of the same body as `stream`, for `URLSession`'s `needNewBodyStream`; `nil`
-    /// for a stream the builder did not make, or one whose source fails.
+    /// A new stream of the same body as `stream` (a retry's, a redirect's), known here as
+    /// `stream` is, so that a later `needNewBodyStream` for it finds the body too; `nil` for a
+    /// stream the builder did not make, or one whose source fails. Nobody need release it: the
+    /// temporary file, if any, is `stream`'s, and the entry goes with the stream.
     static func freshStream(replacing stream: InputStream) -> InputStream? {
         guard let source = source(of: stream) else { return nil }
-        return try? source.newStream()
+        return try? makeStream(from: source)
     }
 
     /// The length of `stream`'s body, when the builder made it and knows it.

@@ -188,11 +188,19 @@ final class BackgroundTransferStore: Sendable {
         guard !saving.isBlocked else { return false }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        guard let data = try? encoder.encode(snapshot.persisted), writeFile(data, ledgerURL) else { return false }
+        guard let data = try? encoder.encode(snapshot.persisted), written(data, to: ledgerURL) else { return false }
         saving.number = snapshot.number
         saving.named = Set(snapshot.persisted.resumeData)
         saving.transfers = Set(snapshot.persisted.transfers.map(\.id))
         return true
+    }
+
+    /// Whether `data` is in the file at `url` once written there: a write that reports failure
+    /// is read back, as it may have landed all the same (a rename that went through before an
+    /// error), and a ledger must never be taken for unsaved when it is saved, or the reverse:
+    /// either would report a transfer twice or never.
+    private func written(_ data: Data, to url: URL) -> Bool {
+        writeFile(data, url) || (try? Data(contentsOf: url)) == data
     }
 
     /// A ledger was read (`persisted`), or there is none to read (`nil`): saves may go on, and

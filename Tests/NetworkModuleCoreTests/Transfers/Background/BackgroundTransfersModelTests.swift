@@ -305,9 +305,7 @@ struct BackgroundTransfersModelTests {
                 defer { stats = [:] }
                 return stats
             })
-        withKnownIssue("BREAK: a write that lands but reports failure loses a transfer (0 reports) or repeats it (2)") {
-            #expect(failures.isEmpty, "\(failures.count) of 150 lives: \(failures.prefix(3).joined(separator: "\n"))")
-        }
+        #expect(failures.isEmpty, "\(failures.count) of 150 lives: \(failures.prefix(3).joined(separator: "\n"))")
     }
 
     @Test(

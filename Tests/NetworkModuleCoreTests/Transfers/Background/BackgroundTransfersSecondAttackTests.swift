@@ -286,8 +286,9 @@ struct BackgroundTransfersSecondAttackTests {
             credentialsMayFollowRedirects: true, writesFiles: Self.seam([1: .writeButReportFailure, 2: .fail]),
             handler: reports.handler)
         try t1.upload(request: Attack.Upload(file: file()), id: "a")
-        #expect(first.tokens.isEmpty, "not sent: its save reported failure")
-        #expect(reports.ids == ["a"], "reported unsent: \(describe())")
+        // The store reads a failed write back: this one landed, so the transfer is sent.
+        #expect(first.tokens.count == 1, "sent: its save is on disk")
+        #expect(reports.ids.isEmpty, "nothing reported yet: \(describe())")
         let onDisk = (try? String(decoding: Data(contentsOf: ledgerFile), as: UTF8.self)) ?? ""
 
         // The process ends; relaunch.
@@ -299,11 +300,7 @@ struct BackgroundTransfersSecondAttackTests {
         clock.advance(by: 61)
 
         let count = reports.ids.filter { $0 == "a" }.count
-        withKnownIssue(
-            "BREAK: a save that landed but reported failure is not counted as on disk; \"a\" is reported twice"
-        ) {
-            #expect(count == 1, "ledger left by launch 1: \(onDisk); reports: \(describe())")
-        }
+        #expect(count == 1, "ledger left by launch 1: \(onDisk); reports: \(describe())")
         _ = t1
     }
 
@@ -320,7 +317,8 @@ struct BackgroundTransfersSecondAttackTests {
         try t1.upload(request: Attack.Upload(file: file()), id: "a")
         let token = try #require(first.tokens.first)
         t1.systemCompleted(token: token, completion: response(201), resumeData: nil)  // writes 2 and 3
-        #expect(reports.ids.isEmpty, "not told: its report's save reported failure")
+        // The report's save landed (read back): the app is told at once.
+        #expect(reports.ids == ["a"], "told: its report's save is on disk")
         let onDisk = (try? String(decoding: Data(contentsOf: ledgerFile), as: UTF8.self)) ?? ""
 
         // The process ends before any other save; two relaunches.
@@ -334,11 +332,7 @@ struct BackgroundTransfersSecondAttackTests {
         }
 
         let count = reports.ids.filter { $0 == "a" }.count
-        withKnownIssue(
-            "BREAK: a report save that lands but reports failure, after a failed save: \"a\" is never reported"
-        ) {
-            #expect(count == 1, "reported \(count) times; the ledger launch 1 left: \(onDisk)")
-        }
+        #expect(count == 1, "reported \(count) times; the ledger launch 1 left: \(onDisk)")
         _ = t1
     }
 
