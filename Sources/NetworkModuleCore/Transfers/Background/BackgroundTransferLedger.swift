@@ -41,9 +41,11 @@ import Foundation
 /// | locked, damaged | ``listed(_:)`` | cancel nothing, report nothing (locked: the listing is kept; damaged: its unknown tokens are saved as unrecognised) |
 /// | locked | ``completed(token:_:resumeData:limit:)`` for an unknown token | keep the end and its resume data; read the file again |
 /// | damaged | ``completed(token:_:resumeData:limit:)`` for an unknown token | drop it (its transfer cannot be recognised any more) |
-/// | locked | ``read(_:collision:)`` `.blocked` | arm the reload timer (30 s) |
-/// | locked | ``read(_:collision:)`` `.loaded`, `.none` | merge the file's transfers, apply the kept ends (each delivered once), replay the kept listing |
-/// | locked | ``read(_:collision:)`` `.damaged` | damaged for the life of the process: drop the kept ends |
+/// | locked | ``begin(_:)`` | refuse it (``Begun/ledgerUnreadable``): its ID may be one the file names |
+/// | locked | ``cancel(id:)`` | keep the ID; cancel it once the file is read |
+/// | locked | ``read(_:)`` `.blocked` | arm the reload timer (30 s) |
+/// | locked | ``read(_:)`` `.loaded`, `.none` | merge the file's transfers, apply the kept ends (each delivered once), then the kept cancels, replay the kept listing |
+/// | locked | ``read(_:)`` `.damaged` | damaged for the life of the process: drop the kept ends and cancels |
 /// | locked | ``wake()`` (the app delegate hands over the session's events), the reload timer | read the file again |
 ///
 /// A listing cancels unknown tasks only once the file was read cleanly (or there was none), and
@@ -155,7 +157,7 @@ struct BackgroundTransferLedger {
         /// IDs whose resume data this step drops: the store removes the file once the newest
         /// saved snapshot no longer names the ID (its sweep).
         var resumeDataToRemove: [String] = []
-        /// Read the ledger file again (``BackgroundTransferStore/load()``) and send ``read(_:collision:)``.
+        /// Read the ledger file again (``BackgroundTransferStore/load()``) and send ``read(_:)``.
         var readsAgain = false
         var timers: [Timer] = []
         /// The system's tasks to cancel, by token.
@@ -232,6 +234,8 @@ struct BackgroundTransferLedger {
     /// While locked: the ends of tasks the ledger does not know yet, by token, applied once the
     /// file is read.
     private var pendingEnds: [String: PendingEnd] = [:]
+    /// While locked: the IDs the app cancelled, in order, cancelled once the file is read.
+    private var pendingCancels: [String] = []
     /// The timers armed and not fired yet.
     private var armed: Set<Timer> = []
 
@@ -344,10 +348,10 @@ struct BackgroundTransferLedger {
 
     /// The store read the ledger file again. A locked ledger that can now read it merges its
     /// transfers, applies the ends it kept (each delivered once) and replays the listing it
-    /// kept; one still locked arms the reload timer; a damaged file leaves it blind for good.
-    /// A transfer of this launch still preparing under an ID the file names fails with
-    /// `collision`: the ID was taken all along.
-    mutating func read(_ load: BackgroundTransferStore.LedgerLoad, collision: NetworkError) -> Step {
+    /// kept, then the cancels; one still locked arms the reload timer; a damaged file leaves it
+    /// blind for good. No transfer of this launch can hold an ID the file names: none begins
+    /// while the file cannot be read.
+    mutating func read(_ load: BackgroundTransferStore.LedgerLoad) -> Step {
         var step = Step()
         guard mode == .locked else { return step }
         let persisted: Persisted
@@ -358,18 +362,13 @@ struct BackgroundTransferLedger {
         case .damaged:
             mode = .damaged
             pendingEnds = [:]
+            pendingCancels = []
             pendingListing = nil
             return step
         case .loaded(let loaded): persisted = loaded
         case .none: persisted = Persisted()
         }
         mode = .read
-        for record in persisted.transfers {
-            if let entry = entries[record.id], case .preparing(let start) = entry.state {
-                remove(record.id, token: start.token)
-                step.deliveries.append(failure(of: start, collision))
-            }
-        }
         merge(persisted)
         var changed = false
         for (token, end) in pendingEnds.sorted(by: { $0.key < $1.key }) {
@@ -380,6 +379,15 @@ struct BackgroundTransferLedger {
             step.deliveries += ended.deliveries
         }
         pendingEnds = [:]
+        // After the ends: a transfer that ended before the read keeps its result.
+        for id in pendingCancels {
+            let cancelled = cancel(id: id)
+            changed = changed || cancelled.snapshot != nil
+            step.resumeDataToRemove += cancelled.resumeDataToRemove
+            step.tokensToCancel += cancelled.tokensToCancel
+            step.deliveries += cancelled.deliveries
+        }
+        pendingCancels = []
         if let tokens = pendingListing {
             pendingListing = nil
             let listing = listed(tokens)
@@ -391,13 +399,24 @@ struct BackgroundTransferLedger {
         return step
     }
 
-    /// The app asks for a transfer. Returns `false`, changing nothing, when its ID is taken: a
-    /// transfer with that ID is under way or not yet reported.
-    mutating func begin(_ start: Start) -> Bool {
-        guard entries[start.id] == nil, ids[start.token] == nil else { return false }
+    /// What becomes of a transfer the app asks for.
+    enum Begun: Equatable {
+        /// It is being prepared.
+        case begun
+        /// A transfer with its ID is under way or not yet reported: nothing changes.
+        case idTaken
+        /// The ledger file cannot be read yet (locked): which IDs are taken is unknown, and
+        /// nothing could be written down, so nothing begins.
+        case ledgerUnreadable
+    }
+
+    /// The app asks for a transfer.
+    mutating func begin(_ start: Start) -> Begun {
+        guard mode != .locked else { return .ledgerUnreadable }
+        guard entries[start.id] == nil, ids[start.token] == nil else { return .idTaken }
         entries[start.id] = Entry(token: start.token, state: .preparing(start))
         ids[start.token] = start.id
-        return true
+        return .begun
     }
 
     /// The actions prepared `request`: it is written down and handed to the system. Nothing
@@ -540,6 +559,10 @@ struct BackgroundTransferLedger {
     /// download starts over. (A file being placed keeps all: its end decides.)
     mutating func cancel(id: String) -> Step {
         var step = Step()
+        if mode == .locked {
+            if !pendingCancels.contains(id) { pendingCancels.append(id) }
+            return step
+        }
         switch entries[id]?.state {
         case .preparing(let start)?:
             remove(id, token: start.token)

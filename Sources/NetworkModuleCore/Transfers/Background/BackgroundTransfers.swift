@@ -173,9 +173,10 @@ public final class BackgroundTransfers: Sendable {
     /// - Throws: ``NetworkError/transportError(_:)-enum.case`` (`URLError.unsupportedURL`) for
     ///   a body that is not a file, a redirect policy other than ``RedirectPolicy/follow``, a
     ///   server-trust policy that is not known (see ``init(identifier:module:stateDirectory:serverTrust:credentialsMayFollowRedirects:handler:)``),
-    ///   and on Linux; the builder's ``NetworkError/invalidRequest(_:)``. Nothing is sent then, and
-    ///   the handler is not called. An action that fails the request later reports through the
-    ///   handler.
+    ///   and on Linux; `URLError.cannotWriteToFile` while the ledger cannot be read (a device
+    ///   locked since it restarted); the builder's ``NetworkError/invalidRequest(_:)``. Nothing is
+    ///   sent then, and the handler is not called. An action that fails the request later reports
+    ///   through the handler.
     @discardableResult
     public func upload(request: any NetworkRequest, id: String) throws(NetworkError) -> Bool {
         guard system != nil else { throw BackgroundTransferRefusal.platform.networkError(url: nil) }
@@ -202,7 +203,9 @@ public final class BackgroundTransfers: Sendable {
     ///   with this ID is under way or not yet reported.
     /// - Throws: ``NetworkError/transportError(_:)-enum.case`` (`URLError.unsupportedURL`) for
     ///   a request with a body, a redirect policy other than ``RedirectPolicy/follow``, a
-    ///   server-trust policy that is not known, and on Linux; the builder's ``NetworkError/invalidRequest(_:)``. Nothing is sent then.
+    ///   server-trust policy that is not known, and on Linux; `URLError.cannotWriteToFile` while the
+    ///   ledger cannot be read; the builder's ``NetworkError/invalidRequest(_:)``. Nothing is sent
+    ///   then.
     @discardableResult
     public func download(
         request: any NetworkRequest, to destination: DownloadDestination, id: String
@@ -217,7 +220,9 @@ public final class BackgroundTransfers: Sendable {
 
     /// Cancels transfer `id`: one being prepared or under way ends at once, and the handler gets
     /// ``NetworkError/cancelled``; one that has ended keeps its result. The ID's resume data is
-    /// dropped, so its next download starts over. Harmless for an unknown ID.
+    /// dropped, so its next download starts over. Harmless for an unknown ID. While the ledger
+    /// cannot be read (a device locked since it restarted), the cancel waits for the read, and
+    /// the transfer ends then, unless it ended first.
     public func cancel(id: String) {
         perform(ledger.withLock { $0.cancel(id: id) })
     }
@@ -273,7 +278,11 @@ public final class BackgroundTransfers: Sendable {
             acceptableStatusCodes: request.acceptableStatusCodes.resolved(moduleDefault: module.acceptableStatusCodes)
                 .closedRanges,
             requestID: requestID, sequenceNumber: sequenceNumber, startDate: Date())
-        guard ledger.withLock({ $0.begin(start) }) else { return false }
+        switch ledger.withLock({ $0.begin(start) }) {
+        case .begun: break
+        case .idTaken: return false
+        case .ledgerUnreadable: throw NetworkError(store.notSavedError(url: urlRequest.url))
+        }
         prepare(urlRequest, from: 0, start)
         return true
     }
@@ -401,8 +410,7 @@ public final class BackgroundTransfers: Sendable {
         for delivery in step.deliveries { deliver(delivery) }
         if step.readsAgain {
             let load = store.load()
-            let collision = NetworkError(store.notSavedError(url: nil))
-            perform(ledger.withLock { $0.read(load, collision: collision) })
+            perform(ledger.withLock { $0.read(load) })
         }
         if saved, step.snapshot != nil { perform(ledger.withLock { $0.retryReports() }) }
     }

@@ -81,7 +81,7 @@ struct BackgroundTransferLedgerTests {
 
         let begun = ledger.begin(start("a"))
 
-        #expect(begun)
+        #expect(begun == .begun)
         #expect(ledger.count == 1)
         #expect(ledger.persisted.transfers.isEmpty)
     }
@@ -96,7 +96,7 @@ struct BackgroundTransferLedgerTests {
 
         let again = ["preparing", "sent", "finished"].map { ledger.begin(start($0, token: "new-\($0)")) }
 
-        #expect(again == [false, false, false])
+        #expect(again == [.idTaken, .idTaken, .idTaken])
         #expect(ledger.count == 3)
     }
 
@@ -181,7 +181,7 @@ struct BackgroundTransferLedgerTests {
         #expect(told)
         #expect(ledger.count == 0)
         let again = ledger.begin(start("a", token: "again"))
-        #expect(again)
+        #expect(again == .begun)
     }
 
     @Test("when a save fails for a transfer of an earlier launch, an ended one or a wrong token, should do nothing")
@@ -660,11 +660,11 @@ struct BackgroundTransferLedgerTests {
             token: "token-a", Completion(error: URLError(.networkConnectionLost)), resumeData: Data([5]), limit: limit)
         _ = after.completed(token: "token-b", response(201), limit: limit)
 
-        let armedAlready = after.read(.blocked, collision: .cancelled)
+        let armedAlready = after.read(.blocked)
         let fired = after.timerFired(.reload)
-        let stillLocked = after.read(.blocked, collision: .cancelled)
-        let step = after.read(.loaded(before.persisted), collision: .cancelled)
-        let again = after.read(.loaded(before.persisted), collision: .cancelled)
+        let stillLocked = after.read(.blocked)
+        let step = after.read(.loaded(before.persisted))
+        let again = after.read(.loaded(before.persisted))
         let drained = after.eventsDrained()
 
         #expect(armedAlready.timers.isEmpty && fired.readsAgain && stillLocked.timers == [.reload])
@@ -683,7 +683,7 @@ struct BackgroundTransferLedgerTests {
         var after = Ledger(BackgroundTransferStore.LedgerLoad.blocked)
         _ = after.completed(token: "token-a", response(201), limit: limit)
 
-        let step = after.read(.damaged, collision: .cancelled)
+        let step = after.read(.damaged)
         let listing = after.listed(["stray"])
 
         #expect(step.deliveries.isEmpty && step.snapshot == nil)
@@ -691,17 +691,41 @@ struct BackgroundTransferLedgerTests {
         #expect(!after.wake().readsAgain)
     }
 
-    @Test("when a transfer is preparing under an ID the file names once read, should fail it and keep the file's")
-    func blindCollision() {
+    @Test("when the file cannot be read yet, should begin nothing, and begin again once it is read")
+    func blindBegin() {
         var before = Ledger()
         sent(in: &before)
         var after = Ledger(BackgroundTransferStore.LedgerLoad.blocked)
-        _ = after.begin(start("a", token: "new"))
 
-        let step = after.read(.loaded(before.persisted), collision: .cancelled)
+        let whileLocked = after.begin(start("a", token: "new"))
+        _ = after.read(.loaded(before.persisted))
 
-        #expect(error(of: step.deliveries.first) == .cancelled)
+        #expect(whileLocked == .ledgerUnreadable && after.count == 1)
+        #expect(after.begin(start("a", token: "new")) == .idTaken, "the file's transfer holds the ID")
+        #expect(after.begin(start("b")) == .begun)
         #expect(after.persisted.transfers.map(\.token) == ["token-a"])
+    }
+
+    @Test(
+        "when the app cancels while the file cannot be read, should cancel once it is read, unless the end came first")
+    func blindCancel() {
+        var before = Ledger()
+        sent(in: &before)
+        sent("b", in: &before)
+        var after = Ledger(BackgroundTransferStore.LedgerLoad.blocked)
+
+        let whileLocked = after.cancel(id: "a")
+        _ = after.cancel(id: "b")
+        _ = after.completed(token: "token-b", response(201), limit: limit)
+        let step = after.read(.loaded(before.persisted))
+
+        #expect(whileLocked.deliveries.isEmpty && whileLocked.tokensToCancel.isEmpty)
+        #expect(step.tokensToCancel == ["token-a"])
+        let endings = step.deliveries.map { delivery -> String in
+            guard case .outcome(let outcome) = delivery.ending else { return "\(delivery.id): failure" }
+            return "\(delivery.id): \(outcome.ending == .cancelled ? "cancelled" : "its result")"
+        }
+        #expect(endings.sorted() == ["a: cancelled", "b: its result"], "b ended before the read")
     }
 
     // MARK: - A report that cannot be saved

@@ -107,11 +107,8 @@ struct BackgroundTransfersSecondAttackTests {
         #expect(reports.ids == ["a"], "once: \(describe())")
         let cancelledTask = second.log.value.contains("cancel \(token)")
         let reportedCancel = reports.results.first?.error == .cancelled
-        withKnownIssue("BREAK: cancel(id:) while the ledger is locked is dropped; the transfer runs on and reports 201")
-        {
-            #expect(cancelledTask, "the system's task was never cancelled: \(second.log.value)")
-            #expect(reportedCancel, "the app cancelled \"a\" and was told: \(describe())")
-        }
+        #expect(cancelledTask, "the system's task was never cancelled: \(second.log.value)")
+        #expect(reportedCancel, "the app cancelled \"a\" and was told: \(describe())")
         _ = t1
     }
 
@@ -129,18 +126,19 @@ struct BackgroundTransfersSecondAttackTests {
         let t2 = transfers(module: module(clock: clock), system: second)
         second.list([token])
         // The app does not know "a" is under way (its own state was lost too) and starts it again.
-        let started = try t2.upload(request: Attack.Upload(file: file("again.mp4")), id: "a")
+        // Which IDs are taken is unknown until the read: nothing begins.
+        let refused = #expect(throws: NetworkError.self) {
+            try t2.upload(request: Attack.Upload(file: file("again.mp4")), id: "a")
+        }
+        #expect(refused?.transportFailure?.code == .cannotWriteToFile)
         try unlockLedger(saved)
         clock.advance(by: 30)
         t2.systemCompleted(token: token, completion: response(201), resumeData: nil)
         clock.advance(by: 120)
 
         let count = reports.ids.filter { $0 == "a" }.count
-        withKnownIssue("BREAK: while locked, an ID under way is not taken: \"a\" is reported twice (unsent, then 201)")
-        {
-            #expect(!started || count == 1, "upload returned \(started); handler got: \(describe())")
-        }
-        #expect(count >= 1)
+        #expect(count == 1, "handler got: \(describe())")
+        #expect((try? reports.results.first?.get().statusCode) == 201)
         _ = t1
     }
 
@@ -161,7 +159,8 @@ struct BackgroundTransfersSecondAttackTests {
         let clock = ManualDelayScheduler()
         let t2 = transfers(module: module(clock: clock, executor: executor), system: second)
         second.list([token])
-        try t2.upload(request: Attack.Upload(file: file("again.mp4")), id: "a")  // fails unsent: its report is queued
+        // Refused at once (nothing enters the ledger), so no report waits on the queue.
+        #expect(throws: NetworkError.self) { try t2.upload(request: Attack.Upload(file: file("again.mp4")), id: "a") }
         try unlockLedger(saved)
         clock.advance(by: 30)  // the reload reads the file before the queue runs
         for job in executor.jobs.withLock({ jobs in
@@ -182,12 +181,8 @@ struct BackgroundTransfersSecondAttackTests {
         let cancelled = second.log.value.contains("cancel \(token)")
         let real = reports.results.contains { (try? $0.get().statusCode) == 201 }
         let onDisk = (try? String(decoding: Data(contentsOf: ledgerFile), as: UTF8.self)) ?? ""
-        withKnownIssue(
-            "BREAK: the file's transfer under a reused ID is dropped at the read, its task cancelled, never reported"
-        ) {
-            #expect(!cancelled, "the earlier launch's task was cancelled: \(second.log.value)")
-            #expect(real, "the earlier launch's result never came: \(describe()); ledger now \(onDisk)")
-        }
+        #expect(!cancelled, "the earlier launch's task was cancelled: \(second.log.value)")
+        #expect(real, "the earlier launch's result never came: \(describe()); ledger now \(onDisk)")
         _ = t1
     }
 
@@ -216,10 +211,7 @@ struct BackgroundTransfersSecondAttackTests {
         try t2.download(request: Attack.Get(), to: destination, id: "d")
 
         let kind = second.sent.last?.task
-        withKnownIssue("BREAK: cancel(id:) while locked keeps the ID's resume data; the next download resumes from it")
-        {
-            #expect(kind == .download, "sent as \(String(describing: kind))")
-        }
+        #expect(kind == .download, "sent as \(String(describing: kind))")
         _ = t1
     }
 
