@@ -369,7 +369,9 @@ struct TransportTaskRecordTests {
         chosen.httpBodyStream = try BodyStreams.makeStream(from: source("second body"))
         var copied = chosen
         copied.httpBodyStream = InputStream(data: Data("URLSession's copy".utf8))
-        defer { [request, chosen].forEach { $0.httpBodyStream.map(BodyStreams.release) } }
+        defer {
+            for sent in [request, chosen] { sent.httpBodyStream.map(BodyStreams.release) }
+        }
 
         record.followed(chosen, as: record.redirects.proposal(after: 307, proposed: chosen))
         let afterChoice = record.bodySource?.length
