@@ -421,14 +421,17 @@ struct BackgroundTransferLedger {
 
     /// The actions prepared `request`: it is written down and handed to the system. Nothing
     /// happens if the transfer is no longer preparing (cancelled meanwhile).
-    mutating func prepared(id: String, token: String, request: URLRequest, sentDate: Date) -> Step {
+    mutating func prepared(
+        id: String, token: String, request: URLRequest, sentDate: Date, carriesCredentials: Bool = false
+    ) -> Step {
         guard let entry = entries[id], entry.token == token, case .preparing(let start) = entry.state else {
             return Step()
         }
         let record = BackgroundTransferRecord(
             id: id, token: token, kind: start.kind, acceptableStatusCodes: start.acceptableStatusCodes,
             url: request.url, method: request.httpMethod ?? "GET", requestID: start.requestID,
-            sequenceNumber: start.sequenceNumber, startDate: start.startDate, sentDate: sentDate, phase: .sent)
+            sequenceNumber: start.sequenceNumber, startDate: start.startDate, sentDate: sentDate, phase: .sent,
+            carriesCredentials: carriesCredentials ? true : nil)
         let transfer = Transfer(
             record: record, request: request, networkRequest: start.networkRequest, startedThisLaunch: true)
         entries[id]?.state = .sent(transfer)
@@ -540,7 +543,9 @@ struct BackgroundTransferLedger {
             completion, collected: transfer.body, bodyTooLarge: transfer.bodyTooLarge, limit: limit)
         var step = Step()
         if transfer.record.kind.isDownload {
-            if let data {
+            // Resume data holds the request's header fields: none is kept of a request with
+            // credentials, which would rest on disk and be sent again unchanged.
+            if let data, transfer.record.carriesCredentials != true {
                 resumeData.insert(id)
                 step.resumeDataToWrite.append((id, data))
             } else if resumeData.remove(id) != nil {

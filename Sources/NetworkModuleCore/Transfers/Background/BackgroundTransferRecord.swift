@@ -51,6 +51,9 @@ struct BackgroundTransferRecord: Codable, Equatable, Sendable {
     let startDate: Date
     let sentDate: Date
     var phase: Phase
+    /// Whether the request sent held credential header fields: its resume data would hold them
+    /// too, so none is kept. Optional, so that a file without it reads as before.
+    var carriesCredentials: Bool? = nil
 
     /// The request as the actions see it after a relaunch: URL and method.
     var request: URLRequest {

@@ -94,8 +94,9 @@ public final class BackgroundTransfers: Sendable {
     ///   - credentialsMayFollowRedirects: whether a transfer may carry credential header fields
     ///     (`Authorization`, cookies, API keys: the names ``Redaction`` masks). The system follows
     ///     redirects without asking the app, so they could reach any origin the server redirects
-    ///     to, and an interrupted download's resume data holds them on disk until the transfer
-    ///     ends. When `false`, the default, such a transfer fails unsent, through `handler`, with
+    ///     to. Such a download keeps no resume data (it would hold them on disk, and be sent again
+    ///     with them unchanged): interrupted, it starts over. When `false`, the default, such a
+    ///     transfer fails unsent, through `handler`, with
     ///     ``NetworkError/transportError(_:)-enum.case`` (`URLError.unsupportedURL`). Set it only
     ///     for a server that redirects to origins you trust.
     ///   - handler: called once per transfer, on the module's completion executor, with its ID
@@ -332,7 +333,12 @@ public final class BackgroundTransfers: Sendable {
             return failPreparation(
                 start, BackgroundTransferRefusal.credentials(names: credentials).networkError(url: request.url))
         }
-        perform(ledger.withLock { $0.prepared(id: start.id, token: start.token, request: request, sentDate: Date()) })
+        perform(
+            ledger.withLock {
+                $0.prepared(
+                    id: start.id, token: start.token, request: request, sentDate: Date(),
+                    carriesCredentials: !credentials.isEmpty)
+            })
     }
 
     private func failPreparation(_ start: BackgroundTransferLedger.Start, _ error: NetworkError) {

@@ -374,6 +374,24 @@ struct BackgroundTransferLedgerTests {
 
     // MARK: - Cancelling
 
+    @Test("when a download sent with credentials is interrupted, should keep no resume data, across a relaunch too")
+    func credentialedResumeData() {
+        var ledger = Ledger(Ledger.Persisted(resumeData: ["a"]))
+        _ = ledger.begin(start("a", download: true))
+        _ = ledger.prepared(
+            id: "a", token: "token-a", request: request(), sentDate: Date(timeIntervalSince1970: 1_001),
+            carriesCredentials: true)
+        var relaunched = relaunched(ledger)
+
+        let step = relaunched.completed(
+            token: "token-a", Completion(error: URLError(.networkConnectionLost)), resumeData: Data([1]), limit: limit)
+
+        #expect(ledger.persisted.transfers.first?.carriesCredentials == true)
+        #expect(step.resumeDataToWrite.isEmpty)
+        #expect(step.resumeDataToRemove == ["a"], "the older resume data goes too")
+        #expect(step.snapshot?.persisted.resumeData == [])
+    }
+
     @Test("when a sent transfer is cancelled, should deliver .cancelled, cancel its task and drop its resume data")
     func cancelSent() {
         var ledger = Ledger(Ledger.Persisted(resumeData: ["a"]))

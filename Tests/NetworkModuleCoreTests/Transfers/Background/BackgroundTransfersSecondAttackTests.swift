@@ -412,13 +412,9 @@ struct BackgroundTransfersSecondAttackTests {
             try? Data(contentsOf: state.appendingPathComponent($0))
         }
         let holdsSecret = onDisk.contains { String(decoding: $0, as: UTF8.self).contains("s3cr3t-token") }
-        // BackgroundTransfers.init: "an interrupted download's resume data holds them on disk
-        // until the transfer ends". It ended (reported); the secret stays until the ID is
+        // None is kept of a request with credentials: it would rest on disk until the ID is
         // downloaded again or cancelled, which an app may never do.
-        withKnownIssue("BREAK: resume data with the Authorization header stays on disk after its transfer is reported")
-        {
-            #expect(!holdsSecret, "a resume-*.data file still holds the bearer token after the report")
-        }
+        #expect(!holdsSecret, "a resume-*.data file still holds the bearer token after the report")
     }
 
     @Test(
@@ -444,11 +440,7 @@ struct BackgroundTransfersSecondAttackTests {
         try t2.download(request: Attack.Get(), to: destination, id: "d")
 
         let kind = second.sent.last?.task
-        withKnownIssue(
-            "BREAK: a launch with credentialsMayFollowRedirects false resumes from resume data holding the old Authorization"
-        ) {
-            #expect(kind != .resumedDownload(resumeData), "handed to the system as \(String(describing: kind))")
-        }
+        #expect(kind == .download, "handed to the system as \(String(describing: kind))")
         _ = t1
     }
 }

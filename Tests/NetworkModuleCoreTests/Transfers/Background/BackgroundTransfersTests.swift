@@ -478,7 +478,8 @@ struct BackgroundTransfersTests {
     @Test("when an interrupted download is started again, should continue from its resume data, then drop it")
     func resumes() throws {
         defer { try? FileManager.default.removeItem(at: folder) }
-        let transfers = transfers()
+        // No credentials: resume data of a request with credentials is not kept.
+        let transfers = transfers(module: module(actions: []))
         let destination = DownloadDestination(folder.appendingPathComponent("intro.mp4"))
         try transfers.download(request: Get(), to: destination, id: "intro")
         let first = try #require(system.sent.first?.token)
