@@ -23,6 +23,8 @@ enum BackgroundTransferRefusal {
     /// A prepared request with credential header fields (`names`), which the system would carry
     /// across redirects it follows unasked, when the app has not allowed that.
     case credentials(names: [String])
+    /// A second live instance for the session `identifier` (and its state folder) in one process.
+    case secondInstance(identifier: String)
     /// A module whose session hides the server-trust policy (the pins) that its transfers must
     /// keep: a session of the app's own, and no `serverTrust:` given.
     case serverTrustUnknown
@@ -74,6 +76,10 @@ enum BackgroundTransferRefusal {
                 + "redirects without asking the app, so they could reach another origin: it was not sent. If your "
                 + "server redirects only to origins you trust, create BackgroundTransfers with "
                 + "credentialsMayFollowRedirects: true."
+        case .secondInstance(let identifier):
+            "Another BackgroundTransfers for \(identifier) is alive in this process, and the system delivers the "
+                + "session's events to the first one made: this one sends nothing and reports nothing. Make one per "
+                + "identifier when the app launches and keep it."
         case .serverTrustUnknown:
             "The module's session is neither URLSessionTransport nor one of the framework's decorators in front of "
                 + "it, so the server-trust policy (the pins) its requests are held to is unknown, and a background "

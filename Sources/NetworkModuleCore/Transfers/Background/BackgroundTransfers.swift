@@ -57,6 +57,10 @@ public final class BackgroundTransfers: Sendable {
     private let store: BackgroundTransferStore
     /// The system's side; `nil` on Linux, where every transfer is refused.
     private let system: (any BackgroundTaskSystem)?
+    /// This instance's hold on its state folder, for its life (``StateDirectoryClaim``).
+    private let claim: StateDirectoryClaim?
+    /// Another live instance holds the folder: this one refuses everything.
+    private let isSecond: Bool
     /// The server-trust policy the system's session applies; `nil` when the module's session
     /// hides it, and then every transfer is refused (``BackgroundTransferRefusal/serverTrustUnknown``).
     private let serverTrust: ServerTrustPolicy?
@@ -77,7 +81,9 @@ public final class BackgroundTransfers: Sendable {
     /// Create it when the app launches, before the app delegate's
     /// `application(_:handleEventsForBackgroundURLSession:completionHandler:)` runs, and only one
     /// per identifier in a process: the system delivers a session's events to the first
-    /// `URLSession` made with its identifier.
+    /// `URLSession` made with its identifier. A second one made while the first is alive (for the
+    /// same state folder) sends and reports nothing: its `upload` and `download` throw
+    /// ``NetworkError/transportError(_:)-enum.case`` (`URLError.unsupportedURL`, saying so).
     ///
     /// - Parameters:
     ///   - identifier: the background session's identifier, the same at every launch.
@@ -125,7 +131,7 @@ public final class BackgroundTransfers: Sendable {
             identifier: identifier, module: module,
             directory: BackgroundTransferStore.directory(for: identifier, in: stateDirectory), system: system,
             serverTrust: trust, credentialHeaderNames: names,
-            credentialsMayFollowRedirects: credentialsMayFollowRedirects, handler: handler)
+            credentialsMayFollowRedirects: credentialsMayFollowRedirects, claimsDirectory: true, handler: handler)
     }
 
     /// The policy the transfers keep: `given`, or else `transport`'s; `nil` when neither is known,
@@ -135,14 +141,20 @@ public final class BackgroundTransfers: Sendable {
     }
 
     /// An instance on `system` (a fake in tests), with its files in `directory`; `writesFiles`
-    /// replaces the store's file writer (tests fail writes with it).
+    /// replaces the store's file writer (tests fail writes with it). With `claimsDirectory` (the
+    /// app's instances), a second live instance for `directory` refuses everything; tests that
+    /// play a relaunch keep the earlier instance alive, and leave it out.
     init(
         identifier: String, module: DefaultNetworkModule, directory: URL, system: (any BackgroundTaskSystem)?,
         serverTrust: ServerTrustPolicy? = .system, credentialHeaderNames: Set<String> = [],
         credentialsMayFollowRedirects: Bool = false,
-        writesFiles: (@Sendable (Data, URL) -> Bool)? = nil,
+        writesFiles: (@Sendable (Data, URL) -> Bool)? = nil, claimsDirectory: Bool = false,
         handler: @escaping @Sendable (_ id: String, _ result: Result<NetworkResponse, NetworkError>) -> Void
     ) {
+        let claim = claimsDirectory ? StateDirectoryClaim.claim(directory) : nil
+        let isSecond = claimsDirectory && claim == nil
+        self.claim = claim
+        self.isSecond = isSecond
         self.identifier = identifier
         self.module = module
         self.serverTrust = serverTrust
@@ -150,8 +162,11 @@ public final class BackgroundTransfers: Sendable {
         self.credentialsMayFollowRedirects = credentialsMayFollowRedirects
         self.handler = handler
         self.store = BackgroundTransferStore(directory: directory, write: writesFiles)
-        self.ledger = LockedState(BackgroundTransferLedger(store.load()))
-        self.system = system
+        // A second instance neither reads the ledger (its results are the first one's to report)
+        // nor makes a session (the system delivers to the first).
+        self.ledger = LockedState(isSecond ? BackgroundTransferLedger() : BackgroundTransferLedger(store.load()))
+        self.system = isSecond ? nil : system
+        guard !isSecond else { return }
         perform(ledger.withLock { $0.launched() })
         system?.attach(to: self)
         system?.listTokens { [weak self] tokens in
@@ -180,7 +195,7 @@ public final class BackgroundTransfers: Sendable {
     ///   through the handler.
     @discardableResult
     public func upload(request: any NetworkRequest, id: String) throws(NetworkError) -> Bool {
-        guard system != nil else { throw BackgroundTransferRefusal.platform.networkError(url: nil) }
+        try refuseWithoutSystem()
         guard case .file(let file, _)? = request.body?.content else {
             throw BackgroundTransferRefusal.bodyNotAFile.networkError(url: nil)
         }
@@ -211,7 +226,7 @@ public final class BackgroundTransfers: Sendable {
     public func download(
         request: any NetworkRequest, to destination: DownloadDestination, id: String
     ) throws(NetworkError) -> Bool {
-        guard system != nil else { throw BackgroundTransferRefusal.platform.networkError(url: nil) }
+        try refuseWithoutSystem()
         guard request.body == nil else { throw BackgroundTransferRefusal.downloadWithBody.networkError(url: nil) }
         let kind = BackgroundTransferRecord.Kind.download(
             destination: destination.url, replacesExistingFile: destination.replacesExistingFile,
@@ -240,7 +255,7 @@ public final class BackgroundTransfers: Sendable {
     public func handleEvents(
         forBackgroundURLSession identifier: String, completionHandler: @escaping () -> Void
     ) -> Bool {
-        guard identifier == self.identifier else { return false }
+        guard identifier == self.identifier, !isSecond else { return false }
         guard system != nil else {
             completionHandler()
             return true
@@ -252,6 +267,13 @@ public final class BackgroundTransfers: Sendable {
     }
 
     // MARK: - Starting a transfer
+
+    /// Refuses a transfer when there is no system to hand it to: in a second instance for the
+    /// same state folder, and on Linux.
+    private func refuseWithoutSystem() throws(NetworkError) {
+        if isSecond { throw BackgroundTransferRefusal.secondInstance(identifier: identifier).networkError(url: nil) }
+        guard system != nil else { throw BackgroundTransferRefusal.platform.networkError(url: nil) }
+    }
 
     private func start(
         _ request: any NetworkRequest, id: String, kind: BackgroundTransferRecord.Kind
