@@ -39,6 +39,7 @@ import Foundation
 /// | mode | event | step |
 /// |---|---|---|
 /// | locked, damaged | ``listed(_:)`` | cancel nothing, report nothing (locked: the listing is kept; damaged: its unknown tokens are saved as unrecognised) |
+/// | read, no listing seen since a damaged file was saved | ``listed(_:)`` | save its unknown tokens as unrecognised, cancel only what an earlier adoption no longer covers |
 /// | locked | ``completed(token:_:resumeData:limit:)`` for an unknown token | keep the end and its resume data; read the file again |
 /// | damaged | ``completed(token:_:resumeData:limit:)`` for an unknown token | drop it (its transfer cannot be recognised any more) |
 /// | locked | ``begin(_:)`` | refuse it (``Begun/ledgerUnreadable``): its ID may be one the file names |
@@ -71,6 +72,10 @@ struct BackgroundTransferLedger {
         /// ledger lost, left to run (an upload may still reach its server) and never cancelled.
         /// Optional, so that a file without it reads as before.
         var unrecognised: [String]? = nil
+        /// A damaged ledger's launch saved this file before the system listed its tasks: the
+        /// next listing, in whichever launch, records the tasks it cannot recognise as
+        /// ``unrecognised`` instead of cancelling them.
+        var adoptsNextListing: Bool? = nil
     }
 
     /// What a transfer is, known when the app asks for it.
@@ -227,6 +232,9 @@ struct BackgroundTransferLedger {
     private var resumeData: Set<String> = []
     /// The tokens of the tasks a damaged ledger lost (``Persisted/unrecognised``).
     private var unrecognised: Set<String> = []
+    /// No listing was seen since a damaged ledger: the next one adopts the tasks it cannot
+    /// recognise (``Persisted/adoptsNextListing``).
+    private var adoptsNextListing = false
     private var snapshots = 0
     private var mode = Mode.read
     /// While locked: the system's listing, replayed once the file is read.
@@ -252,7 +260,9 @@ struct BackgroundTransferLedger {
         case .loaded(let persisted): merge(persisted)
         case .none: break
         case .blocked: mode = .locked
-        case .damaged: mode = .damaged
+        case .damaged:
+            mode = .damaged
+            adoptsNextListing = true
         }
     }
 
@@ -283,22 +293,21 @@ struct BackgroundTransferLedger {
     /// not have becomes unlisted: its end may still come, and ``eventsDrained()`` reports it
     /// lost if it does not. A task the ledger does not know (one whose transfer was cancelled
     /// or reported) is cancelled, but only when the ledger file was read: a blind ledger
-    /// cancels nothing.
+    /// cancels nothing, and the first listing after a damaged one adopts the tasks it cannot
+    /// recognise.
     mutating func listed(_ tokens: Set<String>) -> Step {
         var step = Step()
-        switch mode {
-        case .read: break
-        case .locked:
+        if mode == .locked {
             pendingListing = tokens
             return step
-        case .damaged:
-            // Tasks of transfers the damaged file named: never recognised again, never cancelled.
-            let lost = tokens.filter { ids[$0] == nil }
-            guard !lost.isSubset(of: unrecognised) else { return step }
-            unrecognised.formUnion(lost)
-            step.snapshot = snapshot()
-            return step
         }
+        if adoptsNextListing {
+            // Tasks of transfers a damaged file named: never recognised again, never cancelled.
+            adoptsNextListing = false
+            unrecognised.formUnion(tokens.filter { ids[$0] == nil })
+            step.snapshot = snapshot()
+        }
+        guard mode == .read else { return step }
         let stillListed = unrecognised.intersection(tokens)
         if stillListed != unrecognised {
             unrecognised = stillListed
@@ -361,6 +370,7 @@ struct BackgroundTransferLedger {
             return step
         case .damaged:
             mode = .damaged
+            adoptsNextListing = true
             pendingEnds = [:]
             pendingCancels = []
             pendingListing = nil
@@ -630,7 +640,8 @@ struct BackgroundTransferLedger {
         }
         return Persisted(
             transfers: transfers, resumeData: resumeData.sorted(),
-            unrecognised: unrecognised.isEmpty ? nil : unrecognised.sorted())
+            unrecognised: unrecognised.isEmpty ? nil : unrecognised.sorted(),
+            adoptsNextListing: adoptsNextListing ? true : nil)
     }
 
     // MARK: - Helpers
@@ -654,6 +665,7 @@ struct BackgroundTransferLedger {
         }
         resumeData.formUnion(persisted.resumeData)
         unrecognised.formUnion(persisted.unrecognised ?? [])
+        adoptsNextListing = adoptsNextListing || persisted.adoptsNextListing == true
     }
 
     /// Asks for `timer` in `step`, unless it is armed already.

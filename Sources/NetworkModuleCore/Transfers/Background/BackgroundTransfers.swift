@@ -341,7 +341,7 @@ public final class BackgroundTransfers: Sendable {
     /// follow redirects) and an upload's file (the actions may have taken long enough for it to
     /// go), writes the transfer down and hands it to the system.
     private func send(_ request: URLRequest, _ start: BackgroundTransferLedger.Start) {
-        guard request.url != nil else { return failPreparation(start, .invalidRequest(.missingURL)) }
+        guard let url = request.url else { return failPreparation(start, .invalidRequest(.missingURL)) }
         do throws(NetworkError) {
             try HeaderValidation.validate(request)
             // The system raises an exception for an upload file it cannot open: it is opened
@@ -359,7 +359,9 @@ public final class BackgroundTransfers: Sendable {
             ledger.withLock {
                 $0.prepared(
                     id: start.id, token: start.token, request: request, sentDate: Date(),
-                    carriesCredentials: !credentials.isEmpty)
+                    // Header fields, or a password or a secret query item in the URL: resume
+                    // data would hold either.
+                    carriesCredentials: !credentials.isEmpty || Redaction.default.redacted(url) != url)
             })
     }
 

@@ -16,12 +16,24 @@ final class StateDirectoryClaim: Sendable {
 
     /// The claim of `directory`, or `nil` when a live instance holds it already.
     static func claim(_ directory: URL) -> StateDirectoryClaim? {
-        let key = directory.standardizedFileURL.path
+        let key = path(of: directory)
         return claims.withLock { claims in
             if claims[key]?.claim != nil { return nil }
             let claim = StateDirectoryClaim()
             claims[key] = Entry(claim: claim)
             return claim
         }
+    }
+
+    /// The folder's path however it is reached (a symbolic link, `..`), the folder existing yet
+    /// or not: its nearest existing ancestor is resolved, and the rest appended.
+    static func path(of directory: URL) -> String {
+        var existing = directory.standardizedFileURL
+        var rest: [String] = []
+        while !FileManager.default.fileExists(atPath: existing.path), existing.pathComponents.count > 1 {
+            rest.insert(existing.lastPathComponent, at: 0)
+            existing.deleteLastPathComponent()
+        }
+        return rest.reduce(existing.resolvingSymlinksInPath()) { $0.appendingPathComponent($1) }.path
     }
 }

@@ -643,6 +643,24 @@ struct BackgroundTransferLedgerTests {
         #expect(next.listed([]).snapshot?.persisted.unrecognised == nil)
     }
 
+    @Test(
+        "when a damaged ledger's launch saves before the system lists its tasks, the next launch's listing adopts them")
+    func damagedSavedBeforeListing() throws {
+        var damaged = Ledger(BackgroundTransferStore.LedgerLoad.damaged)
+        sent("b", in: &damaged)  // the app goes on: a ledger is saved, with no listing yet
+        let saved = damaged.persisted
+
+        var next = Ledger(.loaded(saved))
+        let listing = next.listed(["token-lost", "token-b"])
+        var after = Ledger(.loaded(try #require(listing.snapshot?.persisted)))
+
+        #expect(saved.adoptsNextListing == true)
+        #expect(listing.tokensToCancel.isEmpty, "the damaged era's task is adopted, not cancelled")
+        #expect(listing.snapshot?.persisted.unrecognised == ["token-lost"])
+        #expect(listing.snapshot?.persisted.adoptsNextListing == nil)
+        #expect(after.listed(["token-lost", "stray"]).tokensToCancel == ["stray"])
+    }
+
     @Test("when a ledger file was written before unrecognised tokens were saved, should read it as before")
     func persistedWithoutUnrecognised() throws {
         let old = Data(#"{"resumeData":["a"],"transfers":[],"version":1}"#.utf8)
