@@ -1,0 +1,93 @@
+import Foundation
+import NetworkModuleTesting
+import Testing
+
+@testable import NetworkModuleCore
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A third running attack on issue 39's fixes (3e0b800..85c7aa7). Each test asserts the
+/// promise; a break is pinned with `withKnownIssue("BREAK: …")`.
+@Suite("BackgroundTransfersThirdAttack", .serialized)
+struct BackgroundTransfersThirdAttackTests {
+    typealias Base = BackgroundTransfersTests
+    typealias Attack = BackgroundTransfersAttackTests
+    typealias Second = BackgroundTransfersSecondAttackTests
+
+    let folder: URL
+    let reports = Base.Reports()
+
+    init() throws { folder = try makeTemporaryFolder() }
+
+    func module(clock: ManualDelayScheduler = ManualDelayScheduler()) -> DefaultNetworkModule {
+        DefaultNetworkModule(
+            requestBuilder: DefaultRequestBuilder(baseURL: URL(string: "https://api.example.com/v2")!),
+            session: FakeNetworkSession(), completionExecutor: BuiltInExecutor.immediate, delayScheduler: clock)
+    }
+
+    func instance(
+        directory: URL, system: any BackgroundTaskSystem, claims: Bool, clock: ManualDelayScheduler? = nil
+    ) -> BackgroundTransfers {
+        BackgroundTransfers(
+            identifier: "com.example.transfers", module: module(clock: clock ?? ManualDelayScheduler()),
+            directory: directory, system: system, credentialsMayFollowRedirects: true, claimsDirectory: claims,
+            handler: reports.handler)
+    }
+
+    func file(_ name: String) throws -> URL {
+        let file = folder.appendingPathComponent(name)
+        try Data(repeating: 7, count: 1_000).write(to: file)
+        return file
+    }
+
+    func response(_ status: Int) -> BackgroundTransferOutcome.SystemCompletion {
+        BackgroundTransferOutcome.SystemCompletion(
+            response: HTTPURLResponse(
+                url: URL(string: "https://api.example.com/v2/videos")!, statusCode: status, httpVersion: "HTTP/1.1",
+                headerFields: [:]),
+            bytesSent: 1_000, bytesReceived: 8)
+    }
+
+    // MARK: - 85c7aa7: StateDirectoryClaim
+
+    @Test("the state folder reached through a symbolic link: the second instance refuses, no transfer is lost")
+    @MainActor
+    func stateFolderThroughASymbolicLink() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let real = folder.appendingPathComponent("state")
+        try FileManager.default.createDirectory(at: real, withIntermediateDirectories: true)
+        let link = folder.appendingPathComponent("state-link")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: real)
+
+        let first = Attack.LogSystem()
+        let t1 = instance(directory: real, system: first, claims: true)
+        try t1.upload(request: Attack.Upload(file: file("a.mp4")), id: "a")
+        let tokenA = try #require(first.tokens.first)
+        // The app makes the object again, its state folder spelled through a link (as
+        // /var and /private/var are on Apple's systems).
+        let second = Attack.LogSystem()
+        let t2 = instance(directory: link, system: second, claims: true)
+        let refused = (try? t2.upload(request: Attack.Upload(file: file("b.mp4")), id: "b")) == nil
+        let tokenB = second.tokens.first
+        t1.systemCompleted(token: tokenA, completion: response(201), resumeData: nil)
+
+        // Relaunch: the system still runs "b", if it was sent.
+        let third = Attack.LogSystem()
+        let clock = ManualDelayScheduler()
+        let t3 = instance(directory: real, system: third, claims: false, clock: clock)
+        if let tokenB {
+            third.list([tokenB])
+            t3.systemCompleted(token: tokenB, completion: response(201), resumeData: nil)
+        }
+        clock.advance(by: 120)
+
+        let lostB = !refused && !reports.ids.contains("b")
+        withKnownIssue("BREAK: a state folder spelled through a link is claimed twice; \"b\" is lost at relaunch") {
+            #expect(refused, "the second instance sent b: \(second.log.value)")
+            #expect(!lostB, "b was sent and never reported; relaunch log: \(third.log.value), reports: \(reports.ids)")
+        }
+        _ = (t1, t2, t3)
+    }
+}
