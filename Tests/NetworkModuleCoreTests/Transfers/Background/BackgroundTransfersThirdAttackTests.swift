@@ -90,4 +90,53 @@ struct BackgroundTransfersThirdAttackTests {
         }
         _ = (t1, t2, t3)
     }
+
+    // MARK: - b698bb7: resume data of a download that carried credentials
+
+    /// Puts a token in the query, as a signed or token-in-URL download does; `Redaction` masks
+    /// `access_token` as a secret.
+    struct TokenInQuery: NetworkModuleAction {
+        func performBeforeExecutingNetworkRequest(request: (any NetworkRequest)?, urlRequest: inout URLRequest) {
+            guard let url = urlRequest.url, var parts = URLComponents(url: url, resolvingAgainstBaseURL: false)
+            else { return }
+            parts.queryItems = [URLQueryItem(name: "access_token", value: "s3cr3t-token")]
+            urlRequest.url = parts.url
+        }
+    }
+
+    @Test("resume data of a download whose URL carries a token (access_token=) does not outlive the report")
+    func resumeDataWithATokenInTheQuery() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let state = folder.appendingPathComponent("state")
+        let system = Base.FakeSystem()
+        let t = BackgroundTransfers(
+            identifier: "com.example.transfers",
+            module: DefaultNetworkModule(
+                requestBuilder: DefaultRequestBuilder(baseURL: URL(string: "https://api.example.com/v2")!),
+                session: FakeNetworkSession(), actions: [TokenInQuery()], completionExecutor: BuiltInExecutor.immediate,
+                delayScheduler: ManualDelayScheduler()),
+            directory: state, system: system, handler: reports.handler)
+        let destination = DownloadDestination(folder.appendingPathComponent("intro.mp4"))
+        try t.download(request: Attack.Get(), to: destination, id: "d")
+        let sent = try #require(system.sent.first)
+        let url = sent.request.url?.absoluteString ?? ""
+        #expect(url.contains("access_token=s3cr3t-token"))
+        #expect(
+            sent.request.url.map { Redaction.default.redacted($0).absoluteString.contains("s3cr3t-token") } == false)
+        // Apple's resume data is a plist holding the request, its URL and all.
+        let resumeData = Data("<plist>\(url)</plist>".utf8)
+        var interrupted = response(200)
+        interrupted.error = URLError(.networkConnectionLost)
+        t.systemCompleted(token: sent.token, completion: interrupted, resumeData: resumeData)
+
+        #expect(reports.ids == ["d"])
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: state.path)) ?? []
+        let holdsSecret = files.filter { $0.hasPrefix("resume-") }.contains { name in
+            let data = (try? Data(contentsOf: state.appendingPathComponent(name))) ?? Data()
+            return String(decoding: data, as: UTF8.self).contains("s3cr3t-token")
+        }
+        withKnownIssue("BREAK: resume data of a download with a token in its URL stays on disk after the report") {
+            #expect(!holdsSecret, "a resume-*.data file still holds access_token after the report: \(files)")
+        }
+    }
 }
