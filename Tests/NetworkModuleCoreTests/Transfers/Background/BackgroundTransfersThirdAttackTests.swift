@@ -139,4 +139,35 @@ struct BackgroundTransfersThirdAttackTests {
             #expect(!holdsSecret, "a resume-*.data file still holds access_token after the report: \(files)")
         }
     }
+
+    // MARK: - a76aa39: a damaged ledger's tasks
+
+    @Test("a damaged ledger's launch saves before the system lists its tasks: the next launch cancels none of them")
+    func damagedLaunchSavesBeforeTheListing() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let state = folder.appendingPathComponent("state")
+        let first = Attack.LogSystem()
+        let t1 = instance(directory: state, system: first, claims: false)
+        try t1.upload(request: Attack.Upload(file: file("a.mp4")), id: "a")
+        let tokenA = try #require(first.tokens.first)
+        try Data("{not json".utf8).write(to: state.appendingPathComponent("transfers.json"))
+
+        // Launch 2 reads a damaged ledger; the app begins a transfer (a ledger is saved) before
+        // the system's getAllTasks answers, and the process ends (suspended, killed) first.
+        let second = Attack.LogSystem()
+        let t2 = instance(directory: state, system: second, claims: false)
+        try t2.upload(request: Attack.Upload(file: file("b.mp4")), id: "b")
+        let tokenB = try #require(second.tokens.first)
+
+        // Launch 3 reads that clean ledger; the system still runs a and b.
+        let third = Attack.LogSystem()
+        let t3 = instance(directory: state, system: third, claims: false)
+        third.list([tokenA, tokenB])
+
+        let cancelledA = third.log.value.contains("cancel \(tokenA)")
+        withKnownIssue("BREAK: a damaged launch that saves before its listing forgets the damaged era's tasks") {
+            #expect(!cancelledA, "launch 3 cancelled a, never reported: \(third.log.value), reports: \(reports.ids)")
+        }
+        _ = (t1, t2, t3)
+    }
 }
