@@ -84,10 +84,13 @@ struct BackgroundTransfersThirdAttackTests {
         clock.advance(by: 120)
 
         let lostB = !refused && !reports.ids.contains("b")
-        withKnownIssue("BREAK: a state folder spelled through a link is claimed twice; \"b\" is lost at relaunch") {
-            #expect(refused, "the second instance sent b: \(second.log.value)")
-            #expect(!lostB, "b was sent and never reported; relaunch log: \(third.log.value), reports: \(reports.ids)")
-        }
+        // Before the fix: "the second instance sent b", and the relaunch cancelled b's task,
+        // never reported ("cancel <token of b>", reports ["a"]).
+        #expect(refused, "the second instance sent b: \(second.log.value)")
+        #expect(!lostB, "b was sent and never reported; relaunch log: \(third.log.value), reports: \(reports.ids)")
+        // A folder not made yet, under a link: the same folder too.
+        let held = StateDirectoryClaim.claim(real.appendingPathComponent("not-yet/made"))
+        #expect(held != nil && StateDirectoryClaim.claim(link.appendingPathComponent("not-yet/made")) == nil)
         _ = (t1, t2, t3)
     }
 
