@@ -63,13 +63,20 @@ struct UnderlyingTransportTests {
     @Test("should keep the policy given, else the transport's, and know none when neither is there")
     func backgroundPolicy() {
         let transport = URLSessionTransport(serverTrust: Self.pinned)
+        let delegated = URLSession(
+            configuration: .ephemeral, delegate: URLSessionTransport().delegate, delegateQueue: nil)
+        defer { delegated.invalidateAndCancel() }
 
-        #expect(BackgroundTransfers.serverTrust(given: nil, transport: transport) == Self.pinned)
-        #expect(BackgroundTransfers.serverTrust(given: .system, transport: transport) == .system)
-        #expect(BackgroundTransfers.serverTrust(given: Self.pinned, transport: nil) == Self.pinned)
-        #expect(BackgroundTransfers.serverTrust(given: nil, transport: URLSessionTransport()) == .system)
-        // A session of the app's own in front of a pinned transport: unknown, so nothing starts
-        // (BackgroundTransfersTests.serverTrustUnknown), instead of the system's trust alone.
-        #expect(BackgroundTransfers.serverTrust(given: nil, transport: nil) == nil)
+        #expect(BackgroundTransfers.serverTrust(given: nil, session: transport.cached()) == Self.pinned)
+        #expect(BackgroundTransfers.serverTrust(given: .system, session: transport) == .system)
+        #expect(BackgroundTransfers.serverTrust(given: Self.pinned, session: FakeNetworkSession()) == Self.pinned)
+        #expect(BackgroundTransfers.serverTrust(given: nil, session: URLSessionTransport()) == .system)
+        // A plain URLSession without a delegate answers no challenge: the system's trust.
+        #expect(BackgroundTransfers.serverTrust(given: nil, session: URLSessionAdapter(URLSession.shared)) == .system)
+        // A session of the app's own in front of a pinned transport, or a URLSession whose
+        // delegate may pin: unknown, so nothing starts (BackgroundTransfersTests.serverTrustUnknown),
+        // instead of the system's trust alone.
+        #expect(BackgroundTransfers.serverTrust(given: nil, session: AppLoggingSession(wrapping: transport)) == nil)
+        #expect(BackgroundTransfers.serverTrust(given: nil, session: URLSessionAdapter(delegated)) == nil)
     }
 }

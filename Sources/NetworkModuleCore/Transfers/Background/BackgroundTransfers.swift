@@ -117,7 +117,7 @@ public final class BackgroundTransfers: Sendable {
         // decorators in front of it.
         let transport = module.session.transferring.underlyingTransport
         let names = Set((transport?.credentialHeaderNames ?? []).map { $0.lowercased() })
-        let trust = Self.serverTrust(given: serverTrust, transport: transport)
+        let trust = Self.serverTrust(given: serverTrust, session: module.session)
         #if canImport(FoundationNetworking)
             let system: (any BackgroundTaskSystem)? = nil
         #else
@@ -134,10 +134,15 @@ public final class BackgroundTransfers: Sendable {
             credentialsMayFollowRedirects: credentialsMayFollowRedirects, claimsDirectory: true, handler: handler)
     }
 
-    /// The policy the transfers keep: `given`, or else `transport`'s; `nil` when neither is known,
-    /// and then nothing starts.
-    static func serverTrust(given: ServerTrustPolicy?, transport: URLSessionTransport?) -> ServerTrustPolicy? {
-        given ?? transport?.serverTrust
+    /// The policy the transfers keep: `given`, or else that of the transport `session` sends on,
+    /// or the system's for a plain `URLSession` without a delegate (it answers no challenge);
+    /// `nil` when none is known, and then nothing starts.
+    static func serverTrust(given: ServerTrustPolicy?, session: any NetworkSession) -> ServerTrustPolicy? {
+        if let given { return given }
+        let sending = session.transferring
+        if let transport = sending.underlyingTransport { return transport.serverTrust }
+        if let plain = sending as? URLSessionAdapter, plain.urlSession.delegate == nil { return .system }
+        return nil
     }
 
     /// An instance on `system` (a fake in tests), with its files in `directory`; `writesFiles`

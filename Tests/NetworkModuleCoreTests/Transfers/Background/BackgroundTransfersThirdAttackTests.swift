@@ -138,9 +138,7 @@ struct BackgroundTransfersThirdAttackTests {
             let data = (try? Data(contentsOf: state.appendingPathComponent(name))) ?? Data()
             return String(decoding: data, as: UTF8.self).contains("s3cr3t-token")
         }
-        withKnownIssue("BREAK: resume data of a download with a token in its URL stays on disk after the report") {
-            #expect(!holdsSecret, "a resume-*.data file still holds access_token after the report: \(files)")
-        }
+        #expect(!holdsSecret, "a resume-*.data file still holds access_token after the report: \(files)")
     }
 
     // MARK: - a76aa39: a damaged ledger's tasks
@@ -168,9 +166,7 @@ struct BackgroundTransfersThirdAttackTests {
         third.list([tokenA, tokenB])
 
         let cancelledA = third.log.value.contains("cancel \(tokenA)")
-        withKnownIssue("BREAK: a damaged launch that saves before its listing forgets the damaged era's tasks") {
-            #expect(!cancelledA, "launch 3 cancelled a, never reported: \(third.log.value), reports: \(reports.ids)")
-        }
+        #expect(!cancelledA, "launch 3 cancelled a, never reported: \(third.log.value), reports: \(reports.ids)")
         _ = (t1, t2, t3)
     }
 
@@ -181,14 +177,10 @@ struct BackgroundTransfersThirdAttackTests {
         let module = DefaultNetworkModule(
             requestBuilder: DefaultRequestBuilder(baseURL: URL(string: "https://api.example.com")!),
             session: URLSession.shared)
-        let transport = module.session.transferring.underlyingTransport
-        let policy = BackgroundTransfers.serverTrust(given: nil, transport: transport)
+        let policy = BackgroundTransfers.serverTrust(given: nil, session: module.session)
         // README: "a plain URLSession works too (session: URLSession.shared)". A URLSession
         // without a delegate answers no challenge: its policy is the system's, which the
         // framework can read (URLSession.delegate == nil), yet every transfer is refused.
-        withKnownIssue("BREAK: a module on URLSession.shared is taken for an unknown policy; every transfer is refused")
-        {
-            #expect(policy != nil, "serverTrust unknown for URLSession.shared")
-        }
+        #expect(policy == .system, "serverTrust unknown for URLSession.shared")
     }
 }
