@@ -97,7 +97,8 @@ public final class BackgroundTransfers: Sendable {
     ///   - serverTrust: which HTTPS servers the transfers trust. When `nil`, the default, they
     ///     keep the `serverTrust:` policy of the module's ``URLSessionTransport``, found through the framework's decorators in front of
     ///     it (``CachedSession``, ``DeduplicatedSession``, ``ThrottledSession``, the testing
-    ///     library's recorder). A session of your own hides it: give the policy here then
+    ///     library's recorder); a plain `URLSession` without a delegate trusts as the system
+    ///     does. Any other session of your own hides it: give the policy here then
     ///     (``ServerTrustPolicy/system`` when the transport pins nothing), or every transfer is
     ///     refused, unsent. Given, it is used as it is.
     ///   - credentialsMayFollowRedirects: whether a transfer may carry credential header fields
