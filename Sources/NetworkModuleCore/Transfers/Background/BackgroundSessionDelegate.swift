@@ -91,7 +91,7 @@ final class BackgroundSessionDelegate: NSObject, URLSessionDownloadDelegate, URL
         let origin = TrustRefusals.origin(of: task.currentRequest?.url ?? task.originalRequest?.url)
         let response = responseOf(task)
         // A cancel the system explains (a reason in its `userInfo`) is the system's own.
-        let systemCancel = (error as NSError?)?.userInfo[NSURLErrorBackgroundTaskCancelledReasonKey] != nil
+        let systemCancel = Self.cancelReason(in: error) != nil
         let refusal: ServerTrustDecision.Refusal? = refused.withLock { refused in
             let challenged = refused.tokens.remove(token) != nil
             let neighbour =
@@ -177,11 +177,16 @@ final class BackgroundSessionDelegate: NSObject, URLSessionDownloadDelegate, URL
         bytesSent: Int64, bytesReceived: Int64
     ) -> BackgroundTransferOutcome.SystemCompletion {
         let error = refusal.flatMap { ServerTrustDecision.reportedError(for: $0, url: url) } ?? error
-        let userInfo = (error as NSError?)?.userInfo
         return BackgroundTransferOutcome.SystemCompletion(
             response: response, error: error, body: nil,
-            cancelReason: userInfo?[NSURLErrorBackgroundTaskCancelledReasonKey] as? Int,
+            cancelReason: cancelReason(in: error),
             bytesSent: bytesSent, bytesReceived: bytesReceived)
+    }
+
+    /// The system's reason for a cancel (`NSURLErrorBackgroundTaskCancelledReasonKey`) that
+    /// `error` carries, if any.
+    static func cancelReason(in error: (any Error)?) -> Int? {
+        (error as NSError?)?.userInfo[NSURLErrorBackgroundTaskCancelledReasonKey] as? Int
     }
 
     /// The resume data an interrupted download's `error` carries, if any.

@@ -420,6 +420,13 @@ struct BackgroundTransferLedger {
         case ledgerUnreadable
     }
 
+    /// Whether transfer `id` with `token` is written down as handed to the system and not ended:
+    /// a hand-off under way checks it last, as a cancel may have come since.
+    func isSent(id: String, token: String) -> Bool {
+        guard let entry = entries[id], entry.token == token, case .sent = entry.state else { return false }
+        return true
+    }
+
     /// The app asks for a transfer.
     mutating func begin(_ start: Start) -> Begun {
         guard mode != .locked else { return .ledgerUnreadable }

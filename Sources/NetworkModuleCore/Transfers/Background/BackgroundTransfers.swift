@@ -57,6 +57,9 @@ public final class BackgroundTransfers: Sendable {
     private let store: BackgroundTransferStore
     /// The system's side; `nil` on Linux, where every transfer is refused.
     private let system: (any BackgroundTaskSystem)?
+    /// Orders the system's sends and cancels: a transfer cancelled while its hand-off was on the
+    /// way is either never sent, or sent before its cancel, never cancelled first and then sent.
+    private let handOff = LockedState(())
     /// This instance's hold on its state folder, for its life (``StateDirectoryClaim``).
     private let claim: StateDirectoryClaim?
     /// Another live instance holds the folder: this one refuses everything.
@@ -94,7 +97,8 @@ public final class BackgroundTransfers: Sendable {
     ///   - serverTrust: which HTTPS servers the transfers trust. When `nil`, the default, they
     ///     keep the `serverTrust:` policy of the module's ``URLSessionTransport``, found through the framework's decorators in front of
     ///     it (``CachedSession``, ``DeduplicatedSession``, ``ThrottledSession``, the testing
-    ///     library's recorder). A session of your own hides it: give the policy here then
+    ///     library's recorder); a plain `URLSession` without a delegate trusts as the system
+    ///     does. Any other session of your own hides it: give the policy here then
     ///     (``ServerTrustPolicy/system`` when the transport pins nothing), or every transfer is
     ///     refused, unsent. Given, it is used as it is.
     ///   - credentialsMayFollowRedirects: whether a transfer may carry credential header fields
@@ -432,7 +436,11 @@ public final class BackgroundTransfers: Sendable {
     /// be saved before are tried again.
     private func perform(_ step: BackgroundTransferLedger.Step) {
         let saved = store.apply(step)
-        for token in step.tokensToCancel { system?.cancel(token: token) }
+        if !step.tokensToCancel.isEmpty {
+            handOff.withLock { _ in
+                for token in step.tokensToCancel { system?.cancel(token: token) }
+            }
+        }
         if let send = step.send {
             if saved {
                 hand(send)
@@ -466,7 +474,11 @@ public final class BackgroundTransfers: Sendable {
             // Resume data that cannot be read any more: the download starts over.
             task = (send.resumes ? store.resumeData(for: send.id) : nil).map { .resumedDownload($0) } ?? .download
         }
-        system?.send(send.request, as: task, token: send.token)
+        handOff.withLock { _ in
+            // A cancel that came since the step was made ends the transfer: it is not sent.
+            guard ledger.withLock({ $0.isSent(id: send.id, token: send.token) }) else { return }
+            system?.send(send.request, as: task, token: send.token)
+        }
     }
 
     /// Through the module's executor: marks the transfer reported, and once the ledger without
