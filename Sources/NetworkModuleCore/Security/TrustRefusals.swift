@@ -64,8 +64,7 @@ struct TrustRefusals: Equatable {
     /// for (the caller's and the transport's cancels take the task's record first), before any
     /// response, to a refused origin. A task that was answered keeps its answer.
     func explains(error: (any Error)?, response: URLResponse?, origin: String?) -> Bool {
-        // As an `NSError`: swift-corelibs-foundation's tasks end with one that is not a `URLError`.
         guard response == nil, let origin, origins.contains(origin), let error = error as NSError? else { return false }
-        return error.domain == NSURLErrorDomain && error.code == NSURLErrorCancelled
+        return error.isURLCancellation
     }
 }

@@ -135,7 +135,6 @@ public final class HARRecordingSession: NetworkSession, TransferringSession {
 
     private static func isCancellation(_ error: (any Error)?) -> Bool {
         guard let error else { return false }
-        return (error as? URLError)?.code == .cancelled || (error as? NetworkError) == .cancelled
-            || ((error as NSError).domain == NSURLErrorDomain && (error as NSError).code == NSURLErrorCancelled)
+        return (error as? NetworkError) == .cancelled || (error as NSError).isURLCancellation
     }
 }

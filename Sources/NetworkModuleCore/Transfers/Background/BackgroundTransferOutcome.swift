@@ -124,7 +124,7 @@ struct BackgroundTransferOutcome: Codable, Equatable, Sendable {
         }
         let nsError = error as NSError
         var message = nsError.userInfo[NSLocalizedDescriptionKey] as? String
-        if nsError.domain == NSURLErrorDomain, nsError.code == URLError.Code.cancelled.rawValue {
+        if nsError.isURLCancellation {
             message = cancelledMessage(reason: cancelReason)
         }
         return .failed(
