@@ -80,7 +80,7 @@ final class BackgroundSessionDelegate: NSObject, URLSessionDownloadDelegate, URL
         // The file at `location` is removed when this returns: it is placed before then.
         transfers?.systemDownloadFinished(
             token: Self.token(of: downloadTask), location: location,
-            completion: completion(of: downloadTask, error: nil)
+            completion: completion(of: downloadTask)
         )
     }
 
@@ -88,7 +88,8 @@ final class BackgroundSessionDelegate: NSObject, URLSessionDownloadDelegate, URL
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let token = Self.token(of: task)
-        let origin = TrustRefusals.origin(of: task.currentRequest?.url ?? task.originalRequest?.url)
+        let url = Self.url(of: task)
+        let origin = TrustRefusals.origin(of: url)
         let response = responseOf(task)
         // A cancel the system explains (a reason in its `userInfo`) is the system's own.
         let systemCancel = Self.cancelReason(in: error) != nil
@@ -99,7 +100,10 @@ final class BackgroundSessionDelegate: NSObject, URLSessionDownloadDelegate, URL
             return challenged || neighbour ? .untrustedServer : nil
         }
         transfers?.systemCompleted(
-            token: token, completion: completion(of: task, error: error, refusal: refusal),
+            token: token,
+            completion: Self.completion(
+                response: response, error: error, refusal: refusal, url: url, bytesSent: task.countOfBytesSent,
+                bytesReceived: task.countOfBytesReceived),
             resumeData: Self.resumeData(in: error))
     }
 
@@ -158,13 +162,16 @@ final class BackgroundSessionDelegate: NSObject, URLSessionDownloadDelegate, URL
 
     // MARK: What a task's end says
 
-    private func completion(
-        of task: URLSessionTask, error: (any Error)?, refusal: ServerTrustDecision.Refusal? = nil
-    ) -> BackgroundTransferOutcome.SystemCompletion {
+    /// What a download task that finished its file tells the ledger.
+    private func completion(of task: URLSessionTask) -> BackgroundTransferOutcome.SystemCompletion {
         Self.completion(
-            response: responseOf(task), error: error, refusal: refusal,
-            url: task.currentRequest?.url ?? task.originalRequest?.url, bytesSent: task.countOfBytesSent,
+            response: responseOf(task), error: nil, url: Self.url(of: task), bytesSent: task.countOfBytesSent,
             bytesReceived: task.countOfBytesReceived)
+    }
+
+    /// The URL `task` last asked for.
+    private static func url(of task: URLSessionTask) -> URL? {
+        task.currentRequest?.url ?? task.originalRequest?.url
     }
 
     /// What a task to `url` that ended with `response` and `error` tells the ledger: the
