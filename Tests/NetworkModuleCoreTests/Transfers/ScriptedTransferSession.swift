@@ -45,13 +45,6 @@ final class ScriptedTransferSession: TransferringSession {
         for answer in held { answer() }
     }
 
-    func dataTask(
-        with request: URLRequest,
-        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
-    ) -> any NetworkSessionTask {
-        transferTask(with: request, transfer: SessionTransfer(), completionHandler: completionHandler)
-    }
-
     func transferTask(
         with request: URLRequest, transfer: SessionTransfer,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
