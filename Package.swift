@@ -27,15 +27,22 @@ let package = Package(
             dependencies: ["NetworkModuleCore"],
             path: "Sources/NetworkModuleBenchmarks"
         ),
+        // What the test targets share (child processes, blocking waits, transfer folders); not a
+        // product, and no test target of its own.
+        .target(
+            name: "NetworkModuleTestSupport",
+            dependencies: ["NetworkModuleCore"],
+            path: "Tests/NetworkModuleTestSupport"
+        ),
         .testTarget(
             name: "NetworkModuleCoreTests",
-            dependencies: ["NetworkModuleCore", "NetworkModuleTesting"]
+            dependencies: ["NetworkModuleCore", "NetworkModuleTesting", "NetworkModuleTestSupport"]
         ),
         // Against real servers on loopback (httpbin and scripts/fault_server.py), started by
         // scripts/test.sh; skipped without them, except in CI where they must run.
         .testTarget(
             name: "NetworkModuleIntegrationTests",
-            dependencies: ["NetworkModuleCore", "NetworkModuleTesting"]
+            dependencies: ["NetworkModuleCore", "NetworkModuleTesting", "NetworkModuleTestSupport"]
         ),
         // The testing kit's own tests: every matcher, sequence, delay, error, recording and replay case.
         .testTarget(

@@ -1,5 +1,6 @@
 import Foundation
 import NetworkModuleCore
+import NetworkModuleTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -35,7 +36,7 @@ struct DownloadIntegrationTests {
 
     @Test("when a download is cut halfway, should be retried with Range and If-Range and end byte-identical")
     func cutDownloadResumes() async throws {
-        let folder = try TransferTestSupport.makeFolder()
+        let folder = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let etag = "cut-\(UUID().uuidString)"
         let module = IntegrationServers.module(
@@ -58,12 +59,12 @@ struct DownloadIntegrationTests {
         }
         #expect(!resumed.isEmpty, "\(progress.reports(isUpload: false))")
         #expect(progress.reports(isUpload: false).last?.completedBytes == 2_000_000)
-        #expect(TransferTestSupport.contents(of: folder) == ["file.bin"])
+        #expect(fileNames(in: folder) == ["file.bin"])
     }
 
     @Test("when the file changed between attempts, should get 200 for the Range request and replace the partial file")
     func changedFileStartsOver() async throws {
-        let folder = try TransferTestSupport.makeFolder()
+        let folder = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let etag = "changed-\(UUID().uuidString)"
         let module = IntegrationServers.module(
@@ -79,12 +80,12 @@ struct DownloadIntegrationTests {
         #expect(TransferTestSupport.isPattern(try Data(contentsOf: destination), length: 1_500_000))
         let log = try await Self.serverLog(etag: etag)
         #expect(log == [[nil, nil], ["bytes=700000-", "\"\(etag)\""]])
-        #expect(TransferTestSupport.contents(of: folder) == ["file.bin"])
+        #expect(fileNames(in: folder) == ["file.bin"])
     }
 
     @Test("when a download that asked for no range gets a 206 of part of the file, should fail and leave no file")
     func partialContentWithoutRangeFails() async throws {
-        let folder = try TransferTestSupport.makeFolder()
+        let folder = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let module = IntegrationServers.module(baseURL: try IntegrationServers.faultServer())
         let raw = Endpoint(path: "/raw", queryItems: [URLQueryItem(name: "case", value: "partial-without-range")])
@@ -93,12 +94,12 @@ struct DownloadIntegrationTests {
             of: raw, to: DownloadDestination(folder.appendingPathComponent("file.bin")), progress: nil)
 
         #expect(result.error == .transportError(.cannotParseResponse), "\(result)")
-        #expect(TransferTestSupport.contents(of: folder).isEmpty)
+        #expect(fileNames(in: folder).isEmpty)
     }
 
     @Test("when the body is empty, should still create the file")
     func emptyBodyCreatesFile() async throws {
-        let folder = try TransferTestSupport.makeFolder()
+        let folder = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let module = IntegrationServers.module(baseURL: try IntegrationServers.faultServer())
         let destination = folder.appendingPathComponent("empty.bin")
@@ -108,14 +109,14 @@ struct DownloadIntegrationTests {
 
         _ = try result.get()
         #expect(try Data(contentsOf: destination).isEmpty)
-        #expect(TransferTestSupport.contents(of: folder) == ["empty.bin"])
+        #expect(fileNames(in: folder) == ["empty.bin"])
     }
 
     @Test(
         "when the destination cannot be written (no folder, a file kept, not a file URL), should fail clearly and leave no file",
         arguments: ["missing folder", "file in a folder's place", "existing file kept", "not a file URL"])
     func unwritableDestination(_ kind: String) async throws {
-        let folder = try TransferTestSupport.makeFolder()
+        let folder = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let module = IntegrationServers.module(baseURL: try IntegrationServers.faultServer())
         let blocker = folder.appendingPathComponent("blocker")
@@ -139,13 +140,13 @@ struct DownloadIntegrationTests {
         }
         #expect(failure.code == .cannotCreateFile, "\(kind): \(failure)")
         #expect(failure.message?.isEmpty == false, "\(kind): \(failure)")
-        #expect(TransferTestSupport.contents(of: folder) == ["blocker"], "\(kind)")
+        #expect(fileNames(in: folder) == ["blocker"], "\(kind)")
         #expect(try Data(contentsOf: blocker) == Data("kept".utf8))
     }
 
     @Test("when the body passes the size limit, declared or not, should fail with .responseTooLarge and leave no file")
     func overLimitLeavesNoFile() async throws {
-        let folder = try TransferTestSupport.makeFolder()
+        let folder = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let transport = URLSessionTransport(configuration: .ephemeral, maximumResponseSize: 100_000)
         let module = IntegrationServers.module(baseURL: try IntegrationServers.faultServer(), session: transport)
@@ -160,12 +161,12 @@ struct DownloadIntegrationTests {
         for result in results {
             #expect(result.error == .responseTooLarge(limit: 100_000), "\(result)")
         }
-        #expect(TransferTestSupport.contents(of: folder).isEmpty)
+        #expect(fileNames(in: folder).isEmpty)
     }
 
     @Test("when cancelled mid-download, should complete once with .cancelled and leave no file")
     func cancelMidDownload() async throws {
-        let folder = try TransferTestSupport.makeFolder()
+        let folder = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let module = IntegrationServers.module(baseURL: try IntegrationServers.faultServer())
         let trickle = Endpoint(
@@ -200,7 +201,7 @@ struct DownloadIntegrationTests {
         // Late callbacks of the transport must neither complete again nor write a file again.
         try await Task.sleep(nanoseconds: 500_000_000)
         #expect(results.withLock { $0.map(\.error) } == [.cancelled])
-        #expect(TransferTestSupport.contents(of: folder).isEmpty)
+        #expect(fileNames(in: folder).isEmpty)
     }
 
     // MARK: - Numbers a server sends
@@ -209,7 +210,7 @@ struct DownloadIntegrationTests {
         "probe (child process only): a download of bytes=0- answered with a range longer than a 64-bit count",
         .enabled(if: ChildProcess.isProbe("range-past-int64")))
     func probeRangePastInt64() async throws {
-        let folder = try TransferTestSupport.makeFolder()
+        let folder = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let module = IntegrationServers.module(baseURL: try IntegrationServers.faultServer())
         let raw = Endpoint(
@@ -226,7 +227,7 @@ struct DownloadIntegrationTests {
         }
         #expect(failure.code == .cannotParseResponse)
         #expect(failure.message?.contains("bytes 0-9223372036854775807/*") == true, "\(failure)")
-        #expect(TransferTestSupport.contents(of: folder).isEmpty)
+        #expect(fileNames(in: folder).isEmpty)
     }
 
     @Test(
@@ -257,7 +258,7 @@ struct DownloadIntegrationTests {
             signal(SIGXFSZ, SIG_IGN)
             var limit = rlimit(rlim_cur: 256 * 1024, rlim_max: 256 * 1024)
             try #require(setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit) == 0)
-            let folder = try TransferTestSupport.makeFolder()
+            let folder = try makeTemporaryFolder()
             defer { try? FileManager.default.removeItem(at: folder) }
             let module = IntegrationServers.module(baseURL: try IntegrationServers.faultServer())
 
@@ -272,7 +273,7 @@ struct DownloadIntegrationTests {
             }
             #expect(failure.code == .cannotWriteToFile)
             #expect(failure.message?.contains("cannot write to the file") == true, "\(failure)")
-            #expect(TransferTestSupport.contents(of: folder).isEmpty)
+            #expect(fileNames(in: folder).isEmpty)
         #endif
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import NetworkModuleCore
+import NetworkModuleTestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -31,7 +32,7 @@ struct InformationalHeadsIntegrationTests {
         "when 103 heads precede the 200 of a download, should write the 200's body to the file once",
         arguments: ["early-hints", "two-early-hints"])
     func toFile(name: String) async throws {
-        let folder = try TransferTestSupport.makeFolder()
+        let folder = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let module = IntegrationServers.module(baseURL: try IntegrationServers.faultServer())
         let destination = folder.appendingPathComponent("file.bin")

@@ -1,5 +1,6 @@
 import Foundation
 import NetworkModuleCore
+import NetworkModuleTestSupport
 import Testing
 
 #if canImport(FoundationNetworking)

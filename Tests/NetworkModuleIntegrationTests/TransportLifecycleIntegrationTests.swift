@@ -1,5 +1,6 @@
 import Foundation
 import NetworkModuleCore
+import NetworkModuleTestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -259,15 +260,5 @@ struct TransportLifecycleIntegrationTests {
 
             #expect(outcome.succeeded, "the child process failed or trapped:\n\(outcome.output)")
         #endif
-    }
-}
-
-extension DispatchGroup {
-    /// Waits up to `seconds` for the group to empty on a thread of its own, never on the
-    /// cooperative pool: `true` if it did.
-    fileprivate func emptied(within seconds: TimeInterval) async -> Bool {
-        await withCheckedContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(returning: self.wait(timeout: .now() + seconds) == .success) }
-        }
     }
 }

@@ -24,9 +24,18 @@ import Foundation
 /// so memory stays proportional to the requests in flight.
 ///
 /// Every `TimeInterval` has a defined meaning (``delay(for:)``); none traps.
+///
+/// The clock and the timer are passed in: ``shared`` reads the uptime clock and arms a
+/// dispatch timer; a test passes a manual clock and the timer it advances, and so runs without
+/// waiting in real time.
 final class ResponseDeadlines: Sendable {
     /// The deadlines of every session in the process.
     static let shared = ResponseDeadlines()
+
+    /// Makes the one timer the deadlines arm: given what to call when it comes due, it returns
+    /// how to arm it for an instant of the clock (`nil`: never), which replaces the previous
+    /// arming. Armed with the deadlines' lock held, so it must not call back in.
+    typealias Timer = @Sendable (_ fire: @escaping @Sendable () -> Void) -> @Sendable (_ deadline: UInt64?) -> Void
 
     /// The timeout used when a request's `timeoutInterval` is zero, negative or NaN:
     /// `URLRequest`'s own default, 60 seconds.
@@ -80,12 +89,12 @@ final class ResponseDeadlines: Sendable {
         var head = 0
         var entries: [UInt64: Entry] = [:]
         var armedFor: UInt64?
-        /// The one timer, armed for the earliest deadline; only touched under the lock.
-        var timer: (any DispatchSourceTimer)?
+        /// Arms the one timer for the earliest deadline; only called under the lock.
+        var armTimer: (@Sendable (UInt64?) -> Void)?
 
         mutating func arm(for deadline: UInt64?) {
             armedFor = deadline
-            timer?.schedule(deadline: deadline.map { DispatchTime(uptimeNanoseconds: $0) } ?? .distantFuture)
+            armTimer?(deadline)
         }
 
         /// Inserts a slot in deadline order, appending in the common case, and re-arms the
@@ -104,30 +113,53 @@ final class ResponseDeadlines: Sendable {
     }
 
     private let state = LockedState(State())
+    /// Now, in the nanoseconds of the clock the timer is armed on.
+    let now: @Sendable () -> UInt64
 
-    private init() {
-        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "NetworkModule.deadlines"))
-        timer.setEventHandler { [weak self] in self?.fire() }
-        timer.schedule(deadline: .distantFuture)
-        state.withLock { $0.timer = timer }
-        timer.resume()
+    /// Deadlines on the clock `now` and the timer `timer` makes: by default, uptime nanoseconds
+    /// and a dispatch timer.
+    init(
+        now: @escaping @Sendable () -> UInt64 = { DispatchTime.now().uptimeNanoseconds },
+        timer: Timer = ResponseDeadlines.dispatchTimer
+    ) {
+        self.now = now
+        let arm = timer { [weak self] in self?.fire() }
+        state.withLock { $0.armTimer = arm }
     }
 
-    /// Calls `onExpiry` on a background queue once `seconds` pass after the last activity,
-    /// unless the returned deadline is cancelled first. See ``delay(for:)`` for what every
-    /// value of `seconds` means; a timeout that never expires costs nothing.
+    /// One dispatch timer on a queue of its own, armed in uptime nanoseconds.
+    static func dispatchTimer(fire: @escaping @Sendable () -> Void) -> @Sendable (UInt64?) -> Void {
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "NetworkModule.deadlines"))
+        timer.setEventHandler(handler: fire)
+        timer.schedule(deadline: .distantFuture)
+        timer.resume()
+        // In a LockedState because Dispatch's timer is not Sendable; armed under the deadlines'
+        // lock anyway, so this lock is never contended.
+        let armed = LockedState(timer)
+        return { deadline in
+            armed.withLock {
+                $0.schedule(deadline: deadline.map { DispatchTime(uptimeNanoseconds: $0) } ?? .distantFuture)
+            }
+        }
+    }
+
+    /// Calls `onExpiry` from the timer (on a background queue by default) once `seconds` pass
+    /// after the last activity, unless the returned deadline is cancelled first. See
+    /// ``delay(for:)`` for what every value of `seconds` means; a timeout that never expires
+    /// costs nothing.
     ///
     /// - Parameter lastActivity: when the owner last saw activity (bytes arriving or sent), in
-    ///   `DispatchTime` uptime nanoseconds, or `nil` for none since scheduling. Asked only when
-    ///   the deadline comes due, never with this object's lock held, so it may take its
-    ///   owner's lock.
+    ///   the nanoseconds of ``now``, or `nil` for none since scheduling. Asked only when the
+    ///   deadline comes due, never with this object's lock held, so it may take its owner's
+    ///   lock.
     func schedule(
         after seconds: TimeInterval, lastActivity: (@Sendable () -> UInt64?)? = nil,
         onExpiry: @escaping @Sendable () -> Void
     ) -> Deadline {
         guard case .nanoseconds(let delay) = Self.delay(for: seconds) else { return Deadline(id: 0, owner: self) }
-        let now = DispatchTime.now().uptimeNanoseconds
-        // Cannot overflow: uptime is far below UInt64.max / 2 and delay is at most UInt64.max / 4.
+        let now = self.now()
+        // Cannot overflow: the clock (uptime) is far below UInt64.max / 2 and delay is at most
+        // UInt64.max / 4.
         let deadline = now + delay
         let id = state.withLock { state -> UInt64 in
             state.nextID += 1
@@ -160,7 +192,7 @@ final class ResponseDeadlines: Sendable {
     }
 
     private func fire() {
-        let now = DispatchTime.now().uptimeNanoseconds
+        let now = self.now()
         // 1. Under the lock: the slots that came due, with their live entries.
         let due = state.withLock { state -> [(id: UInt64, entry: Entry)] in
             var due: [(id: UInt64, entry: Entry)] = []

@@ -1,4 +1,5 @@
 import Foundation
+import NetworkModuleTestSupport
 import NetworkModuleTesting
 import Testing
 
@@ -35,8 +36,9 @@ struct HookOrderStressTests {
                 if audit.finished.contains(context.requestID) { audit.hooksAfterFinish += 1 }
                 audit.running[context.requestID, default: 0] += 1
             }
-            // A pause inside the hook gives a racing cancel a window to land in.
-            if Int.random(in: 0..<4) == 0 { usleep(UInt32.random(in: 1...50)) }
+            // Giving up the processor inside the hook (to the racing threads: there are more than
+            // cores) gives a racing cancel a window to land in, without waiting on the clock.
+            if Int.random(in: 0..<4) == 0 { for _ in 0..<Int.random(in: 1...4) { sched_yield() } }
             body()
             audit.withLock { audit in
                 audit.running[context.requestID, default: 1] -= 1

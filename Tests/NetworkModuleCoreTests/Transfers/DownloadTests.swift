@@ -1,4 +1,5 @@
 import Foundation
+import NetworkModuleTestSupport
 import NetworkModuleTesting
 import Testing
 

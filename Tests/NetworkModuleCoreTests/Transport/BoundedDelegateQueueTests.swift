@@ -1,6 +1,7 @@
 #if canImport(FoundationNetworking)
     import Foundation
     import FoundationNetworking
+    import NetworkModuleTestSupport
     import Testing
 
     @testable import NetworkModuleCore

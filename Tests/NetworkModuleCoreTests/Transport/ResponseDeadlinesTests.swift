@@ -1,54 +1,91 @@
 import Foundation
+import NetworkModuleTestSupport
+import NetworkModuleTesting
 import Testing
 
 @testable import NetworkModuleCore
 
+/// Deadlines on `clock`'s time: their timer is a time limit of the manual clock, so a test moves
+/// time with `advance(by:)` and the deadlines that fall due expire on the test's thread, at once.
+private func manualDeadlines(on clock: ManualDelayScheduler) -> ResponseDeadlines {
+    let armed = LockedState<(any NetworkCancellable)?>(nil)
+    return ResponseDeadlines(now: { nanoseconds(clock.now) }) { fire in
+        { deadline in
+            let next = deadline.map { deadline in
+                clock.scheduleTimeLimit(after: (Double(deadline) - Double(nanoseconds(clock.now))) / 1e9, fire)
+            }
+            armed.withLock { armed in
+                armed?.cancel()
+                armed = next
+            }
+        }
+    }
+}
+
+/// `seconds` of the manual clock in the deadlines' nanoseconds.
+private func nanoseconds(_ seconds: TimeInterval) -> UInt64 {
+    UInt64((seconds * 1e9).rounded())
+}
+
 @Suite("Response deadlines")
 struct ResponseDeadlinesTests {
     @Test("when deadlines are scheduled out of order, should fire them in deadline order")
-    func firesInDeadlineOrder() async {
+    func firesInDeadlineOrder() {
+        let clock = ManualDelayScheduler()
+        let deadlines = manualDeadlines(on: clock)
         let fired = LockedState<[String]>([])
-        let allFired = DispatchSemaphore(value: 0)
-        let record: @Sendable (String) -> Void = { name in
-            let count = fired.withLock { fired -> Int in
-                fired.append(name)
-                return fired.count
-            }
-            if count == 3 { allFired.signal() }
-        }
+        _ = deadlines.schedule(after: 0.06) { fired.withLock { $0.append("third") } }
+        _ = deadlines.schedule(after: 0.02) { fired.withLock { $0.append("first") } }
+        _ = deadlines.schedule(after: 0.04) { fired.withLock { $0.append("second") } }
 
-        _ = ResponseDeadlines.shared.schedule(after: 0.06) { record("third") }
-        _ = ResponseDeadlines.shared.schedule(after: 0.02) { record("first") }
-        _ = ResponseDeadlines.shared.schedule(after: 0.04) { record("second") }
+        clock.advance(by: 0.1)
 
-        #expect(await allFired.signalled(within: 10))
         #expect(fired.withLock { $0 } == ["first", "second", "third"])
     }
 
     @Test("when a deadline is cancelled, should never fire it, while later ones still fire")
-    func cancelledDeadlineNeverFires() async {
-        let cancelledFired = LockedState(false)
-        let laterFired = DispatchSemaphore(value: 0)
+    func cancelledDeadlineNeverFires() {
+        let clock = ManualDelayScheduler()
+        let deadlines = manualDeadlines(on: clock)
+        let fired = LockedState<[String]>([])
+        let cancelled = deadlines.schedule(after: 0.01) { fired.withLock { $0.append("cancelled") } }
+        _ = deadlines.schedule(after: 0.05) { fired.withLock { $0.append("later") } }
 
-        let cancelled = ResponseDeadlines.shared.schedule(after: 0.01) { cancelledFired.withLock { $0 = true } }
-        _ = ResponseDeadlines.shared.schedule(after: 0.05) { laterFired.signal() }
         cancelled.cancel()
         cancelled.cancel()
+        clock.advance(by: 0.05)
 
-        #expect(await laterFired.signalled(within: 10))
-        #expect(cancelledFired.withLock { $0 } == false, "an earlier deadline would have fired before the later one")
+        #expect(fired.withLock { $0 } == ["later"])
     }
 
     @Test("when thousands of deadlines are cancelled, should keep firing the live ones")
-    func manyCancellations() async {
-        let fired = DispatchSemaphore(value: 0)
+    func manyCancellations() {
+        let clock = ManualDelayScheduler()
+        let deadlines = manualDeadlines(on: clock)
+        let fired = LockedState(false)
         for _ in 0..<5_000 {
-            ResponseDeadlines.shared.schedule(after: 60) {}.cancel()
+            deadlines.schedule(after: 60) {}.cancel()
         }
 
-        _ = ResponseDeadlines.shared.schedule(after: 0.01) { fired.signal() }
+        _ = deadlines.schedule(after: 0.01) { fired.withLock { $0 = true } }
+        clock.advance(by: 0.01)
 
-        #expect(await fired.signalled(within: 10))
+        #expect(fired.withLock { $0 })
+    }
+
+    @Test("when scheduled on the shared deadlines, should expire from their dispatch timer on the uptime clock")
+    func sharedDeadlinesExpire() async {
+        let expired = DispatchSemaphore(value: 0)
+        let start = DispatchTime.now().uptimeNanoseconds
+        let expiredAt = LockedState<UInt64>(0)
+
+        _ = ResponseDeadlines.shared.schedule(after: 0.01) {
+            expiredAt.withLock { $0 = DispatchTime.now().uptimeNanoseconds }
+            expired.signal()
+        }
+
+        #expect(await expired.signalled(within: 10))
+        #expect(expiredAt.withLock { $0 } >= start + 10_000_000)
     }
 
     // MARK: Every timeout value (issue 13, defect A)
@@ -101,31 +138,28 @@ struct ResponseDeadlinesTests {
     // MARK: Idle timeouts (issue 13, defect B)
 
     @Test("when the owner reports activity more often than the timeout, should not expire until the activity stops")
-    func activityPostponesExpiry() async {
-        let expired = DispatchSemaphore(value: 0)
+    func activityPostponesExpiry() {
+        let clock = ManualDelayScheduler()
+        let deadlines = manualDeadlines(on: clock)
         let expiredAt = LockedState<UInt64?>(nil)
         let activity = LockedState<UInt64?>(nil)
-        _ = ResponseDeadlines.shared.schedule(
+        _ = deadlines.schedule(
             after: 0.5, lastActivity: { activity.withLock { $0 } },
-            onExpiry: {
-                expiredAt.withLock { $0 = DispatchTime.now().uptimeNanoseconds }
-                expired.signal()
-            })
+            onExpiry: { expiredAt.withLock { $0 = nanoseconds(clock.now) } })
 
-        let lastActivity = await waitOffThePool { () -> UInt64 in
-            for _ in 0..<30 {
-                activity.withLock { $0 = DispatchTime.now().uptimeNanoseconds }
-                usleep(50_000)
-            }
-            let last = DispatchTime.now().uptimeNanoseconds
-            activity.withLock { $0 = last }
-            return last
+        // Activity every 1/16 s for 1.5 s (powers of two: the clock's sums are exact).
+        for _ in 0..<24 {
+            activity.withLock { $0 = deadlines.now() }
+            clock.advance(by: 0.0625)
         }
+        let lastActivity = deadlines.now()
+        activity.withLock { $0 = lastActivity }
+        clock.advance(by: 0.5 - 0.0625)
+        let expiredWhileActive = expiredAt.withLock { $0 }
+        clock.advance(by: 0.0625)
 
-        #expect(await expired.signalled(within: 10))
-        let firedAt = expiredAt.withLock { $0 } ?? 0
-        #expect(
-            firedAt >= lastActivity, "expired while activity was still being reported, 1.5 s in, for a 0.5 s timeout")
+        #expect(expiredWhileActive == nil, "expired while activity was being reported, for a 0.5 s timeout")
+        #expect(expiredAt.withLock { $0 } == lastActivity + 500_000_000)
     }
 
     @Test(
@@ -140,17 +174,17 @@ struct ResponseDeadlinesTests {
     }
 
     @Test("when no activity is noted, should expire at the timeout after scheduling")
-    func noActivityExpires() async {
-        let expired = DispatchSemaphore(value: 0)
-        let start = DispatchTime.now().uptimeNanoseconds
-        let firedAt = LockedState<UInt64>(0)
+    func noActivityExpires() {
+        let clock = ManualDelayScheduler()
+        let deadlines = manualDeadlines(on: clock)
+        let expiredAt = LockedState<UInt64?>(nil)
+        _ = deadlines.schedule(after: 0.25) { expiredAt.withLock { $0 = nanoseconds(clock.now) } }
 
-        _ = ResponseDeadlines.shared.schedule(after: 0.2) {
-            firedAt.withLock { $0 = DispatchTime.now().uptimeNanoseconds }
-            expired.signal()
-        }
+        clock.advance(by: 0.25 - 0.0625)
+        let expiredEarly = expiredAt.withLock { $0 }
+        clock.advance(by: 0.0625)
 
-        #expect(await expired.signalled(within: 10))
-        #expect(firedAt.withLock { $0 } >= start + 200_000_000)
+        #expect(expiredEarly == nil)
+        #expect(expiredAt.withLock { $0 } == 250_000_000)
     }
 }

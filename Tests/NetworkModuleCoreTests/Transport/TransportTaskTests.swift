@@ -1,5 +1,6 @@
 import Foundation
 import NetworkModuleCore
+import NetworkModuleTestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -33,6 +34,20 @@ struct TransportTaskTests {
     /// A URL nothing answers on: a request that were sent would fail with another error.
     let unreachable = URLRequest(url: URL(string: "http://127.0.0.1:9/never-sent")!)
 
+    /// Waits, at most 10 seconds, until `session` holds no task: a second call could only come
+    /// from a task of the session, and once it holds none, every task's handler has been called.
+    private static func hasNoTask(_ session: URLSession) async -> Bool {
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            let tasks = await withCheckedContinuation { continuation in
+                session.getAllTasks { continuation.resume(returning: $0.count) }
+            }
+            if tasks == 0 { return true }
+            await Task.yield()
+        }
+        return false
+    }
+
     @Test(
         "when a URLSessionTransport task is cancelled before resume, should report .cancelled exactly once and ignore resume"
     )
@@ -46,7 +61,7 @@ struct TransportTaskTests {
         task.cancel()
 
         #expect(await calls.first.signalled(within: 10))
-        try await Task.sleep(nanoseconds: 300_000_000)  // time for a second, late call to show up
+        #expect(await Self.hasNoTask(transport.urlSession), "a task reached the session")
         #expect(calls.count == 1)
         #expect(calls.code == .cancelled)
     }
@@ -55,7 +70,8 @@ struct TransportTaskTests {
         "when a plain URLSession task is cancelled before resume, should report .cancelled exactly once and ignore resume"
     )
     func urlSessionTaskCancelledBeforeResume() async throws {
-        let session: any NetworkSession = URLSessionAdapter(URLSession(configuration: .ephemeral))
+        let urlSession = URLSession(configuration: .ephemeral)
+        let session: any NetworkSession = URLSessionAdapter(urlSession)
         let calls = Calls()
         let task = session.dataTask(with: unreachable, completionHandler: calls.handler)
 
@@ -63,7 +79,7 @@ struct TransportTaskTests {
         task.resume()
 
         #expect(await calls.first.signalled(within: 10))
-        try await Task.sleep(nanoseconds: 300_000_000)
+        #expect(await Self.hasNoTask(urlSession), "a task of the session is still running")
         #expect(calls.count == 1)
         #expect(calls.code == .cancelled)
     }

@@ -120,7 +120,7 @@ struct RecordingExecutorTests {
         session.stub(.path("/users/1"), with: .json(#"{"id": 1, "name": "Ada"}"#))
         let executor = RecordingExecutor(holdingDeliveries: true)
         let authentication: AuthenticationAction = .authentication(current: {
-            try await Task.sleep(nanoseconds: 1_000_000)
+            await Task.yield()  // answers in a task of its own, off the calling thread
             return "t0ken"
         })
         let module = DefaultNetworkModule(

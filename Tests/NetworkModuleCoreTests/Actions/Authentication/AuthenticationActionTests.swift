@@ -1,5 +1,6 @@
 import Foundation
 import NetworkModuleCore
+import NetworkModuleTestSupport
 import NetworkModuleTesting
 import Testing
 

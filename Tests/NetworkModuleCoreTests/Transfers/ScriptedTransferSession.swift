@@ -6,20 +6,6 @@ import NetworkModuleTesting
     import FoundationNetworking
 #endif
 
-/// A folder of its own under the temporary directory, for one test's files; the test removes it
-/// when it ends (`defer`), so that runs leave nothing behind.
-func makeTemporaryFolder() throws -> URL {
-    let folder = FileManager.default.temporaryDirectory
-        .appendingPathComponent("NetworkModuleTransfers-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    return folder
-}
-
-/// The names in `folder`, hidden ones included, sorted.
-func fileNames(in folder: URL) -> [String] {
-    ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).sorted()
-}
-
 /// A session whose every transfer task is answered by `answer` when resumed, on the resuming
 /// thread; it records each task's request and transfer, and can hold answers until released.
 final class ScriptedTransferSession: TransferringSession {
@@ -57,13 +43,6 @@ final class ScriptedTransferSession: TransferringSession {
             return state.held
         }
         for answer in held { answer() }
-    }
-
-    func dataTask(
-        with request: URLRequest,
-        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
-    ) -> any NetworkSessionTask {
-        transferTask(with: request, transfer: SessionTransfer(), completionHandler: completionHandler)
     }
 
     func transferTask(

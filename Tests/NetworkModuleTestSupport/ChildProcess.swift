@@ -8,32 +8,32 @@ import NetworkModuleCore
 /// The child runs only the probe test named by `filter`, with `NETWORK_MODULE_CHILD_PROBE`
 /// set; probe tests are enabled only then (see ``isProbe(_:)``), and are skipped in a normal
 /// run. Linux only: the binary re-runs itself through `/proc/self/exe`.
-enum ChildProcess {
-    static let probeVariable = "NETWORK_MODULE_CHILD_PROBE"
+package enum ChildProcess {
+    package static let probeVariable = "NETWORK_MODULE_CHILD_PROBE"
 
     /// Whether this process is a child started to run the probe `name`.
-    static func isProbe(_ name: String) -> Bool {
+    package static func isProbe(_ name: String) -> Bool {
         ProcessInfo.processInfo.environment[probeVariable] == name
     }
 
     // Linux only: the child is this binary again, through /proc/self/exe (and iOS has no
     // `Process`).
     #if os(Linux)
-        struct Outcome: Sendable {
+        package struct Outcome: Sendable {
             /// The exit status, or the signal that ended the child.
-            var status: Int32
-            var wasSignalled: Bool
-            var timedOut: Bool
+            package var status: Int32
+            package var wasSignalled: Bool
+            package var timedOut: Bool
             /// What the child wrote to standard output and error (its start and end, where a trap's
             /// message and the test's verdict are), for the failure message.
-            var output: String
+            package var output: String
 
-            var succeeded: Bool { status == 0 && !wasSignalled && !timedOut }
+            package var succeeded: Bool { status == 0 && !wasSignalled && !timedOut }
         }
 
         /// Runs the probe `name` (the test matching `filter`) in a child process and waits for
         /// it, at most `timeout` seconds, without blocking a thread of the cooperative pool.
-        static func run(probe name: String, filter: String, timeout: TimeInterval) async throws -> Outcome {
+        package static func run(probe name: String, filter: String, timeout: TimeInterval) async throws -> Outcome {
             let outputURL = FileManager.default.temporaryDirectory
                 .appendingPathComponent("network-module-child-\(UUID().uuidString).log")
             _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)

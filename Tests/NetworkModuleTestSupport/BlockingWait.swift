@@ -6,7 +6,7 @@ import Foundation
 /// per core: two on a CI machine. A test that blocks one of them on a semaphore or a group
 /// stalls every other test in the process for as long as it waits, and the integration tests'
 /// timeouts then look late. Tests that must wait for other threads wait through this instead.
-func waitOffThePool<Value: Sendable>(_ blockingWait: @escaping @Sendable () -> Value) async -> Value {
+package func waitOffThePool<Value: Sendable>(_ blockingWait: @escaping @Sendable () -> Value) async -> Value {
     await withCheckedContinuation { continuation in
         Thread.detachNewThread { continuation.resume(returning: blockingWait()) }
     }
@@ -14,7 +14,7 @@ func waitOffThePool<Value: Sendable>(_ blockingWait: @escaping @Sendable () -> V
 
 extension DispatchSemaphore {
     /// Waits up to `seconds` for a signal without holding a cooperative thread: `true` if one came.
-    func signalled(within seconds: TimeInterval) async -> Bool {
+    package func signalled(within seconds: TimeInterval) async -> Bool {
         await waitOffThePool { self.wait(timeout: .now() + seconds) == .success }
     }
 }
@@ -22,7 +22,7 @@ extension DispatchSemaphore {
 extension DispatchGroup {
     /// Waits up to `seconds` for the group to empty without holding a cooperative thread: `true`
     /// if it did.
-    func emptied(within seconds: TimeInterval) async -> Bool {
+    package func emptied(within seconds: TimeInterval) async -> Bool {
         await waitOffThePool { self.wait(timeout: .now() + seconds) == .success }
     }
 }
