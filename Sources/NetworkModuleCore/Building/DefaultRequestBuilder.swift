@@ -75,6 +75,13 @@ public struct DefaultRequestBuilder: RequestBuilder {
 
     /// Builds the `URLRequest` for `request`; see the type's documentation for the rules.
     public func build(request: any NetworkRequest) throws(NetworkError) -> URLRequest {
+        try build(request: request, checkingHeaders: true)
+    }
+
+    /// Builds the `URLRequest` for `request`, checking its header fields unless
+    /// `checkingHeaders` is `false`: a module checks them once, whoever set them, just before
+    /// the session gets the request (`DefaultNetworkModule.buildRequest`).
+    func build(request: any NetworkRequest, checkingHeaders: Bool) throws(NetworkError) -> URLRequest {
         let method = request.method
         guard HeaderValidation.isToken(method.rawValue) else {
             throw .invalidRequest(.invalidMethod(method.rawValue))
@@ -82,9 +89,7 @@ public struct DefaultRequestBuilder: RequestBuilder {
         let url = try makeURL(path: request.path, queryItems: request.queryItems)
 
         let timeout = request.timeout ?? defaultTimeout
-        guard timeout.isFinite, timeout > 0 else {
-            throw .invalidRequest(.invalidTimeout(timeout))
-        }
+        try RequestTimeout.check(timeout)
         var urlRequest = URLRequest(
             url: url, cachePolicy: request.cachePolicy ?? defaultCachePolicy, timeoutInterval: timeout)
         // URLRequest starts as GET; on Linux setting httpMethod normalizes the string, which
@@ -110,8 +115,8 @@ public struct DefaultRequestBuilder: RequestBuilder {
             // would drop a multipart boundary); only the request's own headers override it.
             if requestHeaders["Content-Type"] == nil { headers["Content-Type"] = contentType }
         }
-        for field in headers {
-            try HeaderValidation.validate(name: field.name, value: field.value)
+        if checkingHeaders {
+            for field in headers { try HeaderValidation.validate(name: field.name, value: field.value) }
         }
         urlRequest.setHeaderFields(headers)
         return urlRequest

@@ -145,15 +145,14 @@ extension HTTPErrorResponse {
     }
 
     fileprivate var unacceptableStatusHint: String {
-        switch statusCode {
-        case 300..<400:
+        if StatusClass.isRedirect(statusCode) {
             return "It is a redirect that was not followed: check the URL (http or https, a trailing slash) "
                 + "or the Location header."
-        case 200..<300:
-            return "If this status is a success for this endpoint, add it to acceptableStatusCodes."
-        default:
-            return "Check the request's acceptableStatusCodes."
         }
+        if StatusClass.isSuccess(statusCode) {
+            return "If this status is a success for this endpoint, add it to acceptableStatusCodes."
+        }
+        return "Check the request's acceptableStatusCodes."
     }
 }
 

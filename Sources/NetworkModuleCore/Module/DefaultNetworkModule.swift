@@ -32,6 +32,10 @@ import Foundation
 public final class DefaultNetworkModule: NetworkModule {
     /// Builds the `URLRequest` of each ``NetworkRequest``.
     let requestBuilder: any RequestBuilder
+    /// Builds the `URLRequest` of each ``NetworkRequest`` with ``requestBuilder``. The header
+    /// fields are checked once per request, whoever set them: just before the session gets it
+    /// (``HeaderValidation``), so a ``DefaultRequestBuilder`` leaves its own check of them out.
+    let buildRequest: @Sendable (any NetworkRequest) throws(NetworkError) -> URLRequest
     /// The transport.
     let session: any NetworkSession
     /// The actions run around every request, in order (a ``BuiltInAction`` as the action it
@@ -102,6 +106,13 @@ public final class DefaultNetworkModule: NetworkModule {
         redirectPolicy: RedirectPolicy = .follow
     ) {
         self.requestBuilder = requestBuilder
+        if let builder = requestBuilder as? DefaultRequestBuilder {
+            self.buildRequest = { request throws(NetworkError) in
+                try builder.build(request: request, checkingHeaders: false)
+            }
+        } else {
+            self.buildRequest = { request throws(NetworkError) in try requestBuilder.build(request: request) }
+        }
         self.session = session
         let actions = actions.map { $0.unwrapped }
         self.actions = actions

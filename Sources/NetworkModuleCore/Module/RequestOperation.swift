@@ -345,7 +345,7 @@ final class RequestOperation: NetworkCancellable {
             return .success(request)
         case .description(let networkRequest):
             do throws(NetworkError) {
-                return .success(try module.requestBuilder.build(request: networkRequest))
+                return .success(try module.buildRequest(networkRequest))
             } catch {
                 return .failure(error)
             }
@@ -427,9 +427,8 @@ final class RequestOperation: NetworkCancellable {
     private func scheduleDeadline(
         after timeout: TimeInterval, _ onExpiry: @escaping @Sendable () -> Void
     ) -> any NetworkCancellable {
-        // A timeout that is not a positive number of seconds sets no bound of its own.
-        guard timeout > 0, timeout.isFinite else { return NoDeadline() }
-        return module.delayScheduler.scheduleLimit(after: Self.boundedDelay(timeout), onExpiry)
+        guard let limit = RequestTimeout(seconds: timeout).seconds else { return NoDeadline() }
+        return module.delayScheduler.scheduleLimit(after: limit, onExpiry)
     }
 
     /// `delay` as a scheduler can take it: NaN and negatives as 0, no more than about 30 years.

@@ -1,7 +1,7 @@
 /// The class of an HTTP status code (RFC 9110 section 15), behind the `isSuccess`,
 /// `isRedirect`, `isClientError` and `isServerError` of responses, and the last three of errors.
 enum StatusClass {
-    static func isSuccess(_ code: Int) -> Bool { (200..<300).contains(code) }
+    static func isSuccess(_ code: Int) -> Bool { AcceptableStatusCodes.successful.contains(code) }
     static func isRedirect(_ code: Int) -> Bool { (300..<400).contains(code) }
     static func isClientError(_ code: Int) -> Bool { (400..<500).contains(code) }
     static func isServerError(_ code: Int) -> Bool { (500..<600).contains(code) }

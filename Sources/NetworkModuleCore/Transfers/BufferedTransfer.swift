@@ -16,7 +16,8 @@ package enum BufferedTransfer {
         guard transfer.needsApplying else { return completionHandler }
         return { data, response, error in
             if case .chunks(let sink) = transfer.destination, error == nil,
-                let response = response as? HTTPURLResponse, (200..<300).contains(response.statusCode)
+                let response = response as? HTTPURLResponse,
+                AcceptableStatusCodes.successful.contains(response.statusCode)
             {
                 // The whole body as one chunk; the task ends once the sink has taken it.
                 ChunkFeeder.feed(data ?? Data(), of: response, in: .max, to: sink) {
@@ -41,7 +42,8 @@ package enum BufferedTransfer {
                 TransferProgress(
                     isUpload: true, completedBytes: Int64(sent.count), expectedBytes: Int64(sent.count)))
         }
-        guard case .file(let url, let resumingAt) = transfer.destination, (200..<300).contains(response.statusCode)
+        guard case .file(let url, let resumingAt) = transfer.destination,
+            AcceptableStatusCodes.successful.contains(response.statusCode)
         else {
             reportDownload(transfer, received: Int64(body.count), before: 0)
             return (data, nil)

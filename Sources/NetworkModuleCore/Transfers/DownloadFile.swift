@@ -64,7 +64,7 @@ final class DownloadFile: Sendable {
     func attemptEnded(response: URLResponse?) -> Int64 {
         let response = response as? HTTPURLResponse
         let validator = response.flatMap(Self.validator(of:))
-        let wroteFile = response.map { (200..<300).contains($0.statusCode) } ?? false
+        let wroteFile = response.map { AcceptableStatusCodes.successful.contains($0.statusCode) } ?? false
         let partialURL = state.withLock { $0.partialURL }
         let size = wroteFile ? partialURL.map(Self.size(of:)) ?? 0 : 0
         let (written, removeNow) = state.withLock { state -> (Int64, URL?) in
@@ -90,7 +90,9 @@ final class DownloadFile: Sendable {
         }
         do throws(URLError) {
             let status = response.statusCode
-            if !(200..<300).contains(status) || !FileManager.default.fileExists(atPath: partialURL.path) {
+            if !AcceptableStatusCodes.successful.contains(status)
+                || !FileManager.default.fileExists(atPath: partialURL.path)
+            {
                 // The session wrote no file (a status outside 2xx made acceptable, or a session
                 // that ignored the destination): the body in memory is the download.
                 try TransferFile(url: partialURL, keeping: 0).write(response.data)

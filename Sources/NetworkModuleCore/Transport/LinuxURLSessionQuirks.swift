@@ -113,7 +113,7 @@ enum LinuxURLSessionQuirks {
     ///   seconds, at most ``longestResponseTime``, so the framework's deadline fires first and
     ///   Linux's ends a task the framework could not cancel (see ``cancelIsSafe(on:)``).
     static func outgoingTimeout(for timeout: TimeInterval, idleTimeoutEnforced: Bool) -> TimeInterval {
-        guard !idleTimeoutEnforced, case .nanoseconds(let delay) = ResponseDeadlines.delay(for: timeout) else {
+        guard !idleTimeoutEnforced, let delay = RequestTimeout(seconds: timeout).nanoseconds else {
             return longestResponseTime
         }
         return min(longestResponseTime, (Double(delay) / 1e9).rounded(.up) + 1)

@@ -23,7 +23,7 @@ import Foundation
 /// appended; a cancelled deadline is forgotten at once and its slot reclaimed in batches,
 /// so memory stays proportional to the requests in flight.
 ///
-/// Every `TimeInterval` has a defined meaning (``delay(for:)``); none traps.
+/// Every `TimeInterval` has a defined meaning (``RequestTimeout``); none traps.
 ///
 /// The clock and the timer are passed in: ``shared`` reads the uptime clock and arms a
 /// dispatch timer; a test passes a manual clock and the timer it advances, and so runs without
@@ -36,38 +36,6 @@ final class ResponseDeadlines: Sendable {
     /// how to arm it for an instant of the clock (`nil`: never), which replaces the previous
     /// arming. Armed with the deadlines' lock held, so it must not call back in.
     typealias Timer = @Sendable (_ fire: @escaping @Sendable () -> Void) -> @Sendable (_ deadline: UInt64?) -> Void
-
-    /// The timeout used when a request's `timeoutInterval` is zero, negative or NaN:
-    /// `URLRequest`'s own default, 60 seconds.
-    static let defaultTimeout: TimeInterval = 60
-
-    /// The longest delay kept, in nanoseconds (about 146 years); a longer timeout never expires.
-    static let longestDelay = UInt64.max / 4
-
-    /// What a request's timeout means here.
-    enum Delay: Equatable {
-        /// Expires after this many nanoseconds without activity.
-        case nanoseconds(UInt64)
-        /// Never expires: the timeout is infinite, or too long to fall due in any process.
-        case never
-    }
-
-    /// The meaning of a `timeoutInterval` of `seconds`, for every `Double`:
-    /// - positive and finite: an idle timeout of `seconds`, to the nanosecond, rounded up so
-    ///   that a tiny positive timeout is never zero;
-    /// - zero, negative or NaN: ``defaultTimeout`` (60 s), as `URLRequest` documents for a
-    ///   timeout left unset;
-    /// - `+infinity`, or longer than ``longestDelay`` (about 146 years, including
-    ///   `.greatestFiniteMagnitude`): no timeout.
-    ///
-    /// Converted with checks, never with a trapping conversion.
-    static func delay(for seconds: TimeInterval) -> Delay {
-        let seconds = seconds.isNaN || seconds <= 0 ? defaultTimeout : seconds
-        let nanoseconds = (seconds * 1e9).rounded(.up)
-        // Double(longestDelay) is exact enough: anything at or above it never expires.
-        guard nanoseconds < Double(longestDelay), let whole = UInt64(exactly: nanoseconds) else { return .never }
-        return .nanoseconds(max(1, whole))
-    }
 
     private struct Slot {
         let deadline: UInt64
@@ -145,7 +113,7 @@ final class ResponseDeadlines: Sendable {
 
     /// Calls `onExpiry` from the timer (on a background queue by default) once `seconds` pass
     /// after the last activity, unless the returned deadline is cancelled first. See
-    /// ``delay(for:)`` for what every value of `seconds` means; a timeout that never expires
+    /// ``RequestTimeout`` for what every value of `seconds` means; a timeout that never expires
     /// costs nothing.
     ///
     /// - Parameter lastActivity: when the owner last saw activity (bytes arriving or sent), in
@@ -156,10 +124,10 @@ final class ResponseDeadlines: Sendable {
         after seconds: TimeInterval, lastActivity: (@Sendable () -> UInt64?)? = nil,
         onExpiry: @escaping @Sendable () -> Void
     ) -> Deadline {
-        guard case .nanoseconds(let delay) = Self.delay(for: seconds) else { return Deadline(id: 0, owner: self) }
+        guard let delay = RequestTimeout(seconds: seconds).nanoseconds else { return Deadline(id: 0, owner: self) }
         let now = self.now()
         // Cannot overflow: the clock (uptime) is far below UInt64.max / 2 and delay is at most
-        // UInt64.max / 4.
+        // 10¹⁸ (``RequestTimeout``).
         let deadline = now + delay
         let id = state.withLock { state -> UInt64 in
             state.nextID += 1

@@ -42,6 +42,10 @@ final class TransportTask: NetworkSessionTask {
             // end the whole response at it (and trap on NaN or huge values).
             outgoing.timeoutInterval = LinuxURLSessionQuirks.outgoingTimeout(
                 for: request.timeoutInterval, idleTimeoutEnforced: true)
+        } else {
+            // URLSession enforces the timeout itself: with the one meaning of every value.
+            let timeout = RequestTimeout.sessionValue(for: request.timeoutInterval)
+            if timeout != request.timeoutInterval { outgoing.timeoutInterval = timeout }
         }
         let task = LinuxURLSessionQuirks.task(in: transport.urlSession, for: outgoing)
         // Registered before the deadline is set and before the task runs, so that neither a

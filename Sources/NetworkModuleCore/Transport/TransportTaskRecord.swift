@@ -136,7 +136,8 @@ struct TransportTaskRecord {
         }
         receivedBytes = 0
         collected = Data()
-        destination = sink != nil && (200..<300).contains(response.statusCode) ? .stream(response) : .memory
+        destination =
+            sink != nil && AcceptableStatusCodes.successful.contains(response.statusCode) ? .stream(response) : .memory
         return .proceed(transfer)
     }
 

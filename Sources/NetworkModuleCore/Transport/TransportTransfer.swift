@@ -59,7 +59,7 @@ final class TransportTransfer: Sendable {
     func responseArrived(_ response: HTTPURLResponse, method: String?) throws(URLError) -> Bool {
         var kept: Int64 = 0
         var opensFile = false
-        if case .file(_, let resumingAt) = destination, (200..<300).contains(response.statusCode) {
+        if case .file(_, let resumingAt) = destination, AcceptableStatusCodes.successful.contains(response.statusCode) {
             kept = try ContentRange.keptBytes(of: response, to: request, resumingAt: resumingAt)
             opensFile = true
         }

@@ -71,7 +71,7 @@ final class FakeSessionTask: NetworkSessionTask {
         }
         guard let (handler, answer, chunkSize) = delivery else { return }
         if let sink, answer.2 == nil, let response = answer.1 as? HTTPURLResponse,
-            (200..<300).contains(response.statusCode)
+            AcceptableStatusCodes.successful.contains(response.statusCode)
         {
             // Streamed: the body in the stub's chunks, pausing while the sink is full, then the end.
             ChunkFeeder.feed(answer.0 ?? Data(), of: response, in: chunkSize ?? .max, to: sink) {

@@ -329,6 +329,26 @@ struct LifecycleGuaranteesTests {
         #expect(hung.log.value.finished == [.failure(.timedOut)])
     }
 
+    @Test(
+        "when a URLRequest's timeout is 30 s, or not a timeout (0, negative, NaN, infinite: 60 s), should bound the wait for actions by it",
+        arguments: [(30, 30), (0, 60), (-1, 60), (.nan, 60), (.infinity, 60)] as [(TimeInterval, TimeInterval)])
+    func preparationDeadlineOfEveryTimeout(timeout: TimeInterval, bound: TimeInterval) {
+        let session = FakeNetworkSession()
+        let scheduler = ManualDelayScheduler()
+        let results = ResultCollector<NetworkResponse>()
+        var request = URLRequest(url: apiBaseURL.appendingPathComponent("users"))
+        request.timeoutInterval = timeout
+
+        makeModule(session: session, actions: [ProbeAction(prepare: .hold)], scheduler: scheduler).perform(
+            urlRequest: request, completion: results.completion)
+        scheduler.advance(by: bound - 0.1)
+        #expect(results.count == 0)
+        scheduler.advance(by: 0.1)
+
+        #expect(results.singleError == .timedOut)
+        #expect(session.recordedRequests.isEmpty)
+    }
+
     @Test("when an action prepares in time, should cancel the preparation deadline")
     func preparedInTimeCancelsDeadline() {
         let session = FakeNetworkSession()

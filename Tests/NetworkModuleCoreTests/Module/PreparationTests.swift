@@ -167,6 +167,36 @@ struct PreparationTests {
         #expect(session.recordedRequests.isEmpty)
     }
 
+    @Test(
+        "when an action replaces the caller's invalid header, should send it: the fields are checked once, before the session"
+    )
+    func headersCheckedOnceBeforeTheSession() throws {
+        let session = FakeNetworkSession()
+        session.stub(.any, with: .status(200))
+        let results = ResultCollector<NetworkResponse>()
+
+        makeModule(session: session, actions: [ProbeAction(prepare: .setHeader("X-Token", "good"))])
+            .perform(request: TestRequest(headers: ["X-Token": "bad\r\nX-Admin: 1"]), completion: results.completion)
+
+        #expect(results.singleValue?.statusCode == 200)
+        #expect(try #require(session.recordedRequests.first).value(forHTTPHeaderField: "X-Token") == "good")
+    }
+
+    @Test(
+        "when the caller's header is invalid, should fail with the header's error after the actions, and send nothing")
+    func callersInvalidHeaderFailsAtTheOneCheck() {
+        let session = FakeNetworkSession()
+        let results = ResultCollector<NetworkResponse>()
+        let probe = ProbeAction()
+
+        makeModule(session: session, actions: [probe])
+            .perform(request: TestRequest(headers: ["X-Token": "bad\r\nX-Admin: 1"]), completion: results.completion)
+
+        #expect(results.singleError == .invalidRequest(.invalidHeaderValue(name: "X-Token")))
+        #expect(probe.log.value.prepared == [1])
+        #expect(session.recordedRequests.isEmpty)
+    }
+
     @Test("when another action sets a bad header after the built-in ones, should still reject the request")
     func badHeaderAfterBuiltInActions() {
         let session = FakeNetworkSession()

@@ -291,7 +291,7 @@ public final class BackgroundTransfers: Sendable {
         guard (request.redirectPolicy ?? module.redirectPolicy).isFollow else {
             throw BackgroundTransferRefusal.redirectPolicy.networkError(url: nil)
         }
-        var urlRequest = try module.requestBuilder.build(request: request)
+        var urlRequest = try module.buildRequest(request)
         if let stream = urlRequest.httpBodyStream {
             // The system reads the file itself: the builder's stream of it is not sent.
             BodyStreams.release(stream)
