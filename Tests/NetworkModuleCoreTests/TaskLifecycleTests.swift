@@ -14,10 +14,8 @@ import Testing
 struct TaskLifecycleTests {
     typealias Lifecycle = SessionTaskLifecycle<Int>
 
-    enum State: String, CaseIterable, CustomTestStringConvertible {
+    enum State: String, TableArgument {
         case created, resumed, running, finished
-
-        var testDescription: String { rawValue }
 
         /// A lifecycle in this state, running `1` once started, with a handler that counts its calls.
         func lifecycle(calls: LockedState<Int>) -> Lifecycle {
@@ -34,10 +32,8 @@ struct TaskLifecycleTests {
         }
     }
 
-    enum Event: String, CaseIterable, CustomTestStringConvertible {
+    enum Event: String, TableArgument {
         case resume, started, finish
-
-        var testDescription: String { rawValue }
     }
 
     /// What an event answers, and the state after it.
@@ -89,25 +85,19 @@ struct TaskLifecycleTests {
 
     /// The states of a caller's handle: `starting` is while its `start` runs, before the request's
     /// handle exists.
-    enum CallerState: String, CaseIterable, CustomTestStringConvertible {
+    enum CallerState: String, TableArgument {
         case created, starting, running, finished
-
-        var testDescription: String { rawValue }
     }
 
-    enum CallerEvent: String, CaseIterable, CustomTestStringConvertible {
+    enum CallerEvent: String, TableArgument {
         case start, cancel, finish
-
-        var testDescription: String { rawValue }
     }
 
     /// What an event answers in each state of a caller's handle (``LockedState/start(_:)``: whether
     /// it started; ``LockedState/cancel()``: whether the request never started, so that nothing
     /// else will end it), and what became of the request's handle once `start` returned.
     static let callerTable: [CallerState: [CallerEvent: (answer: String, handle: String)]] = [
-        .created: [
-            .start: ("started", "running"), .cancel: ("never started", "none"), .finish: ("finished", "none"),
-        ],
+        .created: [.start: ("started", "running"), .cancel: ("never started", "none"), .finish: ("finished", "none")],
         .starting: [
             .start: ("nothing", "running"), .cancel: ("nothing", "cancelled"), .finish: ("finished", "cancelled"),
         ],
@@ -197,4 +187,11 @@ final class CountingHandle: NetworkCancellable {
     func cancel() {
         count.withLock { $0 += 1 }
     }
+}
+
+/// A state or an event of a table test, named in the test's arguments by its raw value.
+protocol TableArgument: RawRepresentable<String>, CaseIterable, CustomTestStringConvertible {}
+
+extension TableArgument {
+    var testDescription: String { rawValue }
 }
