@@ -79,52 +79,16 @@ extension NetworkModule {
 private func bridge<Output: Sendable>(
     _ start: (@escaping @Sendable (Result<Output, NetworkError>) -> Void) -> any NetworkCancellable
 ) async throws(NetworkError) -> Output {
-    let handle = TaskCancellationHandle()
+    let request = LockedState(TaskLifecycle<any NetworkCancellable, Void>(handler: ()))
     let result = await withTaskCancellationHandler {
         await withCheckedContinuation { (continuation: CheckedContinuation<Result<Output, NetworkError>, Never>) in
             // A task cancelled before it got here has had its cancellation handler run already:
             // send nothing.
-            guard !handle.isCancelled else {
-                continuation.resume(returning: .failure(.cancelled))
-                return
-            }
-            handle.attach(start { result in continuation.resume(returning: result) })
+            let started = request.start { start { result in continuation.resume(returning: result) } }
+            if !started { continuation.resume(returning: .failure(.cancelled)) }
         }
     } onCancel: {
-        handle.cancel()
+        request.cancel()
     }
     return try result.get()
-}
-
-/// Connects a `Task`'s cancellation to a request handle that may not exist yet.
-private final class TaskCancellationHandle: Sendable {
-    private struct State {
-        var request: (any NetworkCancellable)?
-        var isCancelled = false
-    }
-
-    private let state = LockedState(State())
-
-    /// Whether the task was cancelled.
-    var isCancelled: Bool {
-        state.withLock { $0.isCancelled }
-    }
-
-    /// Keeps `request` so a later cancel reaches it; cancels it at once if the task was
-    /// cancelled already.
-    func attach(_ request: any NetworkCancellable) {
-        let cancelNow = state.withLock { state -> Bool in
-            state.request = request
-            return state.isCancelled
-        }
-        if cancelNow { request.cancel() }
-    }
-
-    func cancel() {
-        let request = state.withLock { state -> (any NetworkCancellable)? in
-            state.isCancelled = true
-            return state.request
-        }
-        request?.cancel()
-    }
 }

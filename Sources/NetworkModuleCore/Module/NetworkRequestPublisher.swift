@@ -19,89 +19,36 @@
     /// One subscription: a request started at the first demand, whose one result reaches the
     /// subscriber unless the subscription was cancelled first.
     ///
-    /// `@unchecked Sendable` is safe: the phase (subscriber, start closure, request handle) is
-    /// only touched inside `phase.withLock`; the subscriber, the start closure and the handle are
-    /// called after leaving the lock.
+    /// `@unchecked Sendable` is safe: the request's life, which holds the subscriber until it
+    /// finishes, is only touched inside `life.withLock`, and hands the subscriber out once;
+    /// `start` is immutable, and the life lets it run once. The subscriber, `start` and the
+    /// request's handle are called after leaving the lock.
     private final class NetworkRequestSubscription<S: Subscriber>: Subscription, @unchecked Sendable
     where S.Failure == NetworkError, S.Input: Sendable {
-        private enum Phase {
-            /// Subscribed; no demand yet.
-            case waiting(S, NetworkRequestPublisher<S.Input>.Start)
-            /// The start closure is running: the handle is not known yet.
-            case starting(S)
-            /// Cancelled while starting: the handle is cancelled as soon as it is known.
-            case cancelledWhileStarting
-            /// The request is in flight.
-            case running(S, any NetworkCancellable)
-            /// Delivered or cancelled: nothing more happens.
-            case finished
-        }
-
-        private let phase: LockedState<Phase>
+        private let start: NetworkRequestPublisher<S.Input>.Start
+        private let life: LockedState<TaskLifecycle<any NetworkCancellable, S>>
 
         init(subscriber: S, start: @escaping NetworkRequestPublisher<S.Input>.Start) {
-            self.phase = LockedState(.waiting(subscriber, start))
+            self.start = start
+            self.life = LockedState(TaskLifecycle(handler: subscriber))
         }
 
         func request(_ demand: Subscribers.Demand) {
             guard demand > .none else { return }
-            let start = phase.withLock { phase -> NetworkRequestPublisher<S.Input>.Start? in
-                guard case .waiting(let subscriber, let start) = phase else { return nil }
-                phase = .starting(subscriber)
-                return start
-            }
-            guard let start else { return }
             // The completion may run before `start` returns (an immediate executor and a
-            // session that answers at once); `deliver` handles every phase.
-            let handle = start { [self] result in deliver(result) }
-            let cancelNow = phase.withLock { phase -> Bool in
-                switch phase {
-                case .starting(let subscriber):
-                    phase = .running(subscriber, handle)
-                    return false
-                case .cancelledWhileStarting:
-                    phase = .finished
-                    return true
-                case .waiting, .running, .finished:
-                    return false
-                }
-            }
-            if cancelNow { handle.cancel() }
+            // session that answers at once); `deliver` handles it.
+            life.start { start { [self] result in deliver(result) } }
         }
 
         func cancel() {
-            let handle = phase.withLock { phase -> (any NetworkCancellable)? in
-                switch phase {
-                case .waiting:
-                    phase = .finished
-                    return nil
-                case .starting:
-                    phase = .cancelledWhileStarting
-                    return nil
-                case .running(_, let handle):
-                    phase = .finished
-                    return handle
-                case .cancelledWhileStarting, .finished:
-                    return nil
-                }
-            }
-            // The module then delivers .cancelled to `deliver`, which drops it: a cancelled
-            // subscription receives nothing.
-            handle?.cancel()
+            // Drops the subscriber; the module then delivers .cancelled to `deliver`, which
+            // drops it: a cancelled subscription receives nothing.
+            life.cancel()
         }
 
         /// The module's one completion, on its completion executor.
         private func deliver(_ result: Result<S.Input, NetworkError>) {
-            let subscriber = phase.withLock { phase -> S? in
-                switch phase {
-                case .starting(let subscriber), .running(let subscriber, _):
-                    phase = .finished
-                    return subscriber
-                case .waiting, .cancelledWhileStarting, .finished:
-                    return nil
-                }
-            }
-            guard let subscriber else { return }
+            guard let (subscriber, _) = life.withLock({ $0.finish() }) else { return }
             switch result {
             case .success(let value):
                 _ = subscriber.receive(value)

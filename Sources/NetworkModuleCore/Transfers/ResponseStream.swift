@@ -128,17 +128,9 @@ public struct ResponseStream: AsyncSequence, AsyncIteratorProtocol, Sendable {
     /// The stream's request: started once, cancelled by its iterator's cancel or release, or
     /// when the stream and all its copies are released.
     final class Source: Sendable {
-        private enum Request {
-            case notStarted
-            /// `start` is running: a cancel meanwhile is applied when it returns.
-            case starting(cancelled: Bool)
-            case running(any NetworkCancellable)
-            case cancelled
-        }
-
         let channel: Channel
         private let start: @Sendable (Channel) -> any NetworkCancellable
-        private let request = LockedState(Request.notStarted)
+        private let request = LockedState(TaskLifecycle<any NetworkCancellable, Void>(handler: ()))
 
         init(channel: Channel, start: @escaping @Sendable (Channel) -> any NetworkCancellable) {
             self.channel = channel
@@ -150,49 +142,15 @@ public struct ResponseStream: AsyncSequence, AsyncIteratorProtocol, Sendable {
         }
 
         func startIfNeeded() {
-            let starts = request.withLock { request -> Bool in
-                guard case .notStarted = request else { return false }
-                request = .starting(cancelled: false)
-                return true
-            }
-            guard starts else { return }
-            let handle = start(channel)
-            let cancelNow = request.withLock { request -> Bool in
-                if case .starting(cancelled: true) = request { return true }
-                request = .running(handle)
-                return false
-            }
-            if cancelNow { handle.cancel() }
+            request.start { start(channel) }
         }
 
         /// Cancels the request: the channel hands over no chunk from now on (see
-        /// ``ChunkBuffer/cancel()``), and the request's end arrives as ``NetworkError/cancelled``.
+        /// ``ChunkBuffer/cancel()``), and the request's end arrives as ``NetworkError/cancelled``
+        /// (at once for a request that never started).
         func cancel() {
-            enum Step {
-                case none
-                case cancel(any NetworkCancellable)
-                case endUnstarted
-            }
             channel.cancel()
-            let step = request.withLock { request -> Step in
-                switch request {
-                case .notStarted:
-                    request = .cancelled
-                    return .endUnstarted
-                case .starting:
-                    request = .starting(cancelled: true)
-                    return .none
-                case .running(let handle):
-                    return .cancel(handle)
-                case .cancelled:
-                    return .none
-                }
-            }
-            switch step {
-            case .none: return
-            case .cancel(let handle): handle.cancel()
-            case .endUnstarted: channel.finish(.failure(.cancelled))
-            }
+            if request.cancel() { channel.finish(.failure(.cancelled)) }
         }
     }
 

@@ -30,13 +30,14 @@ public struct TransferTask<Output: Sendable>: Sendable {
         let outcome = TransferOutcome<Output>()
         self.progress = progress
         self.outcome = outcome
-        let cancellable = start(
-            { report in continuation.yield(report) },
-            { result in
-                continuation.finish()
-                outcome.complete(result)
-            })
-        outcome.attach(cancellable)
+        outcome.request.start {
+            start(
+                { report in continuation.yield(report) },
+                { result in
+                    continuation.finish()
+                    outcome.complete(result)
+                })
+        }
     }
 
     /// The transfer's result, once it has ended; awaited by any number of tasks.
@@ -72,33 +73,23 @@ extension NetworkModule {
     }
 }
 
-/// The one result of a ``TransferTask``, and the tasks waiting for it: one value behind one lock.
+/// The one result of a ``TransferTask``, and the tasks waiting for it.
 final class TransferOutcome<Output: Sendable>: Sendable {
     private struct State {
         var result: Result<Output, NetworkError>?
         var waiters: [CheckedContinuation<Result<Output, NetworkError>, Never>] = []
-        var cancellable: (any NetworkCancellable)?
-        var cancelRequested = false
     }
 
+    /// The transfer's request: cancelled by ``cancel()``, even before its handle exists.
+    let request = LockedState(TaskLifecycle<any NetworkCancellable, Void>(handler: ()))
     private let state = LockedState(State())
-
-    /// Keeps the request's handle, or cancels it at once if ``cancel()`` came first.
-    func attach(_ cancellable: any NetworkCancellable) {
-        let cancelNow = state.withLock { state -> Bool in
-            guard state.result == nil else { return false }
-            state.cancellable = cancellable
-            return state.cancelRequested
-        }
-        if cancelNow { cancellable.cancel() }
-    }
 
     /// The transfer ended: every waiter, present and future, gets `result`; later calls do nothing.
     func complete(_ result: Result<Output, NetworkError>) {
+        request.withLock { _ = $0.finish() }
         let waiters = state.withLock { state -> [CheckedContinuation<Result<Output, NetworkError>, Never>] in
             guard state.result == nil else { return [] }
             state.result = result
-            state.cancellable = nil
             defer { state.waiters = [] }
             return state.waiters
         }
@@ -106,11 +97,7 @@ final class TransferOutcome<Output: Sendable>: Sendable {
     }
 
     func cancel() {
-        let cancellable = state.withLock { state -> (any NetworkCancellable)? in
-            state.cancelRequested = true
-            return state.cancellable
-        }
-        cancellable?.cancel()
+        request.cancel()
     }
 
     func value() async throws(NetworkError) -> Output {

@@ -64,7 +64,7 @@ final class FakeSessionTask: NetworkSessionTask {
     /// Delivers the answer, unless it was delivered or cancelled already.
     func deliverAnswer() {
         let delivery = state.withLock {
-            state -> (SessionTaskLifecycle<any NetworkCancellable>.Handler, (Data?, URLResponse?, (any Error)?), Int?)?
+            state -> (SessionCompletionHandler, (Data?, URLResponse?, (any Error)?), Int?)?
             in
             guard let answer = state.answer, let (handler, _) = state.lifecycle.finish() else { return nil }
             return (handler, answer, state.chunkSize)

@@ -6,7 +6,7 @@ import Foundation
 
 /// The completion handler of ``NetworkSession/dataTask(with:completionHandler:)``, as the
 /// session decorators store and call it.
-typealias SessionCompletionHandler = @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+package typealias SessionCompletionHandler = @Sendable (Data?, URLResponse?, (any Error)?) -> Void
 
 extension LockedState {
     /// How every decorator hands a request to the session it wraps: creates the task with
