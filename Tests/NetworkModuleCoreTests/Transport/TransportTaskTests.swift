@@ -34,20 +34,6 @@ struct TransportTaskTests {
     /// A URL nothing answers on: a request that were sent would fail with another error.
     let unreachable = URLRequest(url: URL(string: "http://127.0.0.1:9/never-sent")!)
 
-    /// Waits, at most 10 seconds, until `session` holds no task: a second call could only come
-    /// from a task of the session, and once it holds none, every task's handler has been called.
-    private static func hasNoTask(_ session: URLSession) async -> Bool {
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline {
-            let tasks = await withCheckedContinuation { continuation in
-                session.getAllTasks { continuation.resume(returning: $0.count) }
-            }
-            if tasks == 0 { return true }
-            await Task.yield()
-        }
-        return false
-    }
-
     @Test(
         "when a URLSessionTransport task is cancelled before resume, should report .cancelled exactly once and ignore resume"
     )
@@ -61,7 +47,7 @@ struct TransportTaskTests {
         task.cancel()
 
         #expect(await calls.first.signalled(within: 10))
-        #expect(await Self.hasNoTask(transport.urlSession), "a task reached the session")
+        #expect(await transport.urlSession.holdsNoTask(), "a task reached the session")
         #expect(calls.count == 1)
         #expect(calls.code == .cancelled)
     }
@@ -79,7 +65,7 @@ struct TransportTaskTests {
         task.resume()
 
         #expect(await calls.first.signalled(within: 10))
-        #expect(await Self.hasNoTask(urlSession), "a task of the session is still running")
+        #expect(await urlSession.holdsNoTask(), "a task of the session is still running")
         #expect(calls.count == 1)
         #expect(calls.code == .cancelled)
     }
