@@ -156,10 +156,3 @@ enum LinuxURLSessionQuirks {
             failingURL: url)
     }
 }
-
-extension URLError {
-    /// What the framework reports when it ends a request at its timeout, as `URLSession` does.
-    static func timedOut(_ url: URL?) -> URLError {
-        URLError(.timedOut, userInfo: url.map { [NSURLErrorFailingURLErrorKey: $0] } ?? [:])
-    }
-}

@@ -10,7 +10,7 @@ import Foundation
 /// A wrapper, not a conformance of `URLSession` itself: a conformance would add a second
 /// `dataTask(with:completionHandler:)` to `URLSession`, differing only in its return type, and
 /// make every `URLSession.shared.dataTask(with: request) { … }` in a user's file that imports
-/// the framework ambiguous (DESIGN.md, invariant 10). `package`, so that the package's tests,
+/// the framework ambiguous, and a user's existing code must keep compiling. `package`, so that the package's tests,
 /// demo and benchmarks can hand a plain `URLSession` to code that takes any ``NetworkSession``.
 ///
 /// On Apple platforms a task is `URLSession`'s own data task. On Linux, where

@@ -8,7 +8,7 @@ import Testing
 #endif
 
 /// A user's own `URLSession` code, in a file that imports NetworkModuleCore: it must compile
-/// unchanged (DESIGN.md, invariant 10). The framework wraps a `URLSession` instead of adding a
+/// unchanged: the framework adds no overload to a Foundation type. The framework wraps a `URLSession` instead of adding a
 /// second `dataTask(with:completionHandler:)` to it, which made these calls ambiguous. No task
 /// is resumed: nothing is sent.
 @Suite("A plain URLSession beside the framework")
