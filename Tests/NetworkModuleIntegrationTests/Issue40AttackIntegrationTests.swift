@@ -41,7 +41,9 @@ struct Issue40AttackIntegrationTests {
             outcome = .failure(error)
         }
         var injected: [String] = []
-        if case .success(let response) = outcome, let echo = try? JSONDecoder().decode(WireEcho.self, from: response.data) {
+        if case .success(let response) = outcome,
+            let echo = try? JSONDecoder().decode(WireEcho.self, from: response.data)
+        {
             injected = echo.headerValues("X-Injected")
         }
         print("redirect decide with CR/LF header:", outcome.map(\.statusCode), "injected on the wire:", injected)
