@@ -110,6 +110,25 @@ struct Issue40AttackTests {
         #expect(probe.log.value.finished.isEmpty)
     }
 
+    /// A `Task` cancelled while an action holds its request, immediate executor: the call throws
+    /// `.cancelled` once, `didFinish` sees `.cancelled` once and last, the late prepare changes nothing.
+    @Test func asyncTaskCancelledWhilePreparing() async throws {
+        let session = FakeNetworkSession()
+        session.stub(.any, with: .status(200))
+        let order = LockedState<[String]>([])
+        let holder = ProbeAction(name: "holder", order: order, prepare: .hold)
+        let after = ProbeAction(name: "after", order: order)
+        let module = makeModule(session: session, actions: [holder, after])
+        let task = Task { try await module.perform(request: TestRequest()) }
+        for _ in 0..<200 where holder.log.value.heldCompletions.isEmpty { try await Task.sleep(nanoseconds: 5_000_000) }
+        task.cancel()
+        let result = await task.result
+        holder.releaseHeld()
+        #expect(networkError(result) == .cancelled)
+        #expect(session.recordedRequests.isEmpty)
+        #expect(order.value == ["prepare holder", "finish holder", "finish after"])
+    }
+
     /// A `Task` cancelled before it first iterates a `ResponseStream`: does the request still
     /// reach the session? The async bridge sends nothing for such a task.
     @Test func streamIteratedByCancelledTaskSendsNothing() async {
