@@ -9,7 +9,7 @@ import Foundation
 /// (``check(_:)``); in a `URLRequest` the builder did not check (the caller's own, or one an
 /// action rewrote) it counts as `URLRequest`'s default, 60 seconds, for the preparation
 /// deadline and the transport alike (``init(seconds:)``).
-struct RequestTimeout: Equatable {
+struct RequestTimeout: Hashable, Sendable {
     /// The timeout in nanoseconds, rounded up so that a tiny one is never zero; `nil` for one too
     /// long to fall due in any process (over ``longestSeconds``).
     let nanoseconds: UInt64?

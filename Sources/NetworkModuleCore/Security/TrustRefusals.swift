@@ -65,6 +65,6 @@ struct TrustRefusals: Equatable {
     /// response, to a refused origin. A task that was answered keeps its answer.
     func explains(error: (any Error)?, response: URLResponse?, origin: String?) -> Bool {
         guard response == nil, let origin, origins.contains(origin), let error = error as NSError? else { return false }
-        return error.isURLCancellation
+        return isURLCancellation(error)
     }
 }

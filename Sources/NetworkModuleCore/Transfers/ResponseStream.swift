@@ -93,10 +93,16 @@ public struct ResponseStream: AsyncSequence, AsyncIteratorProtocol, Sendable {
     /// - Throws: the request's ``NetworkError`` when it failed before a chunk arrived.
     public var response: HTTPURLResponse {
         get async throws(NetworkError) {
+            let source = source
             source.startIfNeeded()
             let channel = source.channel
-            let head = await withCheckedContinuation { continuation in
-                if let head = channel.awaitHead(continuation) { continuation.resume(returning: head) }
+            // Cancelling the awaiting task cancels the stream, as it does for `next()`.
+            let head = await withTaskCancellationHandler {
+                await withCheckedContinuation { continuation in
+                    if let head = channel.awaitHead(continuation) { continuation.resume(returning: head) }
+                }
+            } onCancel: {
+                source.cancel()
             }
             return try head.get()
         }
@@ -142,6 +148,9 @@ public struct ResponseStream: AsyncSequence, AsyncIteratorProtocol, Sendable {
         }
 
         func startIfNeeded() {
+            // A task cancelled before it iterates (or awaits the response) sends nothing: the
+            // stream ends `.cancelled`, as the async calls do.
+            if Task.isCancelled { return cancel() }
             request.start { start(channel) }
         }
 

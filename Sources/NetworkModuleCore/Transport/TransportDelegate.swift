@@ -262,6 +262,13 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
         }
         let redirected = CredentialHeaders.strippedForRedirect(
             chosen, from: redirects.callerURL, extraNames: credentialHeaderNames)
+        // The policy may have set header fields: the one check before the wire covers them too.
+        do throws(NetworkError) {
+            try HeaderValidation.validate(redirected)
+        } catch {
+            stop(task, completionHandler, error: error)
+            return
+        }
         if refusesHTTPS, Self.isHTTPS(redirected.url) {
             // Fail closed: a redirect must not reach an HTTPS server unpinned either.
             stop(task, completionHandler, error: LinuxURLSessionQuirks.pinningUnsupportedError(url: redirected.url))
@@ -287,7 +294,7 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
 
     /// Ends `task` at a redirect with `error`: the redirect is not followed.
     private func stop(
-        _ task: URLSessionTask, _ completionHandler: @Sendable (URLRequest?) -> Void, error: URLError
+        _ task: URLSessionTask, _ completionHandler: @Sendable (URLRequest?) -> Void, error: any Error
     ) {
         finish(task.taskIdentifier, data: nil, response: nil, error: error)
         completionHandler(nil)

@@ -135,6 +135,6 @@ public final class HARRecordingSession: NetworkSession, TransferringSession {
 
     private static func isCancellation(_ error: (any Error)?) -> Bool {
         guard let error else { return false }
-        return (error as? NetworkError) == .cancelled || (error as NSError).isURLCancellation
+        return (error as? NetworkError) == .cancelled || isURLCancellation(error as NSError)
     }
 }

@@ -18,6 +18,6 @@ struct NSErrorCancellationTests {
             (NSError(domain: NSCocoaErrorDomain, code: NSURLErrorCancelled), false),
         ])
     func recognisesCancellation(error: NSError, isCancellation: Bool) {
-        #expect(error.isURLCancellation == isCancellation)
+        #expect(isURLCancellation(error) == isCancellation)
     }
 }

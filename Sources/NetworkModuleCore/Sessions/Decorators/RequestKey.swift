@@ -33,7 +33,9 @@ struct RequestKey: Hashable, Sendable {
 
     /// A request's timeout and cache policy.
     struct LoadOptions: Hashable, Sendable {
-        let timeoutInterval: TimeInterval
+        /// The timeout as ``RequestTimeout`` reads it: a NaN would make the key unequal to
+        /// itself, and its call could never be found again to be removed.
+        let timeout: RequestTimeout
         let cachePolicy: UInt
     }
 
@@ -55,7 +57,9 @@ struct RequestKey: Hashable, Sendable {
         body = request.httpBody
         loadOptions =
             includingLoadOptions
-            ? LoadOptions(timeoutInterval: request.timeoutInterval, cachePolicy: request.cachePolicy.rawValue) : nil
+            ? LoadOptions(
+                timeout: RequestTimeout(seconds: request.timeoutInterval), cachePolicy: request.cachePolicy.rawValue)
+            : nil
         var headers: [Header] = []
         if let fields = request.allHTTPHeaderFields, !fields.isEmpty {
             headers.reserveCapacity(fields.count)

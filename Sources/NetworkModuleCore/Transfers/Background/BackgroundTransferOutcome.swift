@@ -124,7 +124,7 @@ struct BackgroundTransferOutcome: Codable, Equatable, Sendable {
         }
         let nsError = error as NSError
         var message = nsError.userInfo[NSLocalizedDescriptionKey] as? String
-        if nsError.isURLCancellation {
+        if isURLCancellation(nsError) {
             message = cancelledMessage(reason: cancelReason)
         }
         return .failed(
