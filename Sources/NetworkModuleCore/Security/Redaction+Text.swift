@@ -17,7 +17,11 @@ extension Redaction {
     /// transport error, another error as ``NetworkError/underlying(_:)``), masked by this
     /// redaction too. Never `"\(error)"`, whose `userInfo` holds the failing URL in clear.
     package func loggable(_ error: any Error) -> String {
-        redactedText(NetworkError(error).description)
+        var error = NetworkError(error)
+        // An invalid header name may be a value passed where the name goes (a swapped argument:
+        // `Bearer …`): it is masked, as a value is. The caller's own error still names it.
+        if case .invalidRequest(.invalidHeaderName) = error { error = .invalidRequest(.invalidHeaderName(Self.mask)) }
+        return redactedText(error.description)
     }
 
     /// `text`, free text, with what looks like a secret masked, without parsing it as anything:
