@@ -29,11 +29,7 @@ let package = Package(
         ),
         // What the test targets share (child processes, blocking waits, transfer folders); not a
         // product, and no test target of its own.
-        .target(
-            name: "NetworkModuleTestSupport",
-            dependencies: ["NetworkModuleCore"],
-            path: "Tests/NetworkModuleTestSupport"
-        ),
+        .target(name: "NetworkModuleTestSupport", dependencies: ["NetworkModuleCore"]),
         .testTarget(
             name: "NetworkModuleCoreTests",
             dependencies: ["NetworkModuleCore", "NetworkModuleTesting", "NetworkModuleTestSupport"]

@@ -73,7 +73,9 @@ step "Apple platforms: compile every target for iOS and macOS (../shared/apple-c
 apple_check="$(cd .. && pwd)/shared/apple-check/check.sh"
 if [[ -x "$apple_check" ]]; then
     apple_log="$(mktemp)"
-    PLATFORMS="ios macos" bash "$apple_check" . 2>&1 | tee "$apple_log" || true
+    # The libraries in dependency order: the test-support one is compiled as a library too.
+    LIB_TARGETS="NetworkModuleCore NetworkModuleTesting NetworkModuleTestSupport" PLATFORMS="ios macos" \
+        bash "$apple_check" . 2>&1 | tee "$apple_log" || true
     summary="$(tail -n 1 "$apple_log")"
     rm -f "$apple_log"
     if [[ "$summary" != "apple typecheck: 0 errors, 0 warnings" ]]; then

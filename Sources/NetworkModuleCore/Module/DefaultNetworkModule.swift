@@ -32,10 +32,9 @@ import Foundation
 public final class DefaultNetworkModule: NetworkModule {
     /// Builds the `URLRequest` of each ``NetworkRequest``.
     let requestBuilder: any RequestBuilder
-    /// Builds the `URLRequest` of each ``NetworkRequest`` with ``requestBuilder``. The header
-    /// fields are checked once per request, whoever set them: just before the session gets it
-    /// (``HeaderValidation``), so a ``DefaultRequestBuilder`` leaves its own check of them out.
-    let buildRequest: @Sendable (any NetworkRequest) throws(NetworkError) -> URLRequest
+    /// ``requestBuilder`` when it is a ``DefaultRequestBuilder``, found once: ``buildRequest(_:)``
+    /// asks it to leave its header check out.
+    private let defaultRequestBuilder: DefaultRequestBuilder?
     /// The transport.
     let session: any NetworkSession
     /// The actions run around every request, in order (a ``BuiltInAction`` as the action it
@@ -106,13 +105,9 @@ public final class DefaultNetworkModule: NetworkModule {
         redirectPolicy: RedirectPolicy = .follow
     ) {
         self.requestBuilder = requestBuilder
-        if let builder = requestBuilder as? DefaultRequestBuilder {
-            self.buildRequest = { request throws(NetworkError) in
-                try builder.build(request: request, checkingHeaders: false)
-            }
-        } else {
-            self.buildRequest = { request throws(NetworkError) in try requestBuilder.build(request: request) }
-        }
+        // Not a stored closure: the metadata of a typed-throws function type needs a runtime
+        // function that iOS 13 to 17 lack.
+        self.defaultRequestBuilder = requestBuilder as? DefaultRequestBuilder
         self.session = session
         let actions = actions.map { $0.unwrapped }
         self.actions = actions
@@ -161,6 +156,18 @@ public final class DefaultNetworkModule: NetworkModule {
     /// default), so that an action that always answers ``RetryDecision/retry`` cannot loop
     /// forever.
     @usableFromInline static let defaultMaximumAttempts = 10
+}
+
+extension DefaultNetworkModule {
+    /// Builds the `URLRequest` of `request` with ``requestBuilder``. The header fields are checked
+    /// once per request, whoever set them: just before the session gets it
+    /// (``HeaderValidation``), so a ``DefaultRequestBuilder`` leaves its own check of them out.
+    func buildRequest(_ request: any NetworkRequest) throws(NetworkError) -> URLRequest {
+        if let defaultRequestBuilder {
+            return try defaultRequestBuilder.build(request: request, checkingHeaders: false)
+        }
+        return try requestBuilder.build(request: request)
+    }
 }
 
 extension DefaultNetworkModule: PipelineModule {
