@@ -40,125 +40,6 @@ final class RequestOperation: NetworkCancellable {
             seen: Result<NetworkResponse, NetworkError>, deliver: @Sendable (_ cancelled: Bool) -> Void
         )
 
-    /// Everything that changes over the request's life, behind one lock.
-    private struct State {
-        var machine: RequestStateMachine
-        /// Present until the result is delivered.
-        var completion: Completion?
-        /// The request as the session last got it.
-        var lastSentRequest: URLRequest?
-        /// The timeout of the request being prepared: bounds the wait for actions.
-        var preparationTimeout: TimeInterval = 60
-        /// What actions learn through ``ActionContext``: time and bytes over all attempts.
-        var totals = Totals()
-        /// The body stream the builder made for the attempt built last, released (its
-        /// temporary file removed) when the next attempt is built or the request ends.
-        var bodyStream: InputStream?
-        /// What the clock is counting now, and since when.
-        var clock = Clock.preparing
-        var clockStartedAt: UInt64
-
-        /// Applies the machine's answer `next` to the bookkeeping around it, and takes out of
-        /// the machine what performing it needs.
-        mutating func step(after next: RequestStateMachine.Next) -> Step {
-            record(next)
-            switch next {
-            case .prepare:
-                let request = machine.takeRequest()
-                preparationTimeout = request?.timeoutInterval ?? preparationTimeout
-                return Step(next: next, totals: totals, request: request)
-            case .schedulePreparationDeadline:
-                return Step(next: next, preparationTimeout: preparationTimeout)
-            case .send:
-                let request = machine.takeRequest()
-                lastSentRequest = request
-                // A stream's length only for a body the builder streamed: reading `httpBodyStream`
-                // costs every request on Linux.
-                let sent = request?.httpBody?.count ?? (bodyStream == nil ? 0 : request?.knownBodyLength ?? 0)
-                // A stream's length is the caller's word (up to `Int.max`): summed over attempts, clamped.
-                let (total, overflowed) = totals.bytesSent.addingReportingOverflow(sent)
-                totals.bytesSent = overflowed ? .max : total
-                return Step(next: next, request: request)
-            case .observe, .askRetry:
-                return Step(next: next, totals: totals, sentRequest: lastSentRequest)
-            case .finish:
-                return Step(
-                    next: next, totals: totals, sentRequest: lastSentRequest, completion: completion.take(),
-                    bodyStream: bodyStream.take())
-            case .none, .build, .resume, .scheduleRetry:
-                return Step(next: next)
-            }
-        }
-
-        /// Applies the machine's answer to the bookkeeping around it.
-        private mutating func record(_ next: RequestStateMachine.Next) {
-            switch next {
-            case .build(let attempt) where attempt > 1:
-                restartClock(.preparing)
-            case .send:
-                restartClock(.inFlight)
-            case .observe:
-                restartClock(.stopped)
-            case .finish:
-                restartClock(.stopped)
-            default:
-                break
-            }
-        }
-
-        /// Adds the time since ``clockStartedAt`` to what the clock was counting, and counts
-        /// `clock` from now.
-        private mutating func restartClock(_ next: Clock) {
-            let now = DispatchTime.now().uptimeNanoseconds
-            let elapsed = now >= clockStartedAt ? now - clockStartedAt : 0
-            switch clock {
-            case .preparing: totals.preparationNanoseconds += elapsed
-            case .inFlight: totals.inFlightNanoseconds += elapsed
-            case .stopped: break
-            }
-            clock = next
-            clockStartedAt = now
-        }
-    }
-
-    private enum Clock {
-        case preparing, inFlight, stopped
-    }
-
-    /// Time and bytes over all attempts of the request.
-    private struct Totals {
-        var preparationNanoseconds: UInt64 = 0
-        var inFlightNanoseconds: UInt64 = 0
-        var bytesSent = 0
-        var bytesReceived = 0
-    }
-
-    /// What the machine said (with what performing it needs), and what the operation adds to it,
-    /// taken out of the state under the lock.
-    private struct Step {
-        /// What to do, taken out once by the loop (``takeNext()``).
-        var next: RequestStateMachine.Next
-        /// For the actions' contexts.
-        var totals = Totals()
-        /// The request sent last; for observing, deciding and finishing.
-        var sentRequest: URLRequest?
-        /// The request to prepare or to send, moved out of the machine.
-        var request: URLRequest?
-        /// The timeout of the request being prepared, for its preparation deadline.
-        var preparationTimeout: TimeInterval = 0
-        /// With ``RequestStateMachine/Next/finish(_:)``: the caller's completion, and the body
-        /// stream to release.
-        var completion: Completion?
-        var bodyStream: InputStream?
-
-        /// Moves ``next`` out, leaving `.none`.
-        mutating func takeNext() -> RequestStateMachine.Next {
-            var taken = RequestStateMachine.Next.none
-            swap(&taken, &next)
-            return taken
-        }
-    }
-
     private let source: RequestSource
     private let acceptableStatusCodes: AcceptableStatusCodes
     private let redirectPolicy: RedirectPolicy
@@ -170,11 +51,12 @@ final class RequestOperation: NetworkCancellable {
     private let startTime: UInt64
     private let requestID: UUID
     private let sequenceNumber: Int
-    private let state: LockedState<State>
+    /// The request's state: the machine, behind the operation's one lock.
+    private let state: LockedState<RequestStateMachine>
 
     private init(
         source: RequestSource, module: DefaultNetworkModule, transfer: TransferSession?, startTime: UInt64,
-        state: State
+        machine: consuming RequestStateMachine
     ) {
         self.source = source
         self.session = transfer ?? module.transferringSession
@@ -190,7 +72,7 @@ final class RequestOperation: NetworkCancellable {
         self.module = module
         (requestID, sequenceNumber) = RequestIdentifiers.next(in: module.requestCount)
         self.startTime = startTime
-        self.state = LockedState(state)
+        self.state = LockedState(machine)
     }
 
     /// Starts a request: builds, prepares and sends the first attempt, as far as it goes
@@ -207,22 +89,19 @@ final class RequestOperation: NetworkCancellable {
         completion: @escaping Completion
     ) -> RequestOperation {
         let startTime = DispatchTime.now().uptimeNanoseconds
-        var state = State(
-            machine: RequestStateMachine(
-                actionCount: module.actions.count, maximumAttempts: module.maximumAttempts),
-            completion: completion, clockStartedAt: startTime)
-        var next = state.machine.start()
+        var machine = RequestStateMachine(
+            actionCount: module.actions.count, maximumAttempts: module.maximumAttempts, completion: completion)
+        var next = machine.handle(at: startTime) { $0.start() }
         if case .build = next {
             let built = buildRequest(source, attempt: 1, module: module)
-            state.bodyStream = builtBodyStream(built, source: source)
-            next = state.machine.built(built)
+            var stream = builtBodyStream(built, source: source)
+            next = machine.handle(at: DispatchTime.now().uptimeNanoseconds) { $0.built(built, bodyStream: &stream) }
         }
-        let first = state.step(after: consume next)
         let operation = RequestOperation(
-            source: source, module: module, transfer: transfer, startTime: startTime, state: state)
+            source: source, module: module, transfer: transfer, startTime: startTime, machine: machine)
         // Moved, not copied: a copy left behind would share the request's storage, and the
         // preparation's first write to the request would copy all of it.
-        operation.run(consume first)
+        operation.run(consume next)
         return operation
     }
 
@@ -234,49 +113,30 @@ final class RequestOperation: NetworkCancellable {
     // MARK: - The loop
 
     /// Feeds one event to the machine, under the lock, and returns what to do next.
-    ///
-    /// - Parameter receivedBytes: body bytes the session delivered with the event, counted
-    ///   unless the request has finished.
-    private func update(
-        receivedBytes: Int = 0, _ event: (inout RequestStateMachine) -> RequestStateMachine.Next
-    ) -> Step {
-        state.withLock { state in
-            if receivedBytes > 0, !state.machine.isFinished { state.totals.bytesReceived += receivedBytes }
-            return state.step(after: event(&state.machine))
-        }
+    private func update(_ event: (inout RequestStateMachine) -> RequestStateMachine.Next) -> RequestStateMachine.Next {
+        let now = DispatchTime.now().uptimeNanoseconds
+        return state.withLock { $0.handle(at: now, event) }
     }
 
     /// Performs what the machine says, feeding each call-out's outcome back in, until it says
     /// to wait or to finish.
-    private func run(_ first: consuming Step) {
-        var step = consume first
+    private func run(_ first: consuming RequestStateMachine.Next) {
+        var next = consume first
         while true {
-            switch step.takeNext() {
+            switch consume next {
             case .none:
                 return
             case .build(let attempt):
                 let built = Self.buildRequest(source, attempt: attempt, module: module)
-                let stream = Self.builtBodyStream(built, source: source)
-                let (next, previous, unused) = state.withLock { state -> (Step, InputStream?, InputStream?) in
-                    // The previous attempt has ended: its stream is released. A request that
-                    // ended meanwhile keeps no stream: the new one is released too.
-                    let previous = state.bodyStream.take()
-                    if state.machine.isFinished {
-                        return (state.step(after: state.machine.built(built)), previous, stream)
-                    }
-                    state.bodyStream = stream
-                    return (state.step(after: state.machine.built(built)), previous, nil)
-                }
-                if let previous { BodyStreams.release(previous) }
-                if let unused { BodyStreams.release(unused) }
-                step = next
-            case .prepare(let attempt, let from):
-                let totals = step.totals
+                var stream = Self.builtBodyStream(built, source: source)
+                next = update { $0.built(built, bodyStream: &stream) }
+                // The previous attempt's, or this one's if the request ended meanwhile.
+                if let stream { BodyStreams.release(stream) }
+            case .prepare(let attempt, let from, let facts):
                 let outcome: RequestStateMachine.PreparationOutcome
-                if let request = step.request.take() {
+                if let request = state.withLock({ $0.takeRequest() }) {
                     outcome = module.preparer.prepare(
-                        request, from: from,
-                        context: { self.context(attempt: attempt, sentRequest: nil, totals: totals) },
+                        request, from: from, context: { self.context(attempt: attempt, facts: facts) },
                         onPrepared: { index, result in
                             self.run(self.update { $0.actionPrepared(attempt: attempt, index: index, result) })
                         })
@@ -285,41 +145,41 @@ final class RequestOperation: NetworkCancellable {
                     // request would still end, as a failure, rather than wait for ever.
                     outcome = .failed(.invalidRequest(.missingURL))
                 }
-                step = update { $0.preparationReturned(outcome) }
+                next = update { $0.preparationReturned(outcome) }
             case .send(let attempt, let deadline):
                 deadline?.cancel()
-                step = send(step.request.take(), attempt: attempt)
-            case .schedulePreparationDeadline(let attempt):
-                let deadline = scheduleDeadline(after: step.preparationTimeout) {
+                next = send(state.withLock { $0.takeRequest() }, attempt: attempt)
+            case .schedulePreparationDeadline(let attempt, let timeout):
+                let deadline = scheduleDeadline(after: timeout) {
                     self.run(self.update { $0.preparationDeadlinePassed(attempt: attempt) })
                 }
-                step = update { $0.preparationDeadlineScheduled(deadline) }
+                next = update { $0.preparationDeadlineScheduled(deadline) }
             case .resume(let task):
                 task.resume()
-                step = update { $0.resumeReturned() }
-            case .observe(let attempt, let outcome):
-                let observed = observe(outcome, context: context(attempt: attempt, step: step))
-                step = update { $0.observed(observed) }
-            case .askRetry(let attempt, let index, let error):
+                next = update { $0.resumeReturned() }
+            case .observe(let attempt, let outcome, let facts):
+                let observed = observe(outcome, context: context(attempt: attempt, facts: facts))
+                next = update { $0.observed(observed) }
+            case .askRetry(let attempt, let index, let error, let facts):
                 if let retryAllowed = transfer?.retryAllowed, !retryAllowed() {
-                    step = update { machine in
+                    next = update { machine in
                         _ = machine.retryDecided(attempt: attempt, index: index, .doNotRetry)
                         return machine.retryDecisionReturned()
                     }
                     continue
                 }
-                module.actions[index].retryDecision(for: error, context: context(attempt: attempt, step: step)) {
+                module.actions[index].retryDecision(for: error, context: context(attempt: attempt, facts: facts)) {
                     decision in
                     self.run(self.update { $0.retryDecided(attempt: attempt, index: index, decision) })
                 }
-                step = update { $0.retryDecisionReturned() }
+                next = update { $0.retryDecisionReturned() }
             case .scheduleRetry(let attempt, let delay):
                 let timer = module.delayScheduler.schedule(after: Self.boundedDelay(delay)) {
                     self.run(self.update { $0.retryTimerFired(attempt: attempt) })
                 }
-                step = update { $0.retryTimerScheduled(timer) }
+                next = update { $0.retryTimerScheduled(timer) }
             case .finish(let finish):
-                deliver(finish, step)
+                deliver(finish)
                 return
             }
         }
@@ -364,7 +224,7 @@ final class RequestOperation: NetworkCancellable {
     }
 
     /// Checks `request` once, just before the wire, and hands it to the session.
-    private func send(_ candidate: URLRequest?, attempt: Int) -> Step {
+    private func send(_ candidate: URLRequest?, attempt: Int) -> RequestStateMachine.Next {
         // The machine always holds the request with `.send`; a missing one fails the request.
         guard let request = candidate, request.url != nil else {
             return update { $0.sendRejected(.invalidRequest(.missingURL)) }
@@ -384,7 +244,7 @@ final class RequestOperation: NetworkCancellable {
                 data: data, response: response, error: error, request: request,
                 acceptableStatusCodes: acceptableStatusCodes, duration: duration)
             let receivedBytes = self.transfer?.receivedBytes(data) ?? data?.count ?? 0
-            self.run(self.update(receivedBytes: receivedBytes) { $0.answered(attempt: attempt, result) })
+            self.run(self.update { $0.answered(attempt: attempt, result, receivedBytes: receivedBytes) })
         }
         return update { $0.taskCreated(task) }
     }
@@ -402,19 +262,19 @@ final class RequestOperation: NetworkCancellable {
     /// Stops what is still running, transforms the outcome, lets every action see it, and
     /// delivers it through the executor: the outcome, or ``NetworkError/cancelled`` if the caller
     /// cancelled before the executor ran the delivery (the machine decides, under the lock).
-    private func deliver(_ finish: RequestStateMachine.Finish, _ step: Step) {
+    private func deliver(_ finish: RequestStateMachine.Finish) {
         finish.taskToCancel?.cancel()
         finish.timerToCancel?.cancel()
         // Before the caller hears of the end: a temporary body file is gone by then.
-        if let stream = step.bodyStream { BodyStreams.release(stream) }
-        guard let completion = step.completion else { return }
+        if let stream = finish.bodyStream { BodyStreams.release(stream) }
+        guard let completion = finish.completion else { return }
         let (seen, deliverToCaller) = completion(finish.result)
         if finish.notifiesActions, !module.actions.isEmpty {
-            let context = context(attempt: finish.attempt, step: step)
+            let context = context(attempt: finish.attempt, facts: finish.facts)
             for action in module.actions { action.didFinish(seen, context: context) }
         }
         module.completionExecutor.execute { [state] in
-            switch state.withLock({ $0.machine.deliveryStarted() }) {
+            switch state.withLock({ $0.deliveryStarted() }) {
             case .result: deliverToCaller(false)
             case .cancelled: deliverToCaller(true)
             // Never: the executor runs this once, and nothing else asks.
@@ -439,20 +299,16 @@ final class RequestOperation: NetworkCancellable {
 
     // MARK: - Contexts
 
-    private func context(attempt: Int, step: Step) -> ActionContext {
-        context(attempt: attempt, sentRequest: step.sentRequest, totals: step.totals)
-    }
-
-    private func context(attempt: Int, sentRequest: URLRequest?, totals: Totals) -> ActionContext {
+    private func context(attempt: Int, facts: RequestStateMachine.Facts) -> ActionContext {
         let now = DispatchTime.now().uptimeNanoseconds
         return ActionContext(
             networkRequest: source.networkRequest, attempt: attempt, baseURL: module.baseURL,
-            baseOrigin: module.baseOrigin, sentRequest: sentRequest,
+            baseOrigin: module.baseOrigin, sentRequest: facts.sentRequest,
             elapsed: Self.seconds(now >= startTime ? now - startTime : 0),
             requestID: requestID, sequenceNumber: sequenceNumber,
-            preparationTime: Self.seconds(totals.preparationNanoseconds),
-            timeInFlight: Self.seconds(totals.inFlightNanoseconds), bytesSent: totals.bytesSent,
-            bytesReceived: totals.bytesReceived)
+            preparationTime: Self.seconds(facts.preparationNanoseconds),
+            timeInFlight: Self.seconds(facts.inFlightNanoseconds), bytesSent: facts.bytesSent,
+            bytesReceived: facts.bytesReceived)
     }
 
     private static func seconds(_ nanoseconds: UInt64) -> TimeInterval {

@@ -22,6 +22,13 @@ import Foundation
 /// be written. One value is held apart: the request on its way to being prepared or sent
 /// (``takeRequest()``), for the reason told at ``request``.
 ///
+/// ## Every fact about the request
+/// The machine is the one holder of the request's state: besides its phase, it keeps the
+/// caller's completion until the end, the body stream the builder made for the current attempt,
+/// the request the session got last, and the time and bytes the actions learn through
+/// ``ActionContext`` (``Facts``). Time comes in with each event (``handle(at:_:)``): the machine
+/// reads no clock, so its bookkeeping is a unit test too.
+///
 /// ## One call-out at a time
 /// While a call-out runs, the machine holds a ``CallOut``. A completion that arrives meanwhile
 /// (an action or a session that answers synchronously, inside the call) is kept in it and taken
@@ -35,7 +42,7 @@ import Foundation
 /// | phase | waiting for | event that moves it on | next phase |
 /// |---|---|---|---|
 /// | `idle` | ``start()`` | start | `building` |
-/// | `building` | the request builder | ``built(_:)`` | `preparing`, `sending` (no actions) or `delivering` |
+/// | `building` | the request builder | ``built(_:bodyStream:)`` | `preparing`, `sending` (no actions) or `delivering` |
 /// | `preparing` | actions' `prepare`, in order | ``preparationReturned(_:)``, ``actionPrepared(attempt:index:_:)`` | `sending` or `delivering` |
 /// | `sending` | the session's task, then its answer | ``taskCreated(_:)``, ``resumeReturned()``, ``answered(attempt:_:)`` | `observing`, or `delivering` (no actions) |
 /// | `observing` | `validate` and `didReceive` of every action | ``observed(_:)`` | `deciding` or `delivering` |
@@ -87,7 +94,7 @@ struct RequestStateMachine {
     /// scheduled; cancelled when the request is sent or ends.
     enum PreparationDeadline {
         case unset
-        /// Being scheduled: the ``Next/schedulePreparationDeadline(attempt:)`` call-out runs.
+        /// Being scheduled: the ``Next/schedulePreparationDeadline(attempt:timeout:)`` call-out runs.
         case asked
         case scheduled(any NetworkCancellable)
     }
@@ -98,23 +105,24 @@ struct RequestStateMachine {
     enum Next {
         /// Nothing: wait for the next event.
         case none
-        /// Build the request of `attempt`; report ``built(_:)``.
+        /// Build the request of `attempt`; report ``built(_:bodyStream:)``.
         case build(attempt: Int)
-        /// Prepare the request (``takeRequest()``) with actions `from...` in order; report
-        /// ``preparationReturned(_:)``.
-        case prepare(attempt: Int, from: Int)
-        /// Schedule a timer that reports ``preparationDeadlinePassed(attempt:)``; report
+        /// Prepare the request (``takeRequest()``) with actions `from...` in order, their context
+        /// made of `facts`; report ``preparationReturned(_:)``.
+        case prepare(attempt: Int, from: Int, facts: Facts)
+        /// Schedule a timer, `timeout` seconds as the request said (``RequestTimeout``), that
+        /// reports ``preparationDeadlinePassed(attempt:)``; report
         /// ``preparationDeadlineScheduled(_:)``.
-        case schedulePreparationDeadline(attempt: Int)
+        case schedulePreparationDeadline(attempt: Int, timeout: TimeInterval)
         /// Cancel the preparation `deadline`, if any, check the request (``takeRequest()``) and
         /// create the session's task for it; report ``taskCreated(_:)`` or ``sendRejected(_:)``.
         case send(attempt: Int, deadline: (any NetworkCancellable)?)
         /// Resume `task`; report ``resumeReturned()``.
         case resume(any NetworkSessionTask)
         /// Validate and observe `outcome` with every action; report ``observed(_:)``.
-        case observe(attempt: Int, outcome: Result<NetworkResponse, NetworkError>)
+        case observe(attempt: Int, outcome: Result<NetworkResponse, NetworkError>, facts: Facts)
         /// Ask action `action` whether to retry after `error`; report ``retryDecisionReturned()``.
-        case askRetry(attempt: Int, action: Int, error: NetworkError)
+        case askRetry(attempt: Int, action: Int, error: NetworkError, facts: Facts)
         /// Schedule the retry timer after `delay` seconds; report ``retryTimerScheduled(_:)``.
         case scheduleRetry(attempt: Int, delay: TimeInterval)
         /// End the request: let the actions see the outcome, and hand its delivery to the
@@ -145,6 +153,27 @@ struct RequestStateMachine {
         let taskToCancel: (any NetworkSessionTask)?
         /// The timer still pending (the retry timer, or the preparation deadline), to cancel.
         let timerToCancel: (any NetworkCancellable)?
+        /// The body stream of the last attempt, to release before the caller hears of the end.
+        let bodyStream: InputStream?
+        /// The caller's completion; `nil` in the machine that has finished once already.
+        let completion: RequestOperation.Completion?
+        /// For the actions' `didFinish`.
+        let facts: Facts
+    }
+
+    /// What the actions learn about the request through ``ActionContext``, over all attempts.
+    struct Facts {
+        /// The request as the session last got it.
+        var sentRequest: URLRequest?
+        var preparationNanoseconds: UInt64 = 0
+        var inFlightNanoseconds: UInt64 = 0
+        var bytesSent = 0
+        var bytesReceived = 0
+    }
+
+    /// What the machine's clock counts, for ``Facts``.
+    enum Clock {
+        case preparing, inFlight, stopped
     }
 
     /// What a preparation call-out ends with.
@@ -192,24 +221,45 @@ struct RequestStateMachine {
     private(set) var callOut: CallOut?
     /// Whether an action has been handed the request.
     private var actionsInvolved = false
-    /// The request that ``Next/prepare(attempt:from:)`` or ``Next/send(attempt:deadline:)`` is
-    /// about, until the operation takes it. Not carried in the `Next`: a request moved out of an
-    /// enum's payload keeps a second owner while the case that bound it runs, and the
-    /// preparation's first write to it then copies the whole request (1.7 µs a request on
-    /// Linux, measured); a stored optional is moved out whole.
+    /// The caller's completion, until ``Next/finish(_:)`` hands it out.
+    private var completion: RequestOperation.Completion?
+    /// The body stream the builder made for the current attempt, released (its temporary file
+    /// removed) when the next attempt is built or the request ends.
+    private var bodyStream: InputStream?
+    private(set) var facts = Facts()
+    /// The time of the event being handled (``handle(at:_:)``), in uptime nanoseconds.
+    private var now: UInt64 = 0
+    /// What the clock is counting, and since when.
+    private(set) var clock = Clock.stopped
+    private var clockStartedAt: UInt64 = 0
+    /// The timeout of the request being prepared: bounds the wait for its actions.
+    private var preparationTimeout: TimeInterval = 60
+    /// The request that ``Next/prepare(attempt:from:facts:)`` or ``Next/send(attempt:deadline:)``
+    /// is about, until the operation takes it (``takeRequest()``). Not carried in the `Next`: a
+    /// request bound out of an enum's payload keeps a second owner while the case runs, so the
+    /// preparation's first write to it would copy the whole request; a stored optional is moved
+    /// out whole. (The pipeline benchmark's cases with actions show the difference.)
     private var request: URLRequest?
 
     /// A machine for a module with `actionCount` actions, making at most `maximumAttempts`
-    /// attempts (at least one).
-    init(actionCount: Int, maximumAttempts: Int) {
+    /// attempts (at least one), that hands `completion` the outcome.
+    init(actionCount: Int, maximumAttempts: Int, completion: RequestOperation.Completion?) {
         self.actionCount = max(0, actionCount)
         self.maximumAttempts = max(1, maximumAttempts)
+        self.completion = completion
+    }
+
+    /// Applies `event`, which happens at `now` (uptime nanoseconds): how the operation feeds
+    /// every event in.
+    mutating func handle(at now: UInt64, _ event: (inout Self) -> Next) -> Next {
+        self.now = max(self.now, now)
+        return event(&self)
     }
 
     /// Whether the operation is inside a call-out that this machine asked for.
     var isCallingOut: Bool { callOut != nil }
 
-    /// Moves out the request that ``Next/prepare(attempt:from:)`` or
+    /// Moves out the request that ``Next/prepare(attempt:from:facts:)`` or
     /// ``Next/send(attempt:deadline:)`` asks to prepare or send.
     mutating func takeRequest() -> URLRequest? {
         request.take()
@@ -229,6 +279,7 @@ struct RequestStateMachine {
     mutating func start() -> Next {
         guard case .idle = phase else { return .none }
         phase = .building
+        restartClock(.preparing)
         return callingOut(.build(attempt: attempt))
     }
 
@@ -259,9 +310,14 @@ struct RequestStateMachine {
 
     // MARK: - Events: call-outs returning
 
-    /// The request builder returned (the ``Next/build(attempt:)`` call-out).
-    mutating func built(_ result: Result<URLRequest, NetworkError>) -> Next {
+    /// The request builder returned (the ``Next/build(attempt:)`` call-out), with the body
+    /// stream it made for the request, if the request is to release it.
+    ///
+    /// - Parameter bodyStream: the new attempt's stream in; out, the stream the operation is to
+    ///   release: the previous attempt's, or the new one if the request has ended meanwhile.
+    mutating func built(_ result: Result<URLRequest, NetworkError>, bodyStream: inout InputStream?) -> Next {
         guard case .building = phase, isCallingOut else { return .none }
+        swap(&self.bodyStream, &bodyStream)
         return returned(bringing: .built(result))
     }
 
@@ -281,7 +337,9 @@ struct RequestStateMachine {
                 if !completedDuringCall, case .unset = deadline, callOut?.end == nil { true } else { false }
             phase = .preparing(from: from, awaiting: index, deadline: asksDeadline ? .asked : deadline)
             // Scheduling it is the next call-out.
-            return asksDeadline ? .schedulePreparationDeadline(attempt: attempt) : returned(bringing: nil)
+            return asksDeadline
+                ? .schedulePreparationDeadline(attempt: attempt, timeout: preparationTimeout)
+                : returned(bringing: nil)
         }
     }
 
@@ -358,8 +416,15 @@ struct RequestStateMachine {
         return arrived(.actionPrepared(index: index, result))
     }
 
-    /// The session answered `attempt`.
-    mutating func answered(attempt: Int, _ result: Result<NetworkResponse, NetworkError>) -> Next {
+    /// The session answered `attempt`, having received `receivedBytes` body bytes (counted
+    /// unless the request has finished).
+    mutating func answered(
+        attempt: Int, _ result: Result<NetworkResponse, NetworkError>, receivedBytes: Int = 0
+    ) -> Next {
+        if receivedBytes > 0, !isFinished {
+            let (total, overflowed) = facts.bytesReceived.addingReportingOverflow(receivedBytes)
+            facts.bytesReceived = overflowed ? .max : total
+        }
         guard attempt == self.attempt, case .sending = phase else { return .none }
         return arrived(.answered(result))
     }
@@ -416,14 +481,15 @@ struct RequestStateMachine {
             // The task is done: finishing from here on has nothing to cancel.
             phase = .observing
             guard actionCount > 0 else { return finish(outcome) }
-            return callingOut(.observe(attempt: attempt, outcome: outcome))
+            restartClock(.stopped)
+            return callingOut(.observe(attempt: attempt, outcome: outcome, facts: facts))
         case .retryDecided(let index, let decision):
             guard case .deciding(_, let error) = phase else { return .none }
             switch decision {
             case .doNotRetry:
                 guard index + 1 < actionCount else { return finish(.failure(error)) }
                 phase = .deciding(action: index + 1, error: error)
-                return callingOut(.askRetry(attempt: attempt, action: index + 1, error: error))
+                return callingOut(.askRetry(attempt: attempt, action: index + 1, error: error, facts: facts))
             case .retry:
                 return startNextAttempt()
             case .retryAfter(let delay):
@@ -443,13 +509,15 @@ struct RequestStateMachine {
             phase = .sending(task: nil)
             let scheduled: (any NetworkCancellable)? =
                 if case .scheduled(let timer) = deadline { timer } else { nil }
+            recordSent(request)
             self.request = request
             return callingOut(.send(attempt: attempt, deadline: scheduled))
         }
         actionsInvolved = true
         phase = .preparing(from: index, awaiting: nil, deadline: deadline)
+        preparationTimeout = request.timeoutInterval
         self.request = request
-        return callingOut(.prepare(attempt: attempt, from: index))
+        return callingOut(.prepare(attempt: attempt, from: index, facts: facts))
     }
 
     /// After the actions observed an attempt: delivers a success, a cancellation or the last
@@ -459,12 +527,13 @@ struct RequestStateMachine {
             return finish(result)
         }
         phase = .deciding(action: 0, error: error)
-        return callingOut(.askRetry(attempt: attempt, action: 0, error: error))
+        return callingOut(.askRetry(attempt: attempt, action: 0, error: error, facts: facts))
     }
 
     private mutating func startNextAttempt() -> Next {
         attempt += 1
         phase = .building
+        restartClock(.preparing)
         return callingOut(.build(attempt: attempt))
     }
 
@@ -495,9 +564,37 @@ struct RequestStateMachine {
         phase = .delivering(cancelled: false)
         callOut = nil
         request = nil
+        restartClock(.stopped)
         return .finish(
             Finish(
                 result: result, notifiesActions: actionsInvolved, attempt: attempt, taskToCancel: task,
-                timerToCancel: timer))
+                timerToCancel: timer, bodyStream: bodyStream.take(), completion: completion.take(), facts: facts))
+    }
+
+    // MARK: - Bookkeeping
+
+    /// Records `request` as the one the session gets, and counts its body's bytes.
+    private mutating func recordSent(_ request: URLRequest) {
+        restartClock(.inFlight)
+        facts.sentRequest = request
+        // A stream's length only for a body the builder streamed: reading `httpBodyStream`
+        // costs every request on Linux. It is the caller's word (up to `Int.max`): summed over
+        // attempts, clamped.
+        let sent = request.httpBody?.count ?? (bodyStream == nil ? 0 : request.knownBodyLength ?? 0)
+        let (total, overflowed) = facts.bytesSent.addingReportingOverflow(sent)
+        facts.bytesSent = overflowed ? .max : total
+    }
+
+    /// Adds the time since the clock last started to what it was counting, and counts `next`
+    /// from now.
+    private mutating func restartClock(_ next: Clock) {
+        let elapsed = now >= clockStartedAt ? now - clockStartedAt : 0
+        switch clock {
+        case .preparing: facts.preparationNanoseconds &+= elapsed
+        case .inFlight: facts.inFlightNanoseconds &+= elapsed
+        case .stopped: break
+        }
+        clock = next
+        clockStartedAt = now
     }
 }

@@ -24,7 +24,7 @@ struct RequestStateMachineTests {
 
         /// A machine of two actions and at most three attempts, driven into this situation.
         func machine() -> Machine {
-            var machine = Machine(actionCount: 2, maximumAttempts: 3)
+            var machine = Machine(actionCount: 2, maximumAttempts: 3, completion: nil)
             let steps: [(inout Machine) -> Machine.Next] = [
                 { $0.start() },
                 { $0.built(.success(sampleRequest)) },
@@ -371,7 +371,7 @@ struct RequestStateMachineTests {
 
     @Test("when the last allowed attempt fails, should deliver its failure without asking the actions")
     func attemptLimit() {
-        var machine = Machine(actionCount: 1, maximumAttempts: 2)
+        var machine = Machine(actionCount: 1, maximumAttempts: 2, completion: nil)
         _ = machine.start()
         for attempt in 1...2 {
             _ = machine.built(.success(sampleRequest))
@@ -422,7 +422,7 @@ struct RequestStateMachineTests {
 
     @Test("when the module has no actions, should send at once and deliver the answer without observing")
     func noActions() {
-        var machine = Machine(actionCount: 0, maximumAttempts: 3)
+        var machine = Machine(actionCount: 0, maximumAttempts: 3, completion: nil)
         _ = machine.start()
         #expect(Self.describe(machine.built(.success(sampleRequest)), machine) == "send(1)")
         _ = machine.taskCreated(FakeTask())
@@ -450,6 +450,148 @@ struct RequestStateMachineTests {
         #expect(
             Self.describe(machine.preparationReturned(.waiting(forAction: 1)), machine)
                 == "schedulePreparationDeadline(2)")
+    }
+
+    // MARK: - What the machine keeps about the request
+
+    @Test("when events come at given times, should count preparation and time in flight over every attempt")
+    func clockOverAttempts() {
+        var machine = Machine(actionCount: 1, maximumAttempts: 2, completion: nil)
+        _ = machine.handle(at: 1_000) { $0.start() }
+        _ = machine.handle(at: 1_010) { $0.built(.success(sampleRequest)) }
+        _ = machine.handle(at: 1_030) { $0.preparationReturned(.prepared(sampleRequest)) }
+        _ = machine.handle(at: 1_035) { $0.taskCreated(FakeTask()) }
+        _ = machine.handle(at: 1_040) { $0.resumeReturned() }
+        guard
+            case .observe(_, _, let observed) = machine.handle(
+                at: 1_130, { $0.answered(attempt: 1, .failure(serverError)) })
+        else {
+            Issue.record("expected to observe")
+            return
+        }
+        #expect(observed.preparationNanoseconds == 30)
+        #expect(observed.inFlightNanoseconds == 100)
+        // Deciding is neither: the clock stands still until the next attempt is built.
+        _ = machine.handle(at: 1_200) { $0.observed(.failure(serverError)) }
+        _ = machine.handle(at: 1_300) { $0.retryDecided(attempt: 1, index: 0, .retry) }
+        _ = machine.handle(at: 1_300) { $0.retryDecisionReturned() }
+        _ = machine.handle(at: 1_320) { $0.built(.success(sampleRequest)) }
+        _ = machine.handle(at: 1_340) { $0.preparationReturned(.prepared(sampleRequest)) }
+        _ = machine.handle(at: 1_340) { $0.taskCreated(FakeTask()) }
+        _ = machine.handle(at: 1_340) { $0.resumeReturned() }
+        guard case .finish(let finish) = machine.handle(at: 1_400, { $0.cancel() }) else {
+            Issue.record("expected to finish")
+            return
+        }
+        #expect(finish.facts.preparationNanoseconds == 70)
+        #expect(finish.facts.inFlightNanoseconds == 160)
+    }
+
+    @Test("when an event comes with an earlier time than the last, should not count time backwards")
+    func clockNeverRunsBackwards() {
+        var machine = Machine(actionCount: 0, maximumAttempts: 1, completion: nil)
+        _ = machine.handle(at: 500) { $0.start() }
+        _ = machine.handle(at: 400) { $0.built(.success(sampleRequest)) }
+        _ = machine.handle(at: 420) { $0.taskCreated(FakeTask()) }
+        _ = machine.handle(at: 430) { $0.resumeReturned() }
+        guard case .finish(let finish) = machine.handle(at: 450, { $0.cancel() }) else {
+            Issue.record("expected to finish")
+            return
+        }
+        #expect(finish.facts.preparationNanoseconds == 0)
+        #expect(finish.facts.inFlightNanoseconds == 0)
+    }
+
+    @Test("when a request is sent on every attempt, should keep the one sent last and sum the bytes, clamped")
+    func sentRequestAndBytes() {
+        var machine = Machine(actionCount: 0, maximumAttempts: 3, completion: nil)
+        var first = sampleRequest
+        first.httpBody = Data(count: 5)
+        _ = machine.start()
+        _ = machine.built(.success(first))
+        #expect(machine.facts.sentRequest?.httpBody?.count == 5)
+        #expect(machine.facts.bytesSent == 5)
+
+        // A streamed body counts its declared length: the caller's word, up to Int.max.
+        var machineWithStream = Machine(actionCount: 0, maximumAttempts: 3, completion: nil)
+        var streamed = sampleRequest
+        streamed.httpBodyStream = InputStream(data: Data())
+        streamed.setValue(String(Int.max), forHTTPHeaderField: "Content-Length")
+        var stream: InputStream? = streamed.httpBodyStream
+        _ = machineWithStream.start()
+        _ = machineWithStream.built(.success(streamed), bodyStream: &stream)
+        #expect(machineWithStream.facts.bytesSent == Int.max)
+        _ = machineWithStream.taskCreated(FakeTask())
+        _ = machineWithStream.resumeReturned()
+        #expect(machineWithStream.facts.bytesSent == Int.max, "one attempt's worth, not yet more")
+    }
+
+    @Test("when the session delivers body bytes, should count them until the request has finished")
+    func receivedBytes() {
+        var machine = Situation.inFlight.machine()
+        _ = machine.answered(attempt: 1, .success(sampleResponse), receivedBytes: Int.max)
+        _ = machine.answered(attempt: 1, .success(sampleResponse), receivedBytes: 10)
+        #expect(machine.facts.bytesReceived == Int.max, "clamped, and a late answer still counts its bytes")
+        _ = machine.cancel()
+        var finished = Situation.delivering.machine()
+        let before = finished.facts.bytesReceived
+        _ = finished.answered(attempt: 1, .success(sampleResponse), receivedBytes: 10)
+        #expect(finished.facts.bytesReceived == before)
+    }
+
+    @Test("when a retry's request is built with a new body stream, should hand back the previous one to release")
+    func bodyStreamPerAttempt() {
+        var machine = Situation.waitingForTimer.machine()
+        _ = machine.retryTimerFired(attempt: 1)
+        let second = InputStream(data: Data())
+        var handed: InputStream? = second
+        _ = machine.built(.success(sampleRequest), bodyStream: &handed)
+        #expect(handed == nil, "the first attempt had no stream: nothing to release")
+
+        _ = machine.preparationReturned(.prepared(sampleRequest))
+        _ = machine.taskCreated(FakeTask())
+        _ = machine.resumeReturned()
+        guard case .finish(let finish) = machine.cancel() else {
+            Issue.record("expected to finish")
+            return
+        }
+        #expect(finish.bodyStream === second, "released at the end, before the caller hears of it")
+    }
+
+    @Test("when a request's stream is built after it ended, should hand the stream back to release")
+    func bodyStreamAfterTheEnd() {
+        var machine = Situation.delivering.machine()
+        let stream = InputStream(data: Data())
+        var handed: InputStream? = stream
+        #expect(Self.describe(machine.built(.success(sampleRequest), bodyStream: &handed), machine) == "none")
+        #expect(handed === stream)
+    }
+
+    @Test("when the request ends, should hand out the caller's completion once")
+    func completionOnce() {
+        let completion: RequestOperation.Completion = { result in (result, { _ in }) }
+        var machine = Machine(actionCount: 0, maximumAttempts: 1, completion: completion)
+        guard case .finish(let finish) = machine.cancel() else {
+            Issue.record("expected to finish")
+            return
+        }
+        #expect(finish.completion != nil)
+        #expect(Self.describe(machine.cancel(), machine) == "none")
+    }
+
+    @Test("when the preparation waits, should bound it by the timeout of the request being prepared")
+    func preparationTimeout() {
+        var machine = Machine(actionCount: 1, maximumAttempts: 1, completion: nil)
+        var request = sampleRequest
+        request.timeoutInterval = 7
+        _ = machine.start()
+        _ = machine.built(.success(request))
+        guard case .schedulePreparationDeadline(_, let timeout) = machine.preparationReturned(.waiting(forAction: 0))
+        else {
+            Issue.record("expected to schedule the deadline")
+            return
+        }
+        #expect(timeout == 7)
     }
 
     // MARK: - Helpers
@@ -498,12 +640,12 @@ struct RequestStateMachineTests {
         switch next {
         case .none: return "none"
         case .build(let attempt): return "build(\(attempt))"
-        case .prepare(let attempt, let from): return "prepare(\(attempt), from: \(from))"
-        case .schedulePreparationDeadline(let attempt): return "schedulePreparationDeadline(\(attempt))"
+        case .prepare(let attempt, let from, _): return "prepare(\(attempt), from: \(from))"
+        case .schedulePreparationDeadline(let attempt, _): return "schedulePreparationDeadline(\(attempt))"
         case .send(let attempt, _): return "send(\(attempt))"
         case .resume: return "resume"
-        case .observe(let attempt, _): return "observe(\(attempt))"
-        case .askRetry(let attempt, let action, _): return "askRetry(\(attempt), action: \(action))"
+        case .observe(let attempt, _, _): return "observe(\(attempt))"
+        case .askRetry(let attempt, let action, _, _): return "askRetry(\(attempt), action: \(action))"
         case .scheduleRetry(let attempt, let delay): return "scheduleRetry(\(attempt), \(delay))"
         case .finish(let finish):
             var parts: [String]
@@ -535,6 +677,14 @@ private final class FakeTask: NetworkSessionTask {
 
 private final class FakeTimer: NetworkCancellable {
     func cancel() {}
+}
+
+extension RequestStateMachine {
+    /// The request builder returned, with no body stream to keep.
+    fileprivate mutating func built(_ result: Result<URLRequest, NetworkError>) -> Next {
+        var none: InputStream?
+        return built(result, bodyStream: &none)
+    }
 }
 
 extension Result {

@@ -5,7 +5,7 @@ import Foundation
 #endif
 
 /// Runs the actions' preparation of one attempt, from a given action on, as one call-out of
-/// ``RequestOperation``: what the state machine's ``RequestStateMachine/Next/prepare(attempt:from:)``
+/// ``RequestOperation``: what the state machine's ``RequestStateMachine/Next/prepare(attempt:from:facts:)``
 /// asks for.
 ///
 /// Actions that only set header fields and can do so at once edit one shared
