@@ -12,7 +12,7 @@ struct DelayAction: NetworkModuleAction {
 
     /// Creates an action that holds each attempt back for `delay` seconds, waiting with `scheduler`.
     init(_ delay: TimeInterval, scheduler: (any DelayScheduler)?) {
-        self.delay = delay.isNaN ? 0 : min(max(0, delay), 1e9)
+        self.delay = delay
         self.scheduler = scheduler ?? DispatchDelayScheduler()
     }
 
@@ -21,7 +21,7 @@ struct DelayAction: NetworkModuleAction {
         _ urlRequest: URLRequest, context: ActionContext,
         completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void
     ) {
-        _ = scheduler.schedule(after: delay) { completion(.success(urlRequest)) }
+        _ = scheduler.scheduleWait(after: delay) { completion(.success(urlRequest)) }
     }
 }
 

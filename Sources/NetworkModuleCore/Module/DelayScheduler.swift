@@ -24,6 +24,13 @@ package protocol TimeLimitScheduling: DelayScheduler {
 }
 
 extension DelayScheduler {
+    /// Runs `work` once after `delay` seconds, as the module hands every wait to a scheduler: a
+    /// negative or NaN delay counts as 0, and none is longer than the longest time that falls due
+    /// (``RequestTimeout/longestSeconds``).
+    func scheduleWait(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) -> any NetworkCancellable {
+        schedule(after: delay > 0 ? min(delay, RequestTimeout.longestSeconds) : 0, work)
+    }
+
     /// Runs `work` once after `limit` seconds, as a time limit where the scheduler tells limits
     /// from waits (``TimeLimitScheduling``), and as any wait otherwise.
     func scheduleLimit(after limit: TimeInterval, _ work: @escaping @Sendable () -> Void) -> any NetworkCancellable {

@@ -174,7 +174,7 @@ final class RequestOperation: NetworkCancellable {
                 }
                 next = update { $0.retryDecisionReturned() }
             case .scheduleRetry(let attempt, let delay):
-                let timer = module.delayScheduler.schedule(after: Self.boundedDelay(delay)) {
+                let timer = module.delayScheduler.scheduleWait(after: delay) {
                     self.run(self.update { $0.retryTimerFired(attempt: attempt) })
                 }
                 next = update { $0.retryTimerScheduled(timer) }
@@ -289,12 +289,6 @@ final class RequestOperation: NetworkCancellable {
     ) -> any NetworkCancellable {
         guard let limit = RequestTimeout(seconds: timeout).seconds else { return NoDeadline() }
         return module.delayScheduler.scheduleLimit(after: limit, onExpiry)
-    }
-
-    /// `delay` as a scheduler can take it: NaN and negatives as 0, no more than about 30 years.
-    private static func boundedDelay(_ delay: TimeInterval) -> TimeInterval {
-        guard delay > 0 else { return 0 }
-        return min(delay, 1e9)
     }
 
     // MARK: - Contexts

@@ -50,8 +50,12 @@ struct DelayActionTests {
 
     @Test("when given a negative, NaN or endless delay, should clamp it between 0 and 10⁹ seconds")
     func clampsDelays() {
-        #expect(DelayAction(-1, scheduler: nil).delay == 0)
-        #expect(DelayAction(.nan, scheduler: nil).delay == 0)
-        #expect(DelayAction(.infinity, scheduler: nil).delay == 1e9)
+        let scheduler = ManualDelayScheduler()
+        let request = URLRequest(url: URL(string: "https://api.example.com/")!)
+        let context = ActionContext(networkRequest: nil)
+        for delay in [-1, .nan, .infinity] {
+            DelayAction(delay, scheduler: scheduler).prepare(request, context: context) { _ in }
+        }
+        #expect(scheduler.requestedDelays == [0, 0, 1e9])
     }
 }
