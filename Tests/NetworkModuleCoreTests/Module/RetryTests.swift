@@ -49,6 +49,20 @@ struct RetryTests {
         #expect(results.singleValue?.statusCode == 200)
     }
 
+    @Test(
+        "when an action asks for a negative, NaN or endless delay, should wait between 0 and 10⁹ seconds",
+        arguments: [(-5.0, 0.0), (.nan, 0), (.infinity, 1e9), (2e9, 1e9)])
+    func retryDelayBounds(asked: TimeInterval, scheduled: TimeInterval) {
+        let session = FakeNetworkSession()
+        session.stub(.any, with: .status(503), .status(200))
+        let scheduler = ManualDelayScheduler()
+
+        makeModule(session: session, actions: [ProbeAction(retry: [.retryAfter(asked)])], scheduler: scheduler)
+            .perform(request: TestRequest()) { _ in }
+
+        #expect(scheduler.requestedDelays == [scheduled])
+    }
+
     @Test("when cancelled while waiting to retry, should deliver .cancelled at once and never send again")
     func cancelDuringRetryWait() {
         let session = FakeNetworkSession()
