@@ -39,7 +39,7 @@ public final class DefaultNetworkModule: NetworkModule {
     let session: any NetworkSession
     /// The actions run around every request, in order (a ``BuiltInAction`` as the action it
     /// was made as).
-    let actions: [any NetworkModuleAction]
+    var actions: [any NetworkModuleAction] { pipeline.actions }
     /// Where completions run.
     let completionExecutor: any CompletionExecutor
     /// Decodes the bodies of ``TypedRequest``s that name no decoder of their own.
@@ -47,13 +47,10 @@ public final class DefaultNetworkModule: NetworkModule {
 
     // What every request of the module shares, worked out once, when the module is made. A
     // request in flight holds the module, and reads these.
-    let baseURL: URL?
-    /// The base URL's origin, for the actions' same-origin checks.
-    let baseOrigin: Origin?
     /// ``session`` as requests are sent on it (``NetworkSession/transferring``).
     let transferringSession: any TransferringSession
-    /// Runs the actions' preparation, with the fast path for header-only actions.
-    let preparer: ActionPreparer
+    /// The actions around each request, in their order (the module's and background transfers').
+    let pipeline: ActionPipeline
     /// The most attempts one request makes, retries included.
     let maximumAttempts: Int
     /// What ``AcceptableStatusCodes/moduleDefault`` and a caller's `URLRequest` accept.
@@ -109,18 +106,15 @@ public final class DefaultNetworkModule: NetworkModule {
         // function that iOS 13 to 17 lack.
         self.defaultRequestBuilder = requestBuilder as? DefaultRequestBuilder
         self.session = session
-        let actions = actions.map { $0.unwrapped }
-        self.actions = actions
         self.completionExecutor = completionExecutor
         self.decoder = decoder
-        let baseURL = requestBuilder.baseURL
-        self.baseURL = baseURL
-        self.baseOrigin = baseURL.flatMap(Origin.init)
         self.transferringSession = session.transferring
-        self.preparer = ActionPreparer(preparations: actions.map(ActionPreparation.init))
         self.maximumAttempts = maximumAttempts
         self.acceptableStatusCodes = acceptableStatusCodes.resolved(moduleDefault: .successful)
-        self.delayScheduler = delayScheduler ?? DispatchDelayScheduler()
+        let delayScheduler = delayScheduler ?? DispatchDelayScheduler()
+        self.delayScheduler = delayScheduler
+        self.pipeline = ActionPipeline(
+            actions: actions, baseURL: requestBuilder.baseURL, delayScheduler: delayScheduler)
         self.redirectPolicy = redirectPolicy
     }
 

@@ -135,7 +135,7 @@ final class RequestOperation: NetworkCancellable {
             case .prepare(let attempt, let from, let facts):
                 let outcome: RequestStateMachine.PreparationOutcome
                 if let request = state.withLock({ $0.takeRequest() }) {
-                    outcome = module.preparer.prepare(
+                    outcome = module.pipeline.prepare(
                         request, from: from, context: { self.context(attempt: attempt, facts: facts) },
                         onPrepared: { index, result in
                             self.run(self.update { $0.actionPrepared(attempt: attempt, index: index, result) })
@@ -226,11 +226,9 @@ final class RequestOperation: NetworkCancellable {
     /// Checks `request` once, just before the wire, and hands it to the session.
     private func send(_ candidate: URLRequest?, attempt: Int) -> RequestStateMachine.Next {
         // The machine always holds the request with `.send`; a missing one fails the request.
-        guard let request = candidate, request.url != nil else {
-            return update { $0.sendRejected(.invalidRequest(.missingURL)) }
-        }
+        let request: URLRequest
         do throws(NetworkError) {
-            try HeaderValidation.validate(request)
+            request = try module.pipeline.checked(candidate)
         } catch {
             return update { $0.sendRejected(error) }
         }
@@ -254,9 +252,7 @@ final class RequestOperation: NetworkCancellable {
     private func observe(
         _ result: Result<NetworkResponse, NetworkError>, context: ActionContext
     ) -> Result<NetworkResponse, NetworkError> {
-        let result = module.actions.validated(result, context: context)
-        for action in module.actions { action.didReceive(result, context: context) }
-        return result
+        module.pipeline.observe(result, context: context)
     }
 
     /// Stops what is still running, transforms the outcome, lets every action see it, and
@@ -269,9 +265,8 @@ final class RequestOperation: NetworkCancellable {
         if let stream = finish.bodyStream { BodyStreams.release(stream) }
         guard let completion = finish.completion else { return }
         let (seen, deliverToCaller) = completion(finish.result)
-        if finish.notifiesActions, !module.actions.isEmpty {
-            let context = context(attempt: finish.attempt, facts: finish.facts)
-            for action in module.actions { action.didFinish(seen, context: context) }
+        if finish.notifiesActions {
+            module.pipeline.finish(seen, context: context(attempt: finish.attempt, facts: finish.facts))
         }
         module.completionExecutor.execute { [state] in
             switch state.withLock({ $0.deliveryStarted() }) {
@@ -287,19 +282,17 @@ final class RequestOperation: NetworkCancellable {
     private func scheduleDeadline(
         after timeout: TimeInterval, _ onExpiry: @escaping @Sendable () -> Void
     ) -> any NetworkCancellable {
-        guard let limit = RequestTimeout(seconds: timeout).seconds else { return NoDeadline() }
-        return module.delayScheduler.scheduleLimit(after: limit, onExpiry)
+        module.pipeline.preparationDeadline(after: timeout, onExpiry)
     }
 
     // MARK: - Contexts
 
     private func context(attempt: Int, facts: RequestStateMachine.Facts) -> ActionContext {
         let now = DispatchTime.now().uptimeNanoseconds
-        return ActionContext(
-            networkRequest: source.networkRequest, attempt: attempt, baseURL: module.baseURL,
-            baseOrigin: module.baseOrigin, sentRequest: facts.sentRequest,
-            elapsed: Self.seconds(now >= startTime ? now - startTime : 0),
+        return module.pipeline.context(
+            for: source.networkRequest, attempt: attempt, sentRequest: facts.sentRequest,
             requestID: requestID, sequenceNumber: sequenceNumber,
+            elapsed: Self.seconds(now >= startTime ? now - startTime : 0),
             preparationTime: Self.seconds(facts.preparationNanoseconds),
             timeInFlight: Self.seconds(facts.inFlightNanoseconds), bytesSent: facts.bytesSent,
             bytesReceived: facts.bytesReceived)
@@ -308,9 +301,4 @@ final class RequestOperation: NetworkCancellable {
     private static func seconds(_ nanoseconds: UInt64) -> TimeInterval {
         Double(nanoseconds) / 1e9
     }
-}
-
-/// The handle of a deadline that was never set.
-private struct NoDeadline: NetworkCancellable {
-    func cancel() {}
 }

@@ -21,7 +21,9 @@ import Foundation
 /// ```
 ///
 /// - **Actions**: each transfer is built by the module's request builder and prepared by its
-///   actions (authentication, headers, signing) before the system gets it. When it ends, the
+///   actions (authentication, headers, signing) before the system gets it, in the module's
+///   pipeline: the request's timeout bounds the wait for an action that prepares later, and past
+///   it the transfer fails with ``NetworkError/timedOut``, unsent. When it ends, the
 ///   actions validate and observe the result (`validate`, `didReceive`, `didFinish`: metrics,
 ///   logging) before the handler gets it. After a relaunch they see the request's URL and method
 ///   only: its header fields are never written to disk.
@@ -315,44 +317,32 @@ public final class BackgroundTransfers: Sendable {
         case .idTaken: return false
         case .ledgerUnreadable: throw NetworkError(store.notSavedError(url: urlRequest.url))
         }
-        prepare(urlRequest, from: 0, start)
-        return true
-    }
-
-    /// Prepares `request` with the module's actions from `index` on, then sends it; an action
-    /// that completes later takes it on from the next action.
-    private func prepare(_ request: URLRequest, from index: Int, _ start: BackgroundTransferLedger.Start) {
-        let module = module
-        let outcome = module.preparer.prepare(
-            request, from: index,
+        // The module's pipeline, bounded by the request's timeout as a module's request is.
+        let pipeline = module.pipeline
+        pipeline.prepare(
+            urlRequest,
             context: {
-                ActionContext(
-                    networkRequest: start.networkRequest, attempt: 1, baseURL: module.baseURL,
-                    baseOrigin: module.baseOrigin, sentRequest: nil, elapsed: Self.seconds(since: start.startDate),
-                    requestID: start.requestID, sequenceNumber: start.sequenceNumber,
-                    preparationTime: Self.seconds(since: start.startDate), timeInFlight: 0, bytesSent: 0,
-                    bytesReceived: 0)
+                let elapsed = Self.seconds(since: start.startDate)
+                return pipeline.context(
+                    for: start.networkRequest, attempt: 1, sentRequest: nil, requestID: start.requestID,
+                    sequenceNumber: start.sequenceNumber, elapsed: elapsed, preparationTime: elapsed)
             },
-            onPrepared: { [self] actionIndex, result in
+            completion: { [self] result in
                 switch result {
-                case .success(let prepared): prepare(prepared, from: actionIndex + 1, start)
+                case .success(let prepared): send(prepared, start)
                 case .failure(let error): failPreparation(start, error)
                 }
             })
-        switch outcome {
-        case .prepared(let prepared): send(prepared, start)
-        case .failed(let error): failPreparation(start, error)
-        case .waiting: break
-        }
+        return true
     }
 
     /// Checks the prepared request once (its credentials too, unless the app allowed them to
     /// follow redirects) and an upload's file (the actions may have taken long enough for it to
     /// go), writes the transfer down and hands it to the system.
-    private func send(_ request: URLRequest, _ start: BackgroundTransferLedger.Start) {
-        guard let url = request.url else { return failPreparation(start, .invalidRequest(.missingURL)) }
+    private func send(_ candidate: URLRequest, _ start: BackgroundTransferLedger.Start) {
+        let request: URLRequest
         do throws(NetworkError) {
-            try HeaderValidation.validate(request)
+            request = try module.pipeline.checked(candidate)
             // The system raises an exception for an upload file it cannot open: it is opened
             // here, after the actions, so that only the ledger's save stands between the two.
             if case .upload(let file) = start.kind { _ = try BodyStreamSource.checkedFile(file) }
@@ -370,7 +360,8 @@ public final class BackgroundTransfers: Sendable {
                     id: start.id, token: start.token, request: request, sentDate: Date(),
                     // Header fields, or a password or a secret query item in the URL: resume
                     // data would hold either.
-                    carriesCredentials: !credentials.isEmpty || Redaction.default.redacted(url) != url)
+                    carriesCredentials: !credentials.isEmpty
+                        || request.url.map { Redaction.default.redacted($0) != $0 } == true)
             })
     }
 
@@ -512,33 +503,22 @@ public final class BackgroundTransfers: Sendable {
                 duration: inFlight)
             bytes = (outcome.bytesSent, outcome.bytesReceived)
         }
-        if !module.actions.isEmpty {
-            let context = ActionContext(
-                networkRequest: delivery.networkRequest, attempt: 1, baseURL: module.baseURL,
-                baseOrigin: module.baseOrigin, sentRequest: delivery.request,
-                elapsed: Self.seconds(since: delivery.startDate), requestID: delivery.requestID,
-                sequenceNumber: delivery.sequenceNumber,
-                preparationTime: max(0, (delivery.sentDate ?? Date()).timeIntervalSince(delivery.startDate)),
-                timeInFlight: inFlight, bytesSent: Self.count(bytes.sent), bytesReceived: Self.count(bytes.received))
-            result = observe(result, context: context, destination: delivery.destination, sent: delivery.request != nil)
-        }
-        return result
-    }
-
-    /// The actions' validation (of a success) and observation, as the pipeline runs them for the
-    /// last attempt. A download whose validation fails leaves no file.
-    private func observe(
-        _ result: Result<NetworkResponse, NetworkError>, context: ActionContext, destination: DownloadDestination?,
-        sent: Bool
-    ) -> Result<NetworkResponse, NetworkError> {
-        let validated = module.actions.validated(result, context: context)
-        if case .success = result, case .failure = validated, let destination {
+        let pipeline = module.pipeline
+        guard !pipeline.actions.isEmpty else { return result }
+        let context = pipeline.context(
+            for: delivery.networkRequest, attempt: 1, sentRequest: delivery.request, requestID: delivery.requestID,
+            sequenceNumber: delivery.sequenceNumber, elapsed: Self.seconds(since: delivery.startDate),
+            preparationTime: max(0, (delivery.sentDate ?? Date()).timeIntervalSince(delivery.startDate)),
+            timeInFlight: inFlight, bytesSent: Self.count(bytes.sent), bytesReceived: Self.count(bytes.received))
+        // As the module's last attempt: validated, observed if it was sent, then finished. A
+        // download whose validation fails leaves no file.
+        let validated =
+            delivery.request == nil
+            ? pipeline.validated(result, context: context) : pipeline.observe(result, context: context)
+        if case .success = result, case .failure = validated, let destination = delivery.destination {
             try? FileManager.default.removeItem(at: destination.url)
         }
-        if sent {
-            for action in module.actions { action.didReceive(validated, context: context) }
-        }
-        for action in module.actions { action.didFinish(validated, context: context) }
+        pipeline.finish(validated, context: context)
         return validated
     }
 

@@ -344,6 +344,39 @@ struct BackgroundTransfersTests {
     }
 
     @Test(
+        "when an action never completes its preparation, should report .timedOut once after the request's timeout and send nothing"
+    )
+    func preparationTimesOut() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        struct SlowGet: NetworkRequest {
+            var path: String { "/videos/7/file" }
+            var timeout: TimeInterval? { 5 }
+        }
+        let later = LaterAction()
+        let clock = ManualDelayScheduler()
+        let transfers = transfers(module: module(actions: [later, action], clock: clock))
+        let destination = DownloadDestination(folder.appendingPathComponent("v"))
+        try transfers.download(request: SlowGet(), to: destination, id: "a")
+
+        clock.advance(by: 4.9)
+        let before = reports.ids
+        clock.advance(by: 0.1)
+        later.release()
+        clock.runAll()
+
+        #expect(before.isEmpty)
+        #expect(reports.ids == ["a"])
+        #expect(reports.results.first?.error == .timedOut)
+        #expect(system.sent.isEmpty)
+        #expect(action.hooks.value == ["didFinish"])
+        #expect(
+            BackgroundTransferStore(directory: folder.appendingPathComponent("state")).load().persisted?.transfers
+                .isEmpty ?? true)
+        // The ledger holds no entry for the ID: it starts again.
+        #expect(try transfers.download(request: SlowGet(), to: destination, id: "a"))
+    }
+
+    @Test(
         "when the upload's file is removed while an action prepares, should report the file error once and hand nothing to the system"
     )
     func uploadFileGone() throws {

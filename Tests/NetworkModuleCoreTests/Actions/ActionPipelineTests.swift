@@ -1,4 +1,5 @@
 import Foundation
+import NetworkModuleTesting
 import Testing
 
 @testable import NetworkModuleCore
@@ -7,8 +8,8 @@ import Testing
     import FoundationNetworking
 #endif
 
-@Suite("Action preparer")
-struct ActionPreparerTests {
+@Suite("Action pipeline")
+struct ActionPipelineTests {
     private static func request(fields: [String: String]? = nil) throws -> URLRequest {
         var request = URLRequest(url: try #require(URL(string: "https://api.example.com/a")))
         request.allHTTPHeaderFields = fields
@@ -16,7 +17,7 @@ struct ActionPreparerTests {
     }
 
     private static func prepare(
-        _ preparer: ActionPreparer, from index: Int, contexts: LockedState<Int>, fields: [String: String]? = nil
+        _ preparer: ActionPipeline, from index: Int, contexts: LockedState<Int>, fields: [String: String]? = nil
     ) throws -> RequestStateMachine.PreparationOutcome {
         preparer.prepare(
             try request(fields: fields), from: index,
@@ -30,7 +31,7 @@ struct ActionPreparerTests {
     @Test("when header actions prepare, should set their fields and make the attempt's context once")
     func headerActionsShareOneContext() throws {
         let actions: [any NetworkModuleAction] = [.headers(["X-One": "1"]), .headers(["X-Two": "2"])]
-        let preparer = ActionPreparer(preparations: actions.map { ActionPreparation($0.unwrapped) })
+        let preparer = ActionPipeline(actions: actions, delayScheduler: ManualDelayScheduler())
         let contexts = LockedState(0)
 
         let outcome = try Self.prepare(preparer, from: 0, contexts: contexts)
@@ -47,7 +48,7 @@ struct ActionPreparerTests {
     @Test("when no action is left from the index, should change nothing and make no context")
     func nothingToPrepare() throws {
         let actions: [any NetworkModuleAction] = [.headers(["X-One": "1"]), .metrics { _ in }]
-        let preparer = ActionPreparer(preparations: actions.map { ActionPreparation($0.unwrapped) })
+        let preparer = ActionPipeline(actions: actions, delayScheduler: ManualDelayScheduler())
         let contexts = LockedState(0)
 
         let outcome = try Self.prepare(preparer, from: 2, contexts: contexts)
@@ -63,7 +64,7 @@ struct ActionPreparerTests {
     @Test("when a built-in action that changes no request comes next, should call its prepare as any action's")
     func builtInActionsAreNotSkipped() throws {
         let actions: [any NetworkModuleAction] = [.headers(["X-One": "1"]), .metrics { _ in }]
-        let preparer = ActionPreparer(preparations: actions.map { ActionPreparation($0.unwrapped) })
+        let preparer = ActionPipeline(actions: actions, delayScheduler: ManualDelayScheduler())
         let prepared = LockedState<[Int]>([])
 
         let outcome = preparer.prepare(
@@ -80,7 +81,7 @@ struct ActionPreparerTests {
     @Test("when header actions change nothing, should leave the request's own fields as they were")
     func unchangedFieldsStay() throws {
         let actions: [any NetworkModuleAction] = [.headers(["Accept": "text/plain"])]
-        let preparer = ActionPreparer(preparations: actions.map { ActionPreparation($0.unwrapped) })
+        let preparer = ActionPipeline(actions: actions, delayScheduler: ManualDelayScheduler())
 
         let outcome = try Self.prepare(
             preparer, from: 0, contexts: LockedState(0), fields: ["accept": "application/json", "X-Own": "1"])
@@ -95,7 +96,7 @@ struct ActionPreparerTests {
     @Test("when a request without fields goes through header actions that set none, should still have no fields")
     func noFieldsStayNone() throws {
         let actions: [any NetworkModuleAction] = [.headers([:])]
-        let preparer = ActionPreparer(preparations: actions.map { ActionPreparation($0.unwrapped) })
+        let preparer = ActionPipeline(actions: actions, delayScheduler: ManualDelayScheduler())
 
         let outcome = try Self.prepare(preparer, from: 0, contexts: LockedState(0))
 
@@ -113,7 +114,7 @@ struct ActionPreparerTests {
         let actions: [any NetworkModuleAction] = [
             .headers(["X-One": "1"]), FieldRecordingAction(seen: seen), .headers(["X-Two": "2"]),
         ]
-        let preparer = ActionPreparer(preparations: actions.map { ActionPreparation($0.unwrapped) })
+        let preparer = ActionPipeline(actions: actions, delayScheduler: ManualDelayScheduler())
 
         let outcome = try Self.prepare(preparer, from: 0, contexts: LockedState(0), fields: ["X-Own": "0"])
 
@@ -122,6 +123,65 @@ struct ActionPreparerTests {
             return
         }
         #expect(seen.withLock { $0 } == ["X-Own": "0", "X-One": "1"])
+    }
+
+    /// Prepares later, when the test says.
+    final class LaterAction: NetworkModuleAction {
+        let waiting = LockedState<[@Sendable () -> Void]>([])
+
+        func prepare(
+            _ urlRequest: URLRequest, context: ActionContext,
+            completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void
+        ) {
+            waiting.withLock { $0.append { completion(.success(urlRequest)) } }
+        }
+
+        func release() { for finish in waiting.withLock({ $0 }) { finish() } }
+    }
+
+    @Test(
+        "when an action never completes a whole preparation, should end once with .timedOut at the request's timeout, and ignore a late completion"
+    )
+    func wholePreparationTimesOut() throws {
+        let clock = ManualDelayScheduler()
+        let later = LaterAction()
+        let pipeline = ActionPipeline(actions: [later, .headers(["X-After": "1"])], delayScheduler: clock)
+        var request = try Self.request()
+        request.timeoutInterval = 3
+        let ends = LockedState<[Result<URLRequest, NetworkError>]>([])
+
+        pipeline.prepare(
+            request, context: { ActionContext(networkRequest: nil) },
+            completion: { result in ends.withLock { $0.append(result) } })
+        clock.advance(by: 2.9)
+        let before = ends.value.count
+        clock.advance(by: 0.1)
+        later.release()
+        clock.runAll()
+
+        #expect(before == 0)
+        #expect(ends.value.count == 1)
+        #expect(ends.value.first?.error == .timedOut)
+    }
+
+    @Test("when every action prepares in time, should end once with the prepared request and cancel the deadline")
+    func wholePreparationInTime() throws {
+        let clock = ManualDelayScheduler()
+        let later = LaterAction()
+        let pipeline = ActionPipeline(actions: [later, .headers(["X-After": "1"])], delayScheduler: clock)
+        let ends = LockedState<[Result<URLRequest, NetworkError>]>([])
+
+        pipeline.prepare(
+            try Self.request(), context: { ActionContext(networkRequest: nil) },
+            completion: { result in ends.withLock { $0.append(result) } })
+        let pendingWhileWaiting = clock.pendingCount
+        later.release()
+        clock.runAll()
+
+        #expect(pendingWhileWaiting == 1)
+        #expect(clock.pendingCount == 0)
+        #expect(ends.value.count == 1)
+        #expect((try? ends.value.first?.get())?.value(forHTTPHeaderField: "X-After") == "1")
     }
 }
 
