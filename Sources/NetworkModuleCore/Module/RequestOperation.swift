@@ -150,7 +150,7 @@ final class RequestOperation: NetworkCancellable {
                 deadline?.cancel()
                 next = send(state.withLock { $0.takeRequest() }, attempt: attempt)
             case .schedulePreparationDeadline(let attempt, let timeout):
-                let deadline = scheduleDeadline(after: timeout) {
+                let deadline = module.pipeline.preparationDeadline(after: timeout) {
                     self.run(self.update { $0.preparationDeadlinePassed(attempt: attempt) })
                 }
                 next = update { $0.preparationDeadlineScheduled(deadline) }
@@ -158,7 +158,7 @@ final class RequestOperation: NetworkCancellable {
                 task.resume()
                 next = update { $0.resumeReturned() }
             case .observe(let attempt, let outcome, let facts):
-                let observed = observe(outcome, context: context(attempt: attempt, facts: facts))
+                let observed = module.pipeline.observe(outcome, context: context(attempt: attempt, facts: facts))
                 next = update { $0.observed(observed) }
             case .askRetry(let attempt, let index, let error, let facts):
                 if let retryAllowed = transfer?.retryAllowed, !retryAllowed() {
@@ -247,14 +247,6 @@ final class RequestOperation: NetworkCancellable {
         return update { $0.taskCreated(task) }
     }
 
-    /// Lets every action validate, then observe, the attempt's outcome; returns the outcome
-    /// after validation.
-    private func observe(
-        _ result: Result<NetworkResponse, NetworkError>, context: ActionContext
-    ) -> Result<NetworkResponse, NetworkError> {
-        module.pipeline.observe(result, context: context)
-    }
-
     /// Stops what is still running, transforms the outcome, lets every action see it, and
     /// delivers it through the executor: the outcome, or ``NetworkError/cancelled`` if the caller
     /// cancelled before the executor ran the delivery (the machine decides, under the lock).
@@ -276,13 +268,6 @@ final class RequestOperation: NetworkCancellable {
             case .none: break
             }
         }
-    }
-
-    /// Schedules the preparation deadline: a request's timeout bounds the wait for its actions.
-    private func scheduleDeadline(
-        after timeout: TimeInterval, _ onExpiry: @escaping @Sendable () -> Void
-    ) -> any NetworkCancellable {
-        module.pipeline.preparationDeadline(after: timeout, onExpiry)
     }
 
     // MARK: - Contexts
