@@ -12,8 +12,8 @@ import Foundation
 /// built on them) is written once, in the protocol's extensions, on a ``ModuleCall``: decoding
 /// happens before the actions' `didFinish`, progress is reported as the bytes move, a download
 /// streams to its file, a stream hands chunks over as they arrive. A module of the user's own (a
-/// hand-written mock) runs on the same pipeline, with its two `perform` methods as the session
-/// (``ModuleAdapter``). So the real module, the fake and a mock cannot disagree.
+/// hand-written mock) runs on the same pipeline, its two `perform` methods the session
+/// (``ModuleAdapter``). So the real module, the fake and a mock run the same code.
 package protocol PipelineModule: NetworkModule {
     /// Begins a call of `source`: the module whose actions, session and executor it runs with.
     /// Asked once per call, on the caller's thread, when the call starts.
@@ -47,13 +47,13 @@ extension PipelineModule {
 struct ModuleCall {
     /// The module whose pipeline runs the call.
     let module: DefaultNetworkModule
-    private let source: RequestSource
-    /// For a module of the user's own: its two `perform` methods as the session; `nil` on a
-    /// ``PipelineModule``.
-    private let adapter: ModuleAdapter?
+    fileprivate let source: RequestSource
+    /// For a module of the user's own, the session that its two `perform` methods make.
+    fileprivate let adapter: ModuleAdapter?
 
-    /// Starts the call on ``module``'s pipeline, through `transfer` when given; returns the
-    /// caller's handle.
+    /// Starts the call, through `transfer` when given, and returns the caller's handle: on a
+    /// module of the user's own, the handle its `perform` returned, so that the user's module
+    /// decides how a cancelled call ends, and on which queue.
     func start(
         transfer: TransferSession? = nil, completion: @escaping RequestOperation.Completion
     ) -> any NetworkCancellable {
@@ -63,7 +63,6 @@ struct ModuleCall {
         _ = RequestOperation.start(source: source, module: module, transfer: transfer) { result in
             completion(adapter.restoring(result))
         }
-        // The user's module decides how its call ends, cancelled or not, and on which queue.
         return adapter
     }
 
@@ -73,33 +72,23 @@ struct ModuleCall {
     ) -> any NetworkCancellable {
         start { result in (result, { cancelled in completion(cancelled ? .failure(.cancelled) : result) }) }
     }
-
-    /// A call on a ``PipelineModule``.
-    fileprivate init(_ source: RequestSource, on module: DefaultNetworkModule) {
-        (self.module, self.source, self.adapter) = (module, source, nil)
-    }
-
-    /// A call on a module of the user's own: a module with no actions, delivering at once on the
-    /// thread of the user's completion (no second executor), whose one attempt is the user's
-    /// call. Its request is never sent; every status its answer has stands.
-    fileprivate init(_ source: RequestSource, onModuleOfYourOwn userModule: any NetworkModule) {
-        let adapter = ModuleAdapter(module: userModule, source: source)
-        self.adapter = adapter
-        self.source = .urlRequest(ModuleAdapter.unsentRequest)
-        self.module = DefaultNetworkModule(
-            requestBuilder: DefaultRequestBuilder(baseURL: ModuleAdapter.unsentURL), session: adapter,
-            completionExecutor: .immediate, acceptableStatusCodes: AcceptableStatusCodes(closedRanges: [.min ... .max]))
-    }
 }
 
 extension NetworkModule {
-    /// Begins a call of `source` on the pipeline: the one place that tells a ``PipelineModule``
-    /// from a module of the user's own.
+    /// Begins a call of `source`: the one place that tells a ``PipelineModule`` from a module of
+    /// the user's own, which runs on a module with no actions, delivering on the thread of the
+    /// user's completion (no second executor), whose one attempt is the user's call, every
+    /// status of its answer standing. That attempt's request is never sent.
     func call(_ source: RequestSource) -> ModuleCall {
         if let pipeline = self as? any PipelineModule {
-            return ModuleCall(source, on: pipeline.beginCall(source))
+            return ModuleCall(module: pipeline.beginCall(source), source: source, adapter: nil)
         }
-        return ModuleCall(source, onModuleOfYourOwn: self)
+        let adapter = ModuleAdapter(module: self, source: source)
+        let unsent = URL(fileURLWithPath: "/")
+        let module = DefaultNetworkModule(
+            requestBuilder: DefaultRequestBuilder(baseURL: unsent), session: adapter, completionExecutor: .immediate,
+            acceptableStatusCodes: AcceptableStatusCodes(closedRanges: [.min ... .max]))
+        return ModuleCall(module: module, source: .urlRequest(URLRequest(url: unsent)), adapter: adapter)
     }
 
     /// Runs `source` and turns its response into the caller's output with `transform`, before the
@@ -123,19 +112,16 @@ extension NetworkModule {
     }
 }
 
-/// A module of the user's own as the session of its calls: the call's one attempt hands the
-/// call's request, unbuilt, to the module's own `perform`, and its answer back to the pipeline,
-/// which applies the transfer (a file, chunks, progress) to the body that arrived whole
-/// (``BufferedSession``). The handle of the call is the user's own.
-final class ModuleAdapter: NetworkSession, NetworkCancellable {
-    /// The request the attempt is made with, never sent: the user's module gets the call's own.
-    static let unsentURL = URL(fileURLWithPath: "/")
-    static let unsentRequest = URLRequest(url: unsentURL)
-
+/// A module of the user's own as the session of one call, and as the task of its one attempt:
+/// resumed, it hands the call's request as it was made to the module's own `perform`, and the
+/// answer to the transfer (a file, a chunk, the final progress: ``BufferedTransfer``), then to
+/// the pipeline. Cancelled (by the call's caller), it cancels the user's call.
+final class ModuleAdapter: TransferringSession, NetworkSessionTask, NetworkCancellable {
     private struct State {
+        var completionHandler: (@Sendable (Data?, URLResponse?, (any Error)?) -> Void)?
         /// The user's handle, once its `perform` has returned (before the call's start does).
         var handle: (any NetworkCancellable)?
-        /// The user's module's response, whose request and duration the caller gets.
+        /// The user's module's response: the caller gets its request and duration.
         var response: NetworkResponse?
     }
 
@@ -144,17 +130,32 @@ final class ModuleAdapter: NetworkSession, NetworkCancellable {
     private let state = LockedState(State())
 
     init(module: any NetworkModule, source: RequestSource) {
-        self.module = module
-        self.source = source
+        (self.module, self.source) = (module, source)
     }
 
-    func dataTask(
-        with _: URLRequest, completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    func transferTask(
+        with request: URLRequest, transfer: SessionTransfer,
+        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
-        Attempt(adapter: self, completionHandler: completionHandler)
+        let completionHandler = BufferedTransfer.applying(transfer, to: request, completionHandler: completionHandler)
+        state.withLock { $0.completionHandler = completionHandler }
+        return self
     }
 
-    /// Cancels the user's call: its module delivers what it delivers for a cancel.
+    func resume() {
+        guard let completionHandler = state.withLock({ $0.completionHandler.take() }) else { return }
+        let handle = module.perform(source) { [state] result in
+            switch result {
+            case .success(let response):
+                state.withLock { $0.response = response }
+                completionHandler(response.data, response.httpResponse, nil)
+            case .failure(let error):
+                completionHandler(nil, nil, error)
+            }
+        }
+        state.withLock { $0.handle = handle }
+    }
+
     func cancel() {
         state.withLock { $0.handle }?.cancel()
     }
@@ -166,29 +167,6 @@ final class ModuleAdapter: NetworkSession, NetworkCancellable {
             NetworkResponse(
                 data: response.data, httpResponse: answer.httpResponse, request: answer.request,
                 duration: answer.duration))
-    }
-
-    private struct Attempt: NetworkSessionTask {
-        let adapter: ModuleAdapter
-        let completionHandler: @Sendable (Data?, URLResponse?, (any Error)?) -> Void
-
-        func resume() {
-            let state = adapter.state
-            let handle = adapter.module.perform(adapter.source) { [completionHandler] result in
-                switch result {
-                case .success(let response):
-                    state.withLock { $0.response = response }
-                    completionHandler(response.data, response.httpResponse, nil)
-                case .failure(let error):
-                    completionHandler(nil, nil, error)
-                }
-            }
-            state.withLock { $0.handle = handle }
-        }
-
-        func cancel() {
-            adapter.cancel()
-        }
     }
 }
 
