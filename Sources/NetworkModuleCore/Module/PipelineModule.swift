@@ -6,14 +6,9 @@ import Foundation
 
 /// A module whose calls run on the framework's pipeline (``RequestOperation``) as they are:
 /// ``DefaultNetworkModule``, and the testing kit's fake, which runs each call on a module of its
-/// own.
-///
-/// Every variant of ``NetworkModule`` (typed, decoding, progress, download, stream, and what is
-/// built on them) is written once, in the protocol's extensions, on a ``ModuleCall``: decoding
-/// happens before the actions' `didFinish`, progress is reported as the bytes move, a download
-/// streams to its file, a stream hands chunks over as they arrive. A module of the user's own (a
-/// hand-written mock) runs on the same pipeline, its two `perform` methods the session
-/// (``ModuleAdapter``). So the real module, the fake and a mock run the same code.
+/// own. Every variant of ``NetworkModule`` is written once, on a ``ModuleCall``; a module of the
+/// user's own (a hand-written mock) runs on the pipeline too, its two `perform` methods the
+/// session (``ModuleAdapter``). So the real module, the fake and a mock run the same code.
 package protocol PipelineModule: NetworkModule {
     /// Begins a call of `source`: the module whose actions, session and executor it runs with.
     /// Asked once per call, on the caller's thread, when the call starts.
@@ -21,8 +16,7 @@ package protocol PipelineModule: NetworkModule {
 }
 
 extension PipelineModule {
-    /// Builds, prepares and sends `request` on the module's pipeline, then delivers the response
-    /// or error.
+    /// Builds, prepares and sends `request` on the pipeline, then delivers the response or error.
     @discardableResult
     public func perform(
         request: any NetworkRequest,
@@ -31,8 +25,7 @@ extension PipelineModule {
         call(.description(request)).start(delivering: completion)
     }
 
-    /// Prepares and sends `urlRequest` on the module's pipeline, then delivers the response or
-    /// error.
+    /// Prepares and sends `urlRequest` on the pipeline, then delivers the response or error.
     @discardableResult
     public func perform(
         urlRequest: URLRequest,
@@ -42,18 +35,15 @@ extension PipelineModule {
     }
 }
 
-/// One call of a module, on the pipeline: the module it runs with (its executor, its session),
-/// and how it starts.
+/// One call of a module: the module whose pipeline runs it (its executor, its session).
 struct ModuleCall {
-    /// The module whose pipeline runs the call.
     let module: DefaultNetworkModule
     fileprivate let source: RequestSource
     /// For a module of the user's own, the session that its two `perform` methods make.
     fileprivate let adapter: ModuleAdapter?
 
     /// Starts the call, through `transfer` when given, and returns the caller's handle: on a
-    /// module of the user's own, the handle its `perform` returned, so that the user's module
-    /// decides how a cancelled call ends, and on which queue.
+    /// module of the user's own, its own, so that it decides how a cancelled call ends, and where.
     func start(
         transfer: TransferSession? = nil, completion: @escaping RequestOperation.Completion
     ) -> any NetworkCancellable {
@@ -76,9 +66,9 @@ struct ModuleCall {
 
 extension NetworkModule {
     /// Begins a call of `source`: the one place that tells a ``PipelineModule`` from a module of
-    /// the user's own, which runs on a module with no actions, delivering on the thread of the
-    /// user's completion (no second executor), whose one attempt is the user's call, every
-    /// status of its answer standing. That attempt's request is never sent.
+    /// the user's own, whose call runs on a module with no actions, delivering on the thread of
+    /// the user's completion, every status of its answer standing, its one attempt (whose
+    /// request is never sent) the user's call.
     func call(_ source: RequestSource) -> ModuleCall {
         if let pipeline = self as? any PipelineModule {
             return ModuleCall(module: pipeline.beginCall(source), source: source, adapter: nil)
@@ -102,11 +92,7 @@ extension NetworkModule {
     ) -> any NetworkCancellable {
         call(source).start { result in
             let output = result.flatMap(transform)
-            let seen: Result<NetworkResponse, NetworkError> =
-                switch output {
-                case .success: result
-                case .failure(let error): .failure(error)
-                }
+            let seen = output.flatMap { _ in result }  // the caller's failure, as the actions see it
             return (seen, { cancelled in completion(cancelled ? .failure(.cancelled) : output) })
         }
     }
@@ -144,7 +130,7 @@ final class ModuleAdapter: TransferringSession, NetworkSessionTask, NetworkCance
 
     func resume() {
         guard let completionHandler = state.withLock({ $0.completionHandler.take() }) else { return }
-        let handle = module.perform(source) { [state] result in
+        let answer: @Sendable (Result<NetworkResponse, NetworkError>) -> Void = { [state] result in
             switch result {
             case .success(let response):
                 state.withLock { $0.response = response }
@@ -153,6 +139,11 @@ final class ModuleAdapter: TransferringSession, NetworkSessionTask, NetworkCance
                 completionHandler(nil, nil, error)
             }
         }
+        let handle =
+            switch source {
+            case .description(let request): module.perform(request: request, completion: answer)
+            case .urlRequest(let urlRequest): module.perform(urlRequest: urlRequest, completion: answer)
+            }
         state.withLock { $0.handle = handle }
     }
 
@@ -167,18 +158,5 @@ final class ModuleAdapter: TransferringSession, NetworkSessionTask, NetworkCance
             NetworkResponse(
                 data: response.data, httpResponse: answer.httpResponse, request: answer.request,
                 duration: answer.duration))
-    }
-}
-
-extension NetworkModule {
-    /// Sends `source` through the protocol's two requirements.
-    fileprivate func perform(
-        _ source: RequestSource,
-        completion: @escaping @Sendable (Result<NetworkResponse, NetworkError>) -> Void
-    ) -> any NetworkCancellable {
-        switch source {
-        case .description(let request): perform(request: request, completion: completion)
-        case .urlRequest(let urlRequest): perform(urlRequest: urlRequest, completion: completion)
-        }
     }
 }

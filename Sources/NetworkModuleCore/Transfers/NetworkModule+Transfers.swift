@@ -61,11 +61,7 @@ extension NetworkModule {
             // didFinish and before the caller hears of it.
             let output = result.flatMap(file.place)
             if case .failure = output { file.discard() }
-            let seen: Result<NetworkResponse, NetworkError> =
-                switch output {
-                case .success(let download): .success(download.response)
-                case .failure(let error): .failure(error)
-                }
+            let seen = output.map(\.response)
             // Cancelled after the file was placed, before the caller heard of it: a cancel leaves
             // no file.
             let deliver: @Sendable (Bool) -> Void = { cancelled in
