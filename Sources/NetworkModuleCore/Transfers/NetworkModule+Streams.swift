@@ -44,25 +44,12 @@ extension NetworkModule {
         onChunk: @escaping @Sendable (Data) -> Void,
         completion: @escaping @Sendable (Result<NetworkResponse, NetworkError>) -> Void
     ) -> any NetworkCancellable {
-        guard let pipeline else {
-            return perform(request: request) { result in
-                guard case .success(let response) = result else { return completion(result) }
-                if !response.data.isEmpty { onChunk(response.data) }
-                completion(
-                    .success(
-                        NetworkResponse(
-                            data: Data(), httpResponse: response.httpResponse, request: response.request,
-                            duration: response.duration)))
-            }
-        }
-        let source = RequestSource.description(request)
-        let module = pipeline.beginCall(source)
+        let call = call(.description(request))
         let delivery = ChunkDelivery(
-            limit: bufferSize, executor: module.completionExecutor, onChunk: onChunk, completion: completion)
-        let operation = RequestOperation.startStream(
-            source, module: module, into: delivery.sink, retryAllowed: { !delivery.hasReceived },
-            end: { result in delivery.finish(result) })
-        return delivery.handle(cancelling: operation)
+            limit: bufferSize, executor: call.module.completionExecutor, onChunk: onChunk, completion: completion)
+        let handle = call.startStream(
+            into: delivery.sink, retryAllowed: { !delivery.hasReceived }, end: { result in delivery.finish(result) })
+        return delivery.handle(cancelling: handle)
     }
 
     /// The body of `request` as an `AsyncSequence` of chunks, sent when iteration starts, with at
@@ -79,31 +66,23 @@ extension NetworkModule {
     public func stream(
         request: any NetworkRequest, bufferSize: Int = ResponseStream.defaultBufferSize
     ) -> ResponseStream {
-        guard let pipeline else {
-            return ResponseStream(bufferSize: bufferSize) { channel in
-                perform(request: request) { result in channel.finish(result) }
-            }
-        }
-        return ResponseStream(bufferSize: bufferSize) { channel in
-            let source = RequestSource.description(request)
-            return RequestOperation.startStream(
-                source, module: pipeline.beginCall(source), into: channel.sink,
-                retryAllowed: { !channel.hasReceived }, end: { result in channel.finish(result) })
+        ResponseStream(bufferSize: bufferSize) { channel in
+            call(.description(request)).startStream(
+                into: channel.sink, retryAllowed: { !channel.hasReceived }, end: { result in channel.finish(result) })
         }
     }
 }
 
-extension RequestOperation {
-    /// Starts an operation that streams the body of `source` into `sink`, retries only while
-    /// `retryAllowed` says so, and hands the outcome to `end` through the completion executor.
-    fileprivate static func startStream(
-        _ source: RequestSource, module: DefaultNetworkModule, into sink: SessionTransfer.ChunkSink,
-        retryAllowed: @escaping @Sendable () -> Bool,
+extension ModuleCall {
+    /// Starts the call streaming its body into `sink`, retrying only while `retryAllowed` says
+    /// so, and hands the outcome to `end` through the completion executor.
+    fileprivate func startStream(
+        into sink: SessionTransfer.ChunkSink, retryAllowed: @escaping @Sendable () -> Bool,
         end: @escaping @Sendable (Result<NetworkResponse, NetworkError>) -> Void
-    ) -> RequestOperation {
+    ) -> any NetworkCancellable {
         let session = TransferSession(
             base: module.transferringSession, reporter: nil, download: nil, chunks: sink, retryAllowed: retryAllowed)
-        return start(source: source, module: module, transfer: session) { result in
+        return start(transfer: session) { result in
             (result, { cancelled in end(cancelled ? .failure(.cancelled) : result) })
         }
     }

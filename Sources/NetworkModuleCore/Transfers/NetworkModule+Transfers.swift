@@ -17,20 +17,10 @@ extension NetworkModule {
         progress: @escaping @Sendable (TransferProgress) -> Void,
         completion: @escaping @Sendable (Result<NetworkResponse, NetworkError>) -> Void
     ) -> any NetworkCancellable {
-        guard let pipeline else {
-            return perform(request: request) { result in
-                if case .success(let response) = result {
-                    let received = Int64(response.data.count)
-                    progress(TransferProgress(isUpload: false, completedBytes: received, expectedBytes: received))
-                }
-                completion(result)
-            }
-        }
-        let source = RequestSource.description(request)
-        let module = pipeline.beginCall(source)
-        let reporter = ProgressReporter(executor: module.completionExecutor, handler: progress)
-        let session = TransferSession(base: module.transferringSession, reporter: reporter, download: nil)
-        return RequestOperation.start(source: source, module: module, transfer: session) { result in
+        let call = call(.description(request))
+        let reporter = ProgressReporter(executor: call.module.completionExecutor, handler: progress)
+        let session = TransferSession(base: call.module.transferringSession, reporter: reporter, download: nil)
+        return call.start(transfer: session) { result in
             let end = reporter.finish(after: result)
             return (result, { cancelled in end { completion(cancelled ? .failure(.cancelled) : result) } })
         }
@@ -62,39 +52,16 @@ extension NetworkModule {
         progress: (@Sendable (TransferProgress) -> Void)? = nil,
         completion: @escaping @Sendable (Result<DownloadResponse, NetworkError>) -> Void
     ) -> any NetworkCancellable {
-        guard let pipeline else {
-            return perform(request: request) { result in
-                let file = DownloadFile(destination: destination)
-                let output = result.flatMap { response -> Result<DownloadResponse, NetworkError> in
-                    do throws(URLError) {
-                        _ = try file.beginAttempt()
-                    } catch {
-                        return .failure(NetworkError(error))
-                    }
-                    return file.place(response)
-                }
-                if case .success(let download) = output, let progress {
-                    let received = DownloadFile.size(of: download.fileURL)
-                    progress(TransferProgress(isUpload: false, completedBytes: received, expectedBytes: received))
-                }
-                completion(output)
-            }
-        }
-        let source = RequestSource.description(request)
-        let module = pipeline.beginCall(source)
-        let reporter = progress.map { ProgressReporter(executor: module.completionExecutor, handler: $0) }
+        let call = call(.description(request))
+        let reporter = progress.map { ProgressReporter(executor: call.module.completionExecutor, handler: $0) }
         let file = DownloadFile(destination: destination)
-        let session = TransferSession(base: module.transferringSession, reporter: reporter, download: file)
-        return RequestOperation.start(source: source, module: module, transfer: session) { result in
+        let session = TransferSession(base: call.module.transferringSession, reporter: reporter, download: file)
+        return call.start(transfer: session) { result in
             // Off the completion executor: the file is moved (or removed) before the actions'
             // didFinish and before the caller hears of it.
             let output = result.flatMap(file.place)
             if case .failure = output { file.discard() }
-            let seen: Result<NetworkResponse, NetworkError> =
-                switch output {
-                case .success(let download): .success(download.response)
-                case .failure(let error): .failure(error)
-                }
+            let seen = output.map(\.response)
             // Cancelled after the file was placed, before the caller heard of it: a cancel leaves
             // no file.
             let deliver: @Sendable (Bool) -> Void = { cancelled in

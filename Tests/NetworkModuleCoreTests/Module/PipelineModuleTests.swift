@@ -7,9 +7,10 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// The variants of `NetworkModule` on a module of the user's own: built on its two `perform`
-/// methods, since it has no pipeline. (On the pipeline they are tested with the module:
-/// `StreamTests`, `DownloadTests`, `ProgressTests`, `LifecycleGuaranteesTests`.)
+/// The variants of `NetworkModule` on a module of the user's own: run on the pipeline with its
+/// two `perform` methods as the session, its answer and its handle as they are. (With the
+/// framework's sessions they are tested with the module: `StreamTests`, `DownloadTests`,
+/// `ProgressTests`, `LifecycleGuaranteesTests`.)
 @Suite("Variants on a hand-written module")
 struct PipelineModuleTests {
     private let body = Data("0123456789".utf8)
@@ -107,6 +108,120 @@ struct PipelineModuleTests {
 
         #expect(chunks.value.isEmpty)
         #expect(responses.singleError?.statusCode == 404)
+    }
+
+    @Test("when a hand-written module answers, should get the call as made and deliver its response as it is")
+    func answerAsItIs() throws {
+        let module = HeldModule()
+        let sent = URLRequest(url: URL(string: "https://elsewhere.example/report")!)
+        let answer = NetworkResponse(
+            data: Data(#"{"id": 5, "name": "Barbara"}"#.utf8),
+            httpResponse: try #require(
+                HTTPURLResponse(url: sent.url!, statusCode: 404, httpVersion: nil, headerFields: nil)),
+            request: sent, duration: 4.5)
+        var invalid = URLRequest(url: apiBaseURL)
+        invalid.setValue("value of a bad name", forHTTPHeaderField: "bad name")
+        let progressed = ResultCollector<NetworkResponse>()
+        let users = ResultCollector<User>()
+
+        module.perform(request: TestRequest(path: "/any"), progress: { _ in }, completion: progressed.completion)
+        module.performAndDecode(urlRequest: invalid, responseType: User.self, completion: users.completion)
+        module.answer(.success(answer))
+        module.answer(.success(answer))
+
+        #expect(module.received.value == ["request /any", "urlRequest value of a bad name"])
+        #expect(progressed.singleValue?.request == sent)
+        #expect(progressed.singleValue?.duration == 4.5)
+        #expect(progressed.singleValue?.statusCode == 404)
+        #expect(users.singleValue == User(id: 5, name: "Barbara"))
+    }
+
+    @Test("when a call on a hand-written module is cancelled, should deliver what the module delivers, when it does")
+    func cancelThroughTheModule() {
+        let module = HeldModule()
+        let progressed = ResultCollector<NetworkResponse>()
+        let streamed = ResultCollector<NetworkResponse>()
+        let decoded = ResultCollector<User>()
+        let handles = [
+            module.perform(request: TestRequest(), progress: { _ in }, completion: progressed.completion),
+            module.stream(request: TestRequest(), onChunk: { _ in }, completion: streamed.completion),
+            module.performAndDecode(request: TestRequest(), responseType: User.self, completion: decoded.completion),
+        ]
+
+        for handle in handles { handle.cancel() }
+        let beforeAnswers = progressed.count + streamed.count + decoded.count
+        for _ in handles { module.answer(.failure(.cancelled)) }
+
+        #expect(module.cancelCount.value == 3)
+        #expect(beforeAnswers == 0)
+        #expect(progressed.singleError == .cancelled)
+        #expect(streamed.singleError == .cancelled)
+        #expect(decoded.singleError == .cancelled)
+    }
+
+    @Test(
+        "when a hand-written module answers after ignoring a cancel, should deliver the answer, a stream ending cancelled"
+    )
+    func answerAfterIgnoredCancel() throws {
+        let module = HeldModule()
+        let answer = NetworkResponse(
+            data: body,
+            httpResponse: try #require(
+                HTTPURLResponse(url: apiBaseURL, statusCode: 200, httpVersion: nil, headerFields: nil)),
+            request: URLRequest(url: apiBaseURL))
+        let progressed = ResultCollector<NetworkResponse>()
+        let chunks = LockedState([Data]())
+        let streamed = ResultCollector<NetworkResponse>()
+
+        module.perform(request: TestRequest(), progress: { _ in }, completion: progressed.completion).cancel()
+        module.stream(
+            request: TestRequest(), onChunk: { chunk in chunks.withLock { $0.append(chunk) } },
+            completion: streamed.completion
+        ).cancel()
+        module.answer(.success(answer))
+        module.answer(.success(answer))
+
+        #expect(progressed.singleValue?.data == body)
+        #expect(chunks.value.isEmpty)
+        #expect(streamed.singleError == .cancelled)
+    }
+}
+
+/// A hand-written module that holds each call until the test answers it, in order, and records
+/// what it was asked: as a user's mock of a slower module would.
+final class HeldModule: NetworkModule {
+    private struct Handle: NetworkCancellable {
+        let cancelCount: LockedState<Int>
+        func cancel() { cancelCount.withLock { $0 += 1 } }
+    }
+
+    private let held = LockedState([@Sendable (Result<NetworkResponse, NetworkError>) -> Void]())
+    let received = LockedState([String]())
+    let cancelCount = LockedState(0)
+
+    func perform(
+        request: any NetworkRequest, completion: @escaping @Sendable (Result<NetworkResponse, NetworkError>) -> Void
+    ) -> any NetworkCancellable {
+        hold("request \(request.path)", completion)
+    }
+
+    func perform(
+        urlRequest: URLRequest, completion: @escaping @Sendable (Result<NetworkResponse, NetworkError>) -> Void
+    ) -> any NetworkCancellable {
+        hold("urlRequest \(urlRequest.allHTTPHeaderFields?.values.joined() ?? "")", completion)
+    }
+
+    /// Answers the oldest call held, on the caller's thread.
+    func answer(_ result: Result<NetworkResponse, NetworkError>) {
+        held.withLock { $0.isEmpty ? nil : $0.removeFirst() }?(result)
+    }
+
+    private func hold(
+        _ call: String, _ completion: @escaping @Sendable (Result<NetworkResponse, NetworkError>) -> Void
+    ) -> any NetworkCancellable {
+        received.withLock { $0.append(call) }
+        held.withLock { $0.append(completion) }
+        return Handle(cancelCount: cancelCount)
     }
 }
 
