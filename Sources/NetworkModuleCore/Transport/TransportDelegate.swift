@@ -17,9 +17,10 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
     private let maximumResponseSize: Int?
     private let credentialHeaderNames: Set<String>
     private let serverTrust: ServerTrustPolicy
-    /// The tasks in flight, by task identifier: the delegate's callbacks name `URLSession`'s
-    /// task, and this is how they find the task's record.
-    private let tasks = LockedState([Int: TransportTaskRecord]())
+    /// The transport's tasks, by key and, once running, by the identifier of their
+    /// `URLSessionTask`: the delegate's callbacks name `URLSession`'s task, and this is how they
+    /// find the task's record.
+    private let tasks = LockedState(TransportTaskTable())
     /// The origins whose server the pins refused: the other tasks of a refused connection,
     /// which `URLSession` cancels, fail for the same reason.
     private let trustRefusals = LockedState(TrustRefusals())
@@ -39,48 +40,71 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
         return scheme == "https" || scheme == "wss"
     }
 
-    /// Stores the record of `task`, then gives it an idle deadline at `timeout` (Linux; `nil`
-    /// for none). In that order: a deadline that expires at once must find the record.
-    func register(
-        _ task: URLSessionDataTask, request: URLRequest, timeout: TimeInterval?, redirectPolicy: RedirectPolicy,
-        transfer: TransportTransfer?, follow: @escaping @Sendable (URLSessionDataTask) -> Bool,
+    /// Adds the record of a task sending `request`, with an idle timeout of `timeout` once it
+    /// runs (Linux; `nil` for none): returns its key.
+    func add(
+        request: URLRequest, timeout: TimeInterval?, redirectPolicy: RedirectPolicy, transfer: TransportTransfer?,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
-    ) {
+    ) -> Int {
         let record = TransportTaskRecord(
-            request: request, completionHandler: completionHandler, follow: follow, redirectPolicy: redirectPolicy,
-            timeout: timeout, transfer: transfer, pause: StreamPause(control: .of(task)))
-        tasks.withLock { $0[task.taskIdentifier] = record }
-        scheduleDeadline(of: task, after: timeout, url: request.url)
+            request: request, completionHandler: completionHandler, redirectPolicy: redirectPolicy, timeout: timeout,
+            transfer: transfer)
+        return tasks.withLock { $0.add(record) }
     }
 
-    /// Gives the record of `task` an idle deadline at `timeout`, if any; the record must be
-    /// stored first.
-    private func scheduleDeadline(of task: URLSessionDataTask, after timeout: TimeInterval?, url: URL?) {
-        guard let timeout else { return }
+    /// The task `key` was resumed: the request to send, the first time only.
+    func resume(_ key: Int) -> URLRequest? {
+        tasks.withLock { $0.resume(key) }
+    }
+
+    /// The task `key` is sent in `task`, then gets its idle deadline. In that order: a deadline
+    /// that expires at once, or an early answer, must find the record. Returns whether `task`
+    /// may run: `false` once the task `key` finished (cancelled), and `task` must be stopped.
+    func start(_ key: Int, in task: URLSessionDataTask) -> Bool {
+        guard let record = tasks.withLock({ $0.start(key, in: task) }) else { return false }
+        scheduleDeadline(of: task, for: record)
+        return true
+    }
+
+    /// The caller cancelled the task `key`: reports `.cancelled` once, from the caller's thread,
+    /// and cancels the `URLSessionDataTask` that runs it (from a background queue: chunks that
+    /// arrive meanwhile find no record).
+    func cancel(_ key: Int) {
+        guard let record = tasks.withLock({ $0.remove(key: key) }) else { return }
+        record.end()
+        record.completionHandler(nil, nil, URLError.cancelled(record.redirects.caller))
+        if case .running(let task) = record.phase { URLSessionTransport.cancelWithoutWaiting(task) }
+    }
+
+    /// Drops the task `key` if it was never resumed: its caller's task was released.
+    func discard(_ key: Int) {
+        tasks.withLock { $0.discard(key) }
+    }
+
+    /// Gives `record`, which `task` runs, its idle deadline, if it has a timeout.
+    private func scheduleDeadline(of task: URLSessionDataTask, for record: TransportTaskRecord) {
+        guard let timeout = record.timeout else { return }
+        let url = record.redirects.caller.url
         let identifier = task.taskIdentifier
         let deadline = ResponseDeadlines.shared.schedule(
             after: timeout,
             lastActivity: { [weak self] in
                 let now = DispatchTime.now().uptimeNanoseconds
-                return self?.tasks.withLock { $0[identifier]?.activity(now: now) } ?? nil
+                return self?.tasks.withLock { $0.modify(task: identifier) { $0.activity(now: now) } } ?? nil
             },
             onExpiry: { [weak self] in
-                self?.finish(identifier, data: nil, response: nil, error: URLError.timedOut(url))
+                self?.fail(identifier, with: URLError.timedOut(url))
                 URLSessionTransport.cancelWithoutWaiting(task)
             })
-        let isPending = tasks.withLock { tasks -> Bool in
-            guard tasks[identifier] != nil else { return false }
-            tasks[identifier]?.deadline = deadline
-            return true
-        }
+        let isPending = tasks.withLock { $0.modify(task: identifier) { $0.deadline = deadline } } != nil
         if !isPending { deadline.cancel() }
     }
 
-    /// Reports the outcome of task `identifier` once; later calls for it do nothing. The
-    /// handler runs on ``CompletionHandlerQueue``, not on the session's serial delegate queue,
-    /// after the transfer's file is closed: the module may remove it or resume it from there.
-    func finish(_ identifier: Int, data: Data?, response: URLResponse?, error: (any Error)?) {
-        finish(identifier) { _ in (data, response, error) }
+    /// Fails task `identifier` with `error`, once; later calls for it do nothing. The handler
+    /// runs on ``CompletionHandlerQueue``, not on the session's serial delegate queue, after the
+    /// transfer's file is closed: the module may remove it or resume it from there.
+    private func fail(_ identifier: Int, with error: any Error) {
+        finish(identifier) { _ in (nil, nil, error) }
     }
 
     /// Takes the record of task `identifier` out of the table, once, and reports what `report`
@@ -89,7 +113,7 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
         _ identifier: Int,
         report: (TransportTaskRecord) -> (data: Data?, response: URLResponse?, error: (any Error)?)
     ) {
-        guard let record = tasks.withLock({ $0.removeValue(forKey: identifier) }) else { return }
+        guard let record = tasks.withLock({ $0.remove(task: identifier) }) else { return }
         record.end()
         let (data, response, error) = report(record)
         CompletionHandlerQueue.shared.call(record.completionHandler, data: data, response: response, error: error)
@@ -109,7 +133,7 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
                 of: response, method: dataTask.currentRequest?.httpMethod),
             declared > limit
         {
-            finish(identifier, data: nil, response: nil, error: NetworkError.responseTooLarge(limit: limit))
+            fail(identifier, with: NetworkError.responseTooLarge(limit: limit))
             completionHandler(.cancel)
             URLSessionTransport.cancelWithoutWaiting(dataTask)
             return
@@ -117,7 +141,7 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
         // The head is activity for the idle timeout, as bytes of the body are.
         let now = DispatchTime.now().uptimeNanoseconds
         let head = (response as? HTTPURLResponse).flatMap { response in
-            tasks.withLock { tasks in tasks.modifyValue(forKey: identifier) { $0.headArrived(response, at: now) } }
+            tasks.withLock { tasks in tasks.modify(task: identifier) { $0.headArrived(response, at: now) } }
         }
         if case .restartRefused(let streamed)? = head {
             // The body started over after part of it was handed on: failing is retryable, and
@@ -126,7 +150,7 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
                 .networkConnectionLost,
                 message: "The server started the response again after \(streamed) bytes of it were streamed.",
                 failingURL: response.url)
-            finish(identifier, data: nil, response: nil, error: error)
+            fail(identifier, with: error)
             completionHandler(.cancel)
             URLSessionTransport.cancelWithoutWaiting(dataTask)
             return
@@ -136,10 +160,10 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
             // tasks' lock; chunks come after this method returns.
             do throws(URLError) {
                 if try transfer.responseArrived(response, method: dataTask.currentRequest?.httpMethod) {
-                    tasks.withLock { _ = $0.modifyValue(forKey: identifier) { $0.fileOpened() } }
+                    tasks.withLock { _ = $0.modify(task: identifier) { $0.fileOpened() } }
                 }
             } catch {
-                finish(identifier, data: nil, response: nil, error: error)
+                fail(identifier, with: error)
                 completionHandler(.cancel)
                 URLSessionTransport.cancelWithoutWaiting(dataTask)
                 return
@@ -158,7 +182,7 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
         // still finds the body empty.
         func arrived(reserving capacity: Int?) -> TransportTaskRecord.ChunkOutcome {
             tasks.withLock { tasks in
-                tasks.modifyValue(forKey: identifier) { record in
+                tasks.modify(task: identifier) { record in
                     record.chunkArrived(data, limit: maximumResponseSize, capacity: capacity, at: now)
                 } ?? .dropped
             }
@@ -176,14 +200,14 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
             do throws(URLError) {
                 try transfer.bodyReceived(data, totalReceived: received)
             } catch {
-                finish(identifier, data: nil, response: nil, error: error)
+                fail(identifier, with: error)
                 URLSessionTransport.cancelWithoutWaiting(dataTask)
             }
         case .streamed(let sink, let response, let pause):
             // The sink is the module's: called outside the lock.
             if !sink.receive(data, of: response, onRoom: { pause?.resume() }) { pause?.pause() }
         case .overLimit(let limit):
-            finish(identifier, data: nil, response: nil, error: NetworkError.responseTooLarge(limit: limit))
+            fail(identifier, with: NetworkError.responseTooLarge(limit: limit))
             URLSessionTransport.cancelWithoutWaiting(dataTask)
         }
     }
@@ -195,7 +219,7 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
         // Bytes sent count as activity too, as for Apple's idle timeout: a slow upload is not cut off.
         let now = DispatchTime.now().uptimeNanoseconds
         let transfer = tasks.withLock { tasks in
-            tasks.modifyValue(forKey: task.taskIdentifier) { $0.bodySent(at: now) }
+            tasks.modify(task: task.taskIdentifier) { $0.bodySent(at: now) }
         }
         transfer??.bodySent(totalBytesSent: totalBytesSent, totalBytesExpectedToSend: totalBytesExpectedToSend)
     }
@@ -213,7 +237,7 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
         _ session: URLSession, task: URLSessionTask,
         needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void
     ) {
-        let source = tasks.withLock { $0[task.taskIdentifier]?.bodySource }
+        let source = tasks.withLock { $0.modify(task: task.taskIdentifier) { $0.bodySource } } ?? nil
         // The stream is made outside the lock: it may open a file.
         completionHandler(source.flatMap { try? $0.newStream() })
     }
@@ -234,7 +258,7 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
         let identifier = task.taskIdentifier
         let now = DispatchTime.now().uptimeNanoseconds
         let hop = tasks.withLock { tasks in
-            tasks.modifyValue(forKey: identifier) { $0.redirected(at: now) }
+            tasks.modify(task: identifier) { $0.redirected(at: now) }
         }
         // A task with no record was finished already (cancelled, timed out): follow nothing.
         guard let hop else {
@@ -262,9 +286,10 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
         }
         let redirected = CredentialHeaders.strippedForRedirect(
             chosen, from: redirects.callerURL, extraNames: credentialHeaderNames)
-        // The policy may have set header fields: the one check before the wire covers them too.
+        // Header fields the policy set pass the one check before the wire; those it left as
+        // proposed were checked before the first hop.
         do throws(NetworkError) {
-            try HeaderValidation.validate(redirected)
+            if chosen.allHTTPHeaderFields != proposed.allHTTPHeaderFields { try HeaderValidation.validate(redirected) }
         } catch {
             stop(task, completionHandler, error: error)
             return
@@ -277,7 +302,7 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
         switch redirects.sending(redirected, as: proposal) {
         case .followed(let next):
             let isPending = tasks.withLock { tasks in
-                tasks.modifyValue(forKey: identifier) { $0.followed(next, as: proposal) } != nil
+                tasks.modify(task: identifier) { $0.followed(next, as: proposal) } != nil
             }
             completionHandler(isPending ? next : nil)
         case .sentAgain(let next):
@@ -296,40 +321,29 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
     private func stop(
         _ task: URLSessionTask, _ completionHandler: @Sendable (URLRequest?) -> Void, error: any Error
     ) {
-        finish(task.taskIdentifier, data: nil, response: nil, error: error)
+        fail(task.taskIdentifier, with: error)
         completionHandler(nil)
         URLSessionTransport.cancelWithoutWaiting(task)
     }
 
     /// Linux: sends `next` (the request to send after a redirect, body and all, after the
     /// credential rules and the redirect policy) in a task that takes over the record of `task`:
-    /// its handler, redirect chain, transfer and timeout. The caller's task cancels the new one
-    /// from then on. Nothing is sent if `task` has finished already.
+    /// its handler, redirect chain, transfer and timeout; a cancel from then on cancels the new
+    /// one. Nothing is sent if `task` has finished already.
     private func resend(
         _ next: URLRequest, as proposal: RedirectChain.Proposal, replacing task: URLSessionTask,
         in session: URLSession
     ) {
         let replacement = LinuxURLSessionQuirks.task(in: session, for: next)
-        let moved = tasks.withLock { tasks -> (deadline: Deadline?, record: TransportTaskRecord)? in
-            guard var record = tasks.removeValue(forKey: task.taskIdentifier) else { return nil }
-            let deadline = record.moved(to: .of(replacement))
-            record.followed(next, as: proposal)
-            tasks[replacement.taskIdentifier] = record
-            return (deadline, record)
+        let moved = tasks.withLock {
+            $0.move(from: task.taskIdentifier, to: replacement, sending: next, as: proposal)
         }
         guard let moved else {
             URLSessionTransport.cancelWithoutWaiting(replacement)  // `task` finished meanwhile
             return
         }
-        moved.deadline?.cancel()
-        let caller = moved.record.redirects.caller
-        scheduleDeadline(of: replacement, after: moved.record.timeout, url: caller.url)
-        guard moved.record.follow(replacement) else {
-            // The caller cancelled between the move and now, and found no record to finish.
-            finish(replacement.taskIdentifier, data: nil, response: nil, error: URLError.cancelled(caller))
-            URLSessionTransport.cancelWithoutWaiting(replacement)
-            return
-        }
+        moved.replaced?.cancel()
+        scheduleDeadline(of: replacement, for: moved.record)
         replacement.resume()
     }
 
@@ -350,7 +364,7 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
             method: method, policy: serverTrust, evaluation: evaluation,
             proposedCredential: challenge.proposedCredential != nil)
         if let refusal = outcome.refusal {
-            tasks.withLock { _ = $0.modifyValue(forKey: task.taskIdentifier) { $0.refuse(refusal) } }
+            tasks.withLock { _ = $0.modify(task: task.taskIdentifier) { $0.refuse(refusal) } }
         }
         trustRefusals.withLock { $0.challengeAnswered(in: space, policy: serverTrust, refusal: outcome.refusal) }
         // The trust's credential answers only a trusted server (never on Linux: no trust there).
@@ -364,15 +378,5 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
         #else
             completionHandler(outcome.disposition, answer)
         #endif
-    }
-}
-
-extension Dictionary {
-    /// Runs `body` on the value for `key` in place, with one look-up; `nil` if there is none.
-    /// A value changed through `self[key]?` costs a look-up per access, and one copied out and
-    /// stored back copies whatever it holds on the next write.
-    fileprivate mutating func modifyValue<Result>(forKey key: Key, _ body: (inout Value) -> Result) -> Result? {
-        guard let index = index(forKey: key) else { return nil }
-        return body(&values[index])
     }
 }

@@ -8,33 +8,33 @@ import Foundation
     import Security
 #endif
 
-/// One task of a ``URLSessionTransport``: creates its `URLSessionDataTask` when resumed, and
-/// reports once, through the delegate's record or the cancel that comes first.
+/// One task of a ``URLSessionTransport``: the key of its record in the transport's delegate
+/// (``TransportTaskRecord``), which holds the rest (the request, the handler, the phase, the
+/// `URLSessionDataTask` that runs it) and reports once, whoever finishes it.
 final class TransportTask: NetworkSessionTask {
-    private let request: URLRequest
-    private let transfer: SessionTransfer
+    private let key: Int
     /// Held until the task is released: the task creates its `URLSessionDataTask` in
     /// `resume()`, and a released transport invalidates its `URLSession`, in which no task
     /// may be created any more.
     private let transport: URLSessionTransport
-    private var delegate: TransportDelegate { transport.delegate }
-    /// Runs the `URLSessionDataTask` once resumed (on Linux, the one that sent the request again
-    /// after a 307 or 308, once it does).
-    private let lifecycle: LockedState<SessionTaskLifecycle<URLSessionDataTask>>
 
     init(
         request: URLRequest, transfer: SessionTransfer, transport: URLSessionTransport,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) {
-        self.request = request
-        self.transfer = transfer
         self.transport = transport
-        self.lifecycle = LockedState(SessionTaskLifecycle(handler: completionHandler))
+        self.key = transport.delegate.add(
+            request: request, timeout: LinuxURLSessionQuirks.apply ? request.timeoutInterval : nil,
+            redirectPolicy: transfer.redirectPolicy, transfer: TransportTransfer(transfer, request: request),
+            completionHandler: completionHandler)
+    }
+
+    deinit {
+        transport.delegate.discard(key)
     }
 
     func resume() {
-        guard lifecycle.withLock({ $0.resume() }) else { return }
-        let lifecycle = lifecycle
+        guard let request = transport.delegate.resume(key) else { return }
         var outgoing = request
         if let canonical = request.url?.withLowercaseScheme { outgoing.url = canonical }
         if LinuxURLSessionQuirks.apply {
@@ -48,34 +48,16 @@ final class TransportTask: NetworkSessionTask {
             if timeout != request.timeoutInterval { outgoing.timeoutInterval = timeout }
         }
         let task = LinuxURLSessionQuirks.task(in: transport.urlSession, for: outgoing)
-        // Registered before the deadline is set and before the task runs, so that neither a
-        // deadline that expires at once nor an early answer finds no record.
-        delegate.register(
-            task, request: request, timeout: LinuxURLSessionQuirks.apply ? request.timeoutInterval : nil,
-            redirectPolicy: transfer.redirectPolicy, transfer: TransportTransfer(transfer, request: request),
-            follow: { next in lifecycle.withLock { $0.started(next) } },
-            completionHandler: { data, response, error in
-                lifecycle.withLock { $0.finish() }?.handler(data, response, error)
-            })
-        if lifecycle.withLock({ $0.started(task) }) {
+        if transport.delegate.start(key, in: task) {
             task.resume()
         } else {
-            // Cancelled while starting, and reported by the cancel: drop the record, and cancel
-            // the task before it ever runs, which is safe and takes it out of the session.
-            stop(task)
+            // Cancelled while starting, and reported by the cancel: the task is cancelled before
+            // it ever runs, which is safe and takes it out of the session.
+            URLSessionTransport.cancelWithoutWaiting(task)
         }
     }
 
     func cancel() {
-        guard let (handler, task) = lifecycle.withLock({ $0.finish() }) else { return }
-        handler(nil, nil, URLError.cancelled(request))
-        if let task { stop(task) }
-    }
-
-    /// Takes `task`'s record out of the delegate (its handler, finished already, does nothing)
-    /// and cancels it from a background queue: chunks that arrive meanwhile find no record.
-    private func stop(_ task: URLSessionDataTask) {
-        delegate.finish(task.taskIdentifier, data: nil, response: nil, error: URLError.cancelled(request))
-        URLSessionTransport.cancelWithoutWaiting(task)
+        transport.delegate.cancel(key)
     }
 }

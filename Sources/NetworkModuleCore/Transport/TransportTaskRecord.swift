@@ -4,14 +4,29 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// One task of a ``URLSessionTransport`` as its delegate follows it, from registration to its one
-/// report.
+/// One task of a ``URLSessionTransport``, from its creation to its one report: the only holder of
+/// its state, the caller's ``TransportTask`` keeping just its key.
 ///
-/// A value in the delegate's table, changed under the table's lock and only through the methods
-/// below, each of which returns what the delegate must do outside the lock. Where the body goes
-/// is one value (``Destination``), and why the task fails whatever `URLSession` says is another
-/// (``Refusal``); ``report(error:response:sent:)`` turns them into the task's one report.
+/// A value in the delegate's ``TransportTaskTable``, changed under the table's lock and only
+/// through the methods below, each of which returns what the delegate must do outside the lock.
+/// Its ``Phase`` says whether it runs and in which `URLSessionDataTask`; where the body goes is
+/// one value (``Destination``), and why the task fails whatever `URLSession` says is another
+/// (``Refusal``); ``report(error:response:sent:refusals:)`` turns them into the task's one report.
+/// The handler is held once: whoever takes the record out of the table reports, once.
+///
+/// | phase | ``resume()`` | ``started(in:)`` | ``moved(to:)`` |
+/// |---|---|---|---|
+/// | created | the request → resumed | `false` | not moved |
+/// | resumed | `nil` | `true` → running | not moved |
+/// | running(task) | `nil` | `false` | old deadline → running(replacement) |
 struct TransportTaskRecord {
+    /// Whether the task runs, and in which `URLSessionDataTask` (on Linux, after a 307 or 308,
+    /// the one that sent the request again). Finished is no phase: out of the table.
+    enum Phase {
+        case created, resumed
+        case running(URLSessionDataTask)
+    }
+
     /// Where the body's bytes go.
     enum Destination: Equatable {
         /// Collected in ``collected``, to be reported with the response.
@@ -54,9 +69,7 @@ struct TransportTaskRecord {
     }
 
     let completionHandler: @Sendable (Data?, URLResponse?, (any Error)?) -> Void
-    /// Makes the caller's task cancel `task`, which sends the request again; `false` if the
-    /// caller's task was cancelled first.
-    let follow: @Sendable (_ task: URLSessionDataTask) -> Bool
+    private(set) var phase = Phase.created
     let redirectPolicy: RedirectPolicy
     /// The idle timeout (Linux; `nil` for none).
     let timeout: TimeInterval?
@@ -91,28 +104,51 @@ struct TransportTaskRecord {
 
     init(
         request: URLRequest, completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void,
-        follow: @escaping @Sendable (URLSessionDataTask) -> Bool, redirectPolicy: RedirectPolicy,
-        timeout: TimeInterval?, transfer: TransportTransfer?, pause: @autoclosure () -> StreamPause?
+        redirectPolicy: RedirectPolicy, timeout: TimeInterval?, transfer: TransportTransfer?
     ) {
         self.redirects = RedirectChain(caller: request)
         self.completionHandler = completionHandler
-        self.follow = follow
         self.redirectPolicy = redirectPolicy
         self.timeout = timeout
         self.transfer = transfer
         self.bodySource = request.httpBodyStream.flatMap(BodyStreams.source(of:))
-        if case .chunks(let sink)? = transfer?.destination {
-            self.sink = sink
-            self.pause = pause()
-        } else {
-            self.sink = nil
-        }
+        if case .chunks(let sink)? = transfer?.destination { self.sink = sink } else { self.sink = nil }
     }
 
     /// When the task was last active: now, while its stream is paused (its consumer, not the
     /// server, is slow).
     func activity(now: UInt64) -> UInt64? {
         pause?.isPaused == true ? now : lastActivity
+    }
+
+    // MARK: Phases
+
+    /// The caller resumed the task: the request to send, the first time only.
+    mutating func resume() -> URLRequest? {
+        guard case .created = phase else { return nil }
+        phase = .resumed
+        return redirects.caller
+    }
+
+    /// `task` was made to send the request: whether it may run (only once resumed). A stream's
+    /// task gets its pause.
+    mutating func started(in task: URLSessionDataTask) -> Bool {
+        guard case .resumed = phase else { return false }
+        phase = .running(task)
+        if sink != nil { pause = StreamPause(control: .of(task)) }
+        return true
+    }
+
+    /// Linux: the request is sent again in `replacement` (a 307 or 308), which takes the record
+    /// over. No body has arrived yet, so its stream is not paused; the body's source goes with
+    /// the record.
+    /// - Returns: the old task's deadline, to cancel (the replacement gets one of its own).
+    mutating func moved(to replacement: URLSessionDataTask) -> Deadline? {
+        guard case .running = phase else { return nil }
+        defer { deadline = nil }
+        phase = .running(replacement)
+        pause = pause?.replaced(by: .of(replacement))
+        return deadline
     }
 
     // MARK: Events
@@ -204,16 +240,6 @@ struct TransportTaskRecord {
         self.refusal = refusal
     }
 
-    /// Linux: the request is sent again in a new task (a 307 or 308), which takes the record
-    /// over, and which `control` suspends and resumes. No body has arrived yet, so its stream is
-    /// not paused; the body's source goes with the record.
-    /// - Returns: the old task's deadline, to cancel; the replacement gets one of its own.
-    mutating func moved(to control: StreamPause.TaskControl) -> Deadline? {
-        defer { deadline = nil }
-        pause = pause?.replaced(by: control)
-        return deadline
-    }
-
     // MARK: The end
 
     /// What to report when `URLSession` ends the task with `error` (or none) and `response`,
@@ -265,5 +291,86 @@ struct TransportTaskRecord {
             ? "The server closed the connection before the whole body arrived (Content-Length: \(declared))."
             : "The server sent an invalid Content-Length (\(declared)); the response cannot be framed."
         return URLError(code, message: message, failingURL: response.url)
+    }
+}
+
+/// The records of one transport's tasks: by the key each ``TransportTask`` holds, and, once one
+/// runs, by the identifier of the `URLSessionTask` that runs it, which is how the delegate's
+/// callbacks find it. Taking a record out (``remove(key:)``, ``remove(task:)``) is the one way a
+/// task finishes: whoever takes it reports, so the handler is called once.
+struct TransportTaskTable {
+    private var records: [Int: TransportTaskRecord] = [:]
+    /// The key of the record each running `URLSessionTask` runs, by its identifier.
+    private var keys: [Int: Int] = [:]
+    private var lastKey = 0
+
+    /// Adds `record`, created: returns its key.
+    mutating func add(_ record: TransportTaskRecord) -> Int {
+        lastKey &+= 1
+        records[lastKey] = record
+        return lastKey
+    }
+
+    /// The record `key` was resumed: the request to send, the first time only.
+    mutating func resume(_ key: Int) -> URLRequest? {
+        records.modifyValue(forKey: key) { $0.resume() } ?? nil
+    }
+
+    /// The record `key` is sent in `task`: the record as it runs, or `nil` if it may not run
+    /// (not resumed, or finished), and `task` must then be stopped.
+    mutating func start(_ key: Int, in task: URLSessionDataTask) -> TransportTaskRecord? {
+        let record = records.modifyValue(forKey: key) { record in record.started(in: task) ? record : nil } ?? nil
+        if record != nil { keys[task.taskIdentifier] = key }
+        return record
+    }
+
+    /// Linux: the request of the record `task` runs is sent again as `next` in `replacement`,
+    /// which takes the record over (`task` finds none from now on). Returns the record as it
+    /// runs and the old task's deadline, to cancel; `nil` if it finished meanwhile.
+    mutating func move(
+        from task: Int, to replacement: URLSessionDataTask, sending next: URLRequest,
+        as proposal: RedirectChain.Proposal
+    ) -> (record: TransportTaskRecord, replaced: Deadline?)? {
+        guard let key = keys.removeValue(forKey: task) else { return nil }
+        keys[replacement.taskIdentifier] = key
+        return records.modifyValue(forKey: key) { record in
+            let replaced = record.moved(to: replacement)
+            record.followed(next, as: proposal)
+            return (record, replaced)
+        }
+    }
+
+    /// Runs `body` in place on the record `task` runs; `nil` if there is none.
+    mutating func modify<Result>(task: Int, _ body: (inout TransportTaskRecord) -> Result) -> Result? {
+        guard let key = keys[task] else { return nil }
+        return records.modifyValue(forKey: key, body)
+    }
+
+    /// Takes out the record `key`, in any phase, to report: `nil` once finished.
+    mutating func remove(key: Int) -> TransportTaskRecord? {
+        guard let record = records.removeValue(forKey: key) else { return nil }
+        if case .running(let task) = record.phase { keys[task.taskIdentifier] = nil }
+        return record
+    }
+
+    /// Takes out the record `task` runs, to report: `nil` if there is none.
+    mutating func remove(task: Int) -> TransportTaskRecord? {
+        keys.removeValue(forKey: task).flatMap { records.removeValue(forKey: $0) }
+    }
+
+    /// Drops the record `key` if it was never resumed (its ``TransportTask`` was released): no
+    /// one will resume or cancel it. A record that was resumed stays until it reports.
+    mutating func discard(_ key: Int) {
+        if case .created? = records[key]?.phase { records[key] = nil }
+    }
+}
+
+extension Dictionary {
+    /// Runs `body` on the value for `key` in place, with one look-up; `nil` if there is none.
+    /// A value changed through `self[key]?` costs a look-up per access, and one copied out and
+    /// stored back copies whatever it holds on the next write.
+    fileprivate mutating func modifyValue<Result>(forKey key: Key, _ body: (inout Value) -> Result) -> Result? {
+        guard let index = index(forKey: key) else { return nil }
+        return body(&values[index])
     }
 }

@@ -29,7 +29,7 @@ struct TransportBodyStreamAttackTests {
         let task = transport.urlSession.dataTask(with: retried)
         let done = LockedState(0)
         transport.delegate.register(
-            task, request: retried, timeout: nil, redirectPolicy: .follow, transfer: nil, follow: { _ in true },
+            task, request: retried,
             completionHandler: { _, _, _ in done.withLock { $0 += 1 } })
         let stream = LockedState<InputStream??>(nil)
 

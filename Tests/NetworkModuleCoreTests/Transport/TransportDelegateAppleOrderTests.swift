@@ -62,6 +62,8 @@ struct TransportDelegateAppleOrderTests {
     private struct Harness {
         let transport: URLSessionTransport
         let task: URLSessionDataTask
+        /// The key of the task's record, as `TransportTask` holds it.
+        let key: Int
         let done: ExactlyOnce<Report>
 
         var delegate: TransportDelegate { transport.delegate }
@@ -77,9 +79,9 @@ struct TransportDelegateAppleOrderTests {
             self.task = task
             let done = ExactlyOnce<Report>("the task's completion handler")
             self.done = done
-            transport.delegate.register(
-                task, request: request, timeout: nil, redirectPolicy: redirectPolicy,
-                transfer: TransportTransfer(transfer, request: request), follow: { _ in true },
+            self.key = transport.delegate.register(
+                task, request: request, redirectPolicy: redirectPolicy,
+                transfer: TransportTransfer(transfer, request: request),
                 completionHandler: { data, response, error in
                     done.record(
                         Report(
@@ -154,17 +156,62 @@ struct TransportDelegateAppleOrderTests {
         #expect(report?.errorCode == nil)
     }
 
+    /// A 302 to `/next` whose proposed request carries `X-Marker: value`, answered under
+    /// the harness's policy: what the redirect's handler got.
+    private static func redirect(
+        _ harness: Harness, proposing value: String
+    ) -> ExactlyOnce<URLRequest?> {
+        let redirect = ExactlyOnce<URLRequest?>("the redirect's handler")
+        var next = URLRequest(url: Self.url("http://127.0.0.1:9/next"))
+        next.allHTTPHeaderFields = ["X-Marker": value]
+        if let response = HTTPURLResponse(
+            url: Self.url, statusCode: 302, httpVersion: "HTTP/1.1", headerFields: ["Location": "/next"])
+        {
+            harness.delegate.urlSession(
+                harness.session, task: harness.task, willPerformHTTPRedirection: response, newRequest: next
+            ) { redirect.record($0) }
+        }
+        return redirect
+    }
+
+    @Test(
+        "when the redirect policy leaves the proposed header fields as they are, should follow without checking them again"
+    )
+    func unchangedHeadersNotCheckedAgain() {
+        // A field the one check would refuse, here only to show that it is not run a second time:
+        // the framework's own requests reach the wire checked already.
+        let redirect = Self.redirect(Harness(), proposing: "checked\r\nX-Before: 1")
+
+        #expect(redirect.value??.url?.path == "/next", "the redirect is followed")
+    }
+
+    @Test("when the redirect policy sets a header field with CR/LF, should not follow, and fail the task once")
+    func policyHeaderChecked() async {
+        let policy = RedirectPolicy.decide { _, next, _ in
+            var request = next
+            var fields = request.allHTTPHeaderFields ?? [:]
+            fields["X-Marker"] = "safe\r\nX-Injected: 1"
+            request.allHTTPHeaderFields = fields
+            return request
+        }
+        let harness = Harness(redirectPolicy: policy)
+
+        let redirect = Self.redirect(harness, proposing: "safe")
+
+        #expect(redirect.value == .some(nil), "the redirect is not followed")
+        let report = await harness.done.waited()
+        #expect(report?.networkError == .invalidRequest(.invalidHeaderValue(name: "X-Marker")))
+    }
+
     @Test(
         "when the caller cancels between the response and the body, should report the cancel once, and drop later callbacks"
     )
     func cancelBetweenResponseAndBody() async {
         let harness = Harness()
-        let request = URLRequest(url: Self.url)
 
         #expect(harness.head(200) == .allow)
-        // As TransportTask.stop does: the record is taken first, then the task cancelled.
-        harness.delegate.finish(
-            harness.task.taskIdentifier, data: nil, response: nil, error: URLError.cancelled(request))
+        // TransportTask.cancel: the record is taken first, then the task cancelled.
+        harness.delegate.cancel(harness.key)
         harness.body("late")
         let stream = ExactlyOnce<InputStream?>("the body stream's handler")
         harness.delegate.urlSession(harness.session, task: harness.task) { stream.record($0) }
@@ -327,5 +374,23 @@ struct TransportDelegateAppleOrderTests {
             data.append(contentsOf: buffer[0..<count])
         }
         return data
+    }
+}
+
+extension TransportDelegate {
+    /// Adds a record for `request`, resumed and running in `task` (never resumed itself), with no
+    /// idle timeout: what `TransportTask.resume()` does, without sending anything.
+    @discardableResult
+    func register(
+        _ task: URLSessionDataTask, request: URLRequest, redirectPolicy: RedirectPolicy = .follow,
+        transfer: TransportTransfer? = nil,
+        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    ) -> Int {
+        let key = add(
+            request: request, timeout: nil, redirectPolicy: redirectPolicy, transfer: transfer,
+            completionHandler: completionHandler)
+        _ = resume(key)
+        #expect(start(key, in: task))
+        return key
     }
 }

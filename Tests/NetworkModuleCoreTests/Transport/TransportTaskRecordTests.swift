@@ -24,8 +24,8 @@ struct TransportTaskRecordTests {
         _ transfer: SessionTransfer = SessionTransfer(), redirectPolicy: RedirectPolicy = .follow
     ) -> TransportTaskRecord {
         TransportTaskRecord(
-            request: request, completionHandler: { _, _, _ in }, follow: { _ in true }, redirectPolicy: redirectPolicy,
-            timeout: 30, transfer: TransportTransfer(transfer, request: request), pause: nil)
+            request: request, completionHandler: { _, _, _ in }, redirectPolicy: redirectPolicy,
+            timeout: 30, transfer: TransportTransfer(transfer, request: request))
     }
 
     private static let sink = SessionTransfer.ChunkSink { _, _, _ in true }
@@ -345,11 +345,11 @@ struct TransportTaskRecordTests {
         other.httpBodyStream = InputStream(data: Data("unknown".utf8))
 
         let record = TransportTaskRecord(
-            request: request, completionHandler: { _, _, _ in }, follow: { _ in true }, redirectPolicy: .follow,
-            timeout: nil, transfer: nil, pause: nil)
+            request: request, completionHandler: { _, _, _ in }, redirectPolicy: .follow,
+            timeout: nil, transfer: nil)
         let unknown = TransportTaskRecord(
-            request: other, completionHandler: { _, _, _ in }, follow: { _ in true }, redirectPolicy: .follow,
-            timeout: nil, transfer: nil, pause: nil)
+            request: other, completionHandler: { _, _, _ in }, redirectPolicy: .follow,
+            timeout: nil, transfer: nil)
 
         #expect(record.bodySource?.length == 4)
         #expect(unknown.bodySource == nil)
@@ -363,8 +363,8 @@ struct TransportTaskRecordTests {
         var request = Self.request
         request.httpBodyStream = try BodyStreams.makeStream(from: source("first"))
         var record = TransportTaskRecord(
-            request: request, completionHandler: { _, _, _ in }, follow: { _ in true }, redirectPolicy: .follow,
-            timeout: nil, transfer: nil, pause: nil)
+            request: request, completionHandler: { _, _, _ in }, redirectPolicy: .follow,
+            timeout: nil, transfer: nil)
         var chosen = Self.request
         chosen.httpBodyStream = try BodyStreams.makeStream(from: source("second body"))
         var copied = chosen
@@ -402,5 +402,110 @@ struct TransportTaskRecordTests {
         let report = record.report(error: URLError(.cancelled), response: nil, sent: Self.request)
 
         #expect((report.error as? URLError)?.code == .cancelled)
+    }
+
+    // MARK: Phases: (phase, event) in the delegate's table
+
+    /// Tasks of a session that is never resumed: nothing is sent, the table only reads their
+    /// identifiers.
+    private static let session = URLSession(configuration: .ephemeral)
+    private static func dataTask() -> URLSessionDataTask { session.dataTask(with: request) }
+
+    /// A table holding one record brought to `phase`: created, resumed, running (in the task
+    /// returned) or finished (taken out).
+    private static func table(in phase: String) -> (table: TransportTaskTable, key: Int, task: URLSessionDataTask) {
+        var table = TransportTaskTable()
+        let key = table.add(record())
+        let task = dataTask()
+        if phase != "created" { _ = table.resume(key) }
+        if phase == "running" || phase == "finished" { #expect(table.start(key, in: task) != nil) }
+        if phase == "finished" { #expect(table.remove(key: key) != nil) }
+        return (table, key, task)
+    }
+
+    @Test("when a task is created, should resume once with the caller's request, not start, and report on cancel")
+    func created() {
+        var (table, key, task) = Self.table(in: "created")
+        #expect(table.start(key, in: task) == nil, "a task not resumed never runs")
+        #expect(table.resume(key)?.url == Self.url)
+        #expect(table.resume(key) == nil, "resumed once")
+
+        var cancelled = Self.table(in: "created")
+        guard case .created? = cancelled.table.remove(key: cancelled.key)?.phase else {
+            Issue.record("a created task's cancel should take its record")
+            return
+        }
+        #expect(cancelled.table.resume(cancelled.key) == nil, "a cancelled task is never resumed")
+    }
+
+    @Test("when a task is resumed, should start in its data task once, and be found by its identifier")
+    func resumed() {
+        var (table, key, task) = Self.table(in: "resumed")
+        #expect(table.resume(key) == nil)
+        #expect(table.modify(task: task.taskIdentifier) { $0.phase } == nil, "no task runs it yet")
+        guard case .running(let running)? = table.start(key, in: task)?.phase, running === task else {
+            Issue.record("a resumed task should run in its data task")
+            return
+        }
+        #expect(table.modify(task: task.taskIdentifier) { $0.phase } != nil)
+        #expect(table.start(key, in: Self.dataTask()) == nil, "started once")
+    }
+
+    @Test("when a running task is sent again after a 307, should move to the new task, and the old one find nothing")
+    func movedAfterRedirect() {
+        var (table, key, task) = Self.table(in: "running")
+        let replacement = Self.dataTask()
+        var next = URLRequest(url: URL(string: "http://127.0.0.1/next")!)
+        next.httpMethod = "PUT"
+        let proposal = RedirectChain(caller: Self.request).proposal(after: 307, proposed: next)
+
+        let moved = table.move(from: task.taskIdentifier, to: replacement, sending: next, as: proposal)
+
+        guard case .running(let running)? = moved?.record.phase, running === replacement else {
+            Issue.record("the record should run in the replacement")
+            return
+        }
+        #expect(moved?.record.redirects.answered.url == next.url)
+        #expect(table.modify(task: task.taskIdentifier) { $0.phase } == nil, "the old task finds no record")
+        #expect(table.modify(task: replacement.taskIdentifier) { $0.phase } != nil)
+        guard case .running(let cancelled)? = table.remove(key: key)?.phase, cancelled === replacement else {
+            Issue.record("a cancel after the move should stop the replacement")
+            return
+        }
+        #expect(table.modify(task: replacement.taskIdentifier) { $0.phase } == nil)
+    }
+
+    @Test("when a running task finishes either way, should hand its record out once, found by neither key nor task")
+    func finishedOnce() {
+        for byKey in [true, false] {
+            var (table, key, task) = Self.table(in: "running")
+            let first = byKey ? table.remove(key: key) : table.remove(task: task.taskIdentifier)
+            #expect(first != nil)
+            #expect(table.remove(key: key) == nil)
+            #expect(table.remove(task: task.taskIdentifier) == nil)
+            #expect(table.modify(task: task.taskIdentifier) { $0.phase } == nil)
+        }
+    }
+
+    @Test("when a task has finished, should answer no event")
+    func finished() {
+        var (table, key, task) = Self.table(in: "finished")
+        let proposal = RedirectChain(caller: Self.request).proposal(after: 307, proposed: Self.request)
+
+        #expect(table.resume(key) == nil)
+        #expect(table.start(key, in: Self.dataTask()) == nil)
+        #expect(table.move(from: task.taskIdentifier, to: Self.dataTask(), sending: Self.request, as: proposal) == nil)
+        #expect(table.modify(task: task.taskIdentifier) { _ in true } == nil)
+        #expect(table.remove(key: key) == nil)
+        #expect(table.remove(task: task.taskIdentifier) == nil)
+    }
+
+    @Test("when the caller's task is released, should drop its record only if it was never resumed")
+    func discarded() {
+        for phase in ["created", "resumed", "running"] {
+            var (table, key, _) = Self.table(in: phase)
+            table.discard(key)
+            #expect((table.remove(key: key) == nil) == (phase == "created"), "\(phase)")
+        }
     }
 }
