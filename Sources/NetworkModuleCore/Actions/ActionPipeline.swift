@@ -92,26 +92,29 @@ struct ActionPipeline: Sendable {
 
     /// Prepares `request` with every action, and calls `completion` once: with the prepared
     /// request, the first failure, or ``NetworkError/timedOut`` when the request's timeout passes
-    /// while an action prepares (what comes after that is ignored). For a request prepared
-    /// without a ``RequestOperation`` (a background transfer), whose machine does this for its
-    /// attempts.
+    /// while an action prepares. For a request prepared without a ``RequestOperation`` (a
+    /// background transfer), whose machine does this for its attempts. As there, only the first
+    /// completion of the action awaited moves the preparation on, and once it has ended (or
+    /// `isAbandoned` says the caller gave it up) no further action is called.
     func prepare(
         _ request: URLRequest, context: @escaping @Sendable () -> ActionContext,
+        isAbandoned: @escaping @Sendable () -> Bool,
         completion: @escaping @Sendable (Result<URLRequest, NetworkError>) -> Void
     ) {
-        prepare(request, from: 0, PreparationRun(completion), context: context)
+        prepare(request, from: 0, PreparationRun(completion), context: context, isAbandoned: isAbandoned)
     }
 
     private func prepare(
         _ request: URLRequest, from index: Int, _ run: PreparationRun,
-        context: @escaping @Sendable () -> ActionContext
+        context: @escaping @Sendable () -> ActionContext, isAbandoned: @escaping @Sendable () -> Bool
     ) {
         let timeout = request.timeoutInterval
         let outcome = prepare(request, from: index, context: context) { [self] actionIndex, result in
+            guard run.accepts(actionIndex) else { return }
             switch result {
-            case .success(let prepared) where !run.hasEnded:
-                prepare(prepared, from: actionIndex + 1, run, context: context)
-            case .success: break
+            case .success where isAbandoned(): run.end(.failure(.cancelled))
+            case .success(let prepared):
+                prepare(prepared, from: actionIndex + 1, run, context: context, isAbandoned: isAbandoned)
             case .failure(let error): run.end(.failure(error))
             }
         }
@@ -197,6 +200,9 @@ private final class PreparationRun: Sendable {
         var completion: (@Sendable (Result<URLRequest, NetworkError>) -> Void)?
         var deadline: (any NetworkCancellable)?
         var isBounded = false
+        /// The first action whose completion may move the preparation on: the actions before it
+        /// have completed once already.
+        var nextAction = 0
     }
 
     private let state: LockedState<State>
@@ -205,7 +211,15 @@ private final class PreparationRun: Sendable {
         state = LockedState(State(completion: completion))
     }
 
-    var hasEnded: Bool { state.withLock { $0.completion == nil } }
+    /// Whether the completion of action `index` moves the preparation on: the first one of an
+    /// action not yet completed, while the preparation has not ended.
+    func accepts(_ index: Int) -> Bool {
+        state.withLock { state in
+            guard state.completion != nil, index >= state.nextAction else { return false }
+            state.nextAction = index + 1
+            return true
+        }
+    }
 
     /// Ends the preparation with `result`, unless it has ended.
     func end(_ result: Result<URLRequest, NetworkError>) {

@@ -151,7 +151,7 @@ struct ActionPipelineTests {
         let ends = LockedState<[Result<URLRequest, NetworkError>]>([])
 
         pipeline.prepare(
-            request, context: { ActionContext(networkRequest: nil) },
+            request, context: { ActionContext(networkRequest: nil) }, isAbandoned: { false },
             completion: { result in ends.withLock { $0.append(result) } })
         clock.advance(by: 2.9)
         let before = ends.value.count
@@ -172,7 +172,7 @@ struct ActionPipelineTests {
         let ends = LockedState<[Result<URLRequest, NetworkError>]>([])
 
         pipeline.prepare(
-            try Self.request(), context: { ActionContext(networkRequest: nil) },
+            try Self.request(), context: { ActionContext(networkRequest: nil) }, isAbandoned: { false },
             completion: { result in ends.withLock { $0.append(result) } })
         let pendingWhileWaiting = clock.pendingCount
         later.release()

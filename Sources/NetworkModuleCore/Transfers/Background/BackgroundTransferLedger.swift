@@ -427,6 +427,13 @@ struct BackgroundTransferLedger {
         return true
     }
 
+    /// Whether transfer `id` with `token` is still being prepared: a preparation that was
+    /// cancelled or timed out calls no further action.
+    func isPreparing(id: String, token: String) -> Bool {
+        guard let entry = entries[id], entry.token == token, case .preparing = entry.state else { return false }
+        return true
+    }
+
     /// The app asks for a transfer.
     mutating func begin(_ start: Start) -> Begun {
         guard mode != .locked else { return .ledgerUnreadable }

@@ -327,6 +327,7 @@ public final class BackgroundTransfers: Sendable {
                     for: start.networkRequest, attempt: 1, sentRequest: nil, requestID: start.requestID,
                     sequenceNumber: start.sequenceNumber, elapsed: elapsed, preparationTime: elapsed)
             },
+            isAbandoned: { [ledger] in !ledger.withLock { $0.isPreparing(id: start.id, token: start.token) } },
             completion: { [self] result in
                 switch result {
                 case .success(let prepared): send(prepared, start)

@@ -58,9 +58,7 @@ extension BackgroundTransfersTests {
         clock.runAll()
 
         print("double completion: next.prepares=\(nextPrepares) sent=\(system.sent.count) reports=\(reports.ids)")
-        withKnownIssue("BREAK: a background action's second completion prepares the next action again") {
-            #expect(nextPrepares == 1)
-        }
+        #expect(nextPrepares == 1)
         #expect(system.sent.count == 1)
         #expect(reports.ids.isEmpty)
     }
@@ -78,9 +76,7 @@ extension BackgroundTransfersTests {
         next.complete(URLRequest(url: URL(string: "https://api.example.com/v2/videos/7/file")!))
 
         print("inline double: next.prepares=\(nextPrepares) sent=\(system.sent.count)")
-        withKnownIssue("BREAK: a background action's second (inline) completion prepares the next action again") {
-            #expect(nextPrepares == 1)
-        }
+        #expect(nextPrepares == 1)
         #expect(system.sent.count == 1)
     }
 
@@ -142,10 +138,6 @@ extension BackgroundTransfersTests {
         #expect(system.sent.isEmpty)
         #expect(reports.ids == ["a", "a"])
         #expect(reports.results.last?.error == .timedOut)
-        withKnownIssue(
-            "BREAK: a cancelled background transfer's preparation goes on: the next action's prepare runs after its didFinish"
-        ) {
-            #expect(action.hooks.value == ["didFinish", "didFinish"])
-        }
+        #expect(action.hooks.value == ["didFinish", "didFinish"])
     }
 }
