@@ -97,11 +97,12 @@ final class RequestOperation: NetworkCancellable {
             var stream = builtBodyStream(built, source: source)
             next = machine.handle(at: DispatchTime.now().uptimeNanoseconds) { $0.built(built, bodyStream: &stream) }
         }
+        let request = machine.takeRequest()
         let operation = RequestOperation(
             source: source, module: module, transfer: transfer, startTime: startTime, machine: machine)
         // Moved, not copied: a copy left behind would share the request's storage, and the
         // preparation's first write to the request would copy all of it.
-        operation.run(consume next)
+        operation.run((consume next, consume request))
         return operation
     }
 
@@ -113,15 +114,22 @@ final class RequestOperation: NetworkCancellable {
     // MARK: - The loop
 
     /// Feeds one event to the machine, under the lock, and returns what to do next.
-    private func update(_ event: (inout RequestStateMachine) -> RequestStateMachine.Next) -> RequestStateMachine.Next {
+    ///
+    /// With ``RequestStateMachine/Next/prepare(attempt:from:facts:)`` and
+    /// ``RequestStateMachine/Next/send(attempt:deadline:)`` comes the request to prepare or send,
+    /// taken out of the machine under the same lock.
+    private func update(_ event: (inout RequestStateMachine) -> RequestStateMachine.Next) -> Answer {
         let now = DispatchTime.now().uptimeNanoseconds
-        return state.withLock { $0.handle(at: now, event) }
+        return state.withLock { machine in (machine.handle(at: now, event), machine.takeRequest()) }
     }
+
+    /// What the machine answered, and the request that comes with it.
+    private typealias Answer = (next: RequestStateMachine.Next, request: URLRequest?)
 
     /// Performs what the machine says, feeding each call-out's outcome back in, until it says
     /// to wait or to finish.
-    private func run(_ first: consuming RequestStateMachine.Next) {
-        var next = consume first
+    private func run(_ first: consuming Answer) {
+        var (next, request) = first
         while true {
             switch consume next {
             case .none:
@@ -129,12 +137,12 @@ final class RequestOperation: NetworkCancellable {
             case .build(let attempt):
                 let built = Self.buildRequest(source, attempt: attempt, module: module)
                 var stream = Self.builtBodyStream(built, source: source)
-                next = update { $0.built(built, bodyStream: &stream) }
+                (next, request) = update { $0.built(built, bodyStream: &stream) }
                 // The previous attempt's, or this one's if the request ended meanwhile.
                 if let stream { BodyStreams.release(stream) }
             case .prepare(let attempt, let from, let facts):
                 let outcome: RequestStateMachine.PreparationOutcome
-                if let request = state.withLock({ $0.takeRequest() }) {
+                if let request = request.take() {
                     outcome = module.pipeline.prepare(
                         request, from: from, context: { self.context(attempt: attempt, facts: facts) },
                         onPrepared: { index, result in
@@ -145,24 +153,24 @@ final class RequestOperation: NetworkCancellable {
                     // request would still end, as a failure, rather than wait for ever.
                     outcome = .failed(.invalidRequest(.missingURL))
                 }
-                next = update { $0.preparationReturned(outcome) }
+                (next, request) = update { $0.preparationReturned(outcome) }
             case .send(let attempt, let deadline):
                 deadline?.cancel()
-                next = send(state.withLock { $0.takeRequest() }, attempt: attempt)
+                (next, request) = send(request.take(), attempt: attempt)
             case .schedulePreparationDeadline(let attempt, let timeout):
                 let deadline = module.pipeline.preparationDeadline(after: timeout) {
                     self.run(self.update { $0.preparationDeadlinePassed(attempt: attempt) })
                 }
-                next = update { $0.preparationDeadlineScheduled(deadline) }
+                (next, request) = update { $0.preparationDeadlineScheduled(deadline) }
             case .resume(let task):
                 task.resume()
-                next = update { $0.resumeReturned() }
+                (next, request) = update { $0.resumeReturned() }
             case .observe(let attempt, let outcome, let facts):
                 let observed = module.pipeline.observe(outcome, context: context(attempt: attempt, facts: facts))
-                next = update { $0.observed(observed) }
+                (next, request) = update { $0.observed(observed) }
             case .askRetry(let attempt, let index, let error, let facts):
                 if let retryAllowed = transfer?.retryAllowed, !retryAllowed() {
-                    next = update { machine in
+                    (next, request) = update { machine in
                         _ = machine.retryDecided(attempt: attempt, index: index, .doNotRetry)
                         return machine.retryDecisionReturned()
                     }
@@ -172,12 +180,12 @@ final class RequestOperation: NetworkCancellable {
                     decision in
                     self.run(self.update { $0.retryDecided(attempt: attempt, index: index, decision) })
                 }
-                next = update { $0.retryDecisionReturned() }
+                (next, request) = update { $0.retryDecisionReturned() }
             case .scheduleRetry(let attempt, let delay):
                 let timer = module.delayScheduler.scheduleWait(after: delay) {
                     self.run(self.update { $0.retryTimerFired(attempt: attempt) })
                 }
-                next = update { $0.retryTimerScheduled(timer) }
+                (next, request) = update { $0.retryTimerScheduled(timer) }
             case .finish(let finish):
                 deliver(finish)
                 return
@@ -224,7 +232,7 @@ final class RequestOperation: NetworkCancellable {
     }
 
     /// Checks `request` once, just before the wire, and hands it to the session.
-    private func send(_ candidate: URLRequest?, attempt: Int) -> RequestStateMachine.Next {
+    private func send(_ candidate: URLRequest?, attempt: Int) -> Answer {
         // The machine always holds the request with `.send`; a missing one fails the request.
         let request: URLRequest
         do throws(NetworkError) {

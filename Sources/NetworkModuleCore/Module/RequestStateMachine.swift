@@ -235,7 +235,8 @@ struct RequestStateMachine {
     /// The timeout of the request being prepared: bounds the wait for its actions.
     private var preparationTimeout: TimeInterval = 60
     /// The request that ``Next/prepare(attempt:from:facts:)`` or ``Next/send(attempt:deadline:)``
-    /// is about, until the operation takes it (``takeRequest()``). Not carried in the `Next`: a
+    /// is about, until the operation takes it (``takeRequest()``, under the lock of the event that
+    /// answered it). Not carried in the `Next`: a
     /// request bound out of an enum's payload keeps a second owner while the case runs, so the
     /// preparation's first write to it would copy the whole request; a stored optional is moved
     /// out whole. (The pipeline benchmark's cases with actions show the difference.)
