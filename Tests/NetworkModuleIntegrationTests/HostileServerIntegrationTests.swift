@@ -247,7 +247,7 @@ struct HostileServerIntegrationTests {
         let session = IntegrationServers.makeSession()
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             let task = session.transferTask(
-                with: request, transfer: SessionTransfer(redirectPolicy: follow)
+                with: request, transfer: TransferOptions(redirectPolicy: follow)
             ) {
                 _, _, error in
                 errors.withLock { $0.append(error as? URLError) }

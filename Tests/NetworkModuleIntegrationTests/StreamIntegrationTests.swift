@@ -56,7 +56,7 @@ struct StreamIntegrationTests {
         let ended = LockedEnd()
 
         let task = transport.transferTask(
-            with: URLRequest(url: url), transfer: SessionTransfer(destination: .chunks(consumer.sink))
+            with: URLRequest(url: url), transfer: TransferOptions(destination: .chunks(consumer.sink))
         ) { _, _, error in ended.set(error) }
         task.resume()
         // The consumer takes 64 KiB every 20 ms: about 3 MiB a second, far below loopback speed.
@@ -168,8 +168,8 @@ private final class SlowConsumer: Sendable {
 
     var stats: Stats { state.withLock { $0 } }
 
-    var sink: SessionTransfer.ChunkSink {
-        SessionTransfer.ChunkSink { chunk, _, onRoom in
+    var sink: TransferOptions.ChunkSink {
+        TransferOptions.ChunkSink { chunk, _, onRoom in
             self.state.withLock { stats in
                 stats.received += chunk.count
                 stats.peak = max(stats.peak, stats.received - stats.consumed)

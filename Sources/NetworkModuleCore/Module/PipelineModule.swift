@@ -45,7 +45,7 @@ struct ModuleCall {
     /// Starts the call, through `transfer` when given, and returns the caller's handle: on a
     /// module of the user's own, its own, so that it decides how a cancelled call ends, and where.
     func start(
-        transfer: TransferSession? = nil, completion: @escaping RequestOperation.Completion
+        transfer: TransferOperationSession? = nil, completion: @escaping RequestOperation.Completion
     ) -> any NetworkCancellable {
         guard let adapter else {
             return RequestOperation.start(source: source, module: module, transfer: transfer, completion: completion)
@@ -100,7 +100,7 @@ extension NetworkModule {
 
 /// A module of the user's own as the session of one call, and as the task of its one attempt:
 /// resumed, it hands the call's request as it was made to the module's own `perform`, and the
-/// answer to the transfer (a file, a chunk, the final progress: ``BufferedTransfer``), then to
+/// answer to the transfer (a file, a chunk, the final progress: ``TransferOptions/appliedToWholeBody(of:completionHandler:)``), then to
 /// the pipeline. Cancelled (by the call's caller), it cancels the user's call.
 final class ModuleAdapter: TransferringSession, NetworkSessionTask, NetworkCancellable {
     private struct State {
@@ -120,10 +120,10 @@ final class ModuleAdapter: TransferringSession, NetworkSessionTask, NetworkCance
     }
 
     func transferTask(
-        with request: URLRequest, transfer: SessionTransfer,
+        with request: URLRequest, transfer: TransferOptions,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
-        let completionHandler = BufferedTransfer.applying(transfer, to: request, completionHandler: completionHandler)
+        let completionHandler = transfer.appliedToWholeBody(of: request, completionHandler: completionHandler)
         state.withLock { $0.completionHandler = completionHandler }
         return self
     }

@@ -47,7 +47,7 @@ final class RequestOperation: NetworkCancellable {
     /// The module's session, or the transfer's session around it.
     private let session: any TransferringSession
     /// The session of a transfer (a download, a request with progress); `nil` for the others.
-    private let transfer: TransferSession?
+    private let transfer: TransferOperationSession?
     private let startTime: UInt64
     private let requestID: UUID
     private let sequenceNumber: Int
@@ -55,7 +55,7 @@ final class RequestOperation: NetworkCancellable {
     private let state: LockedState<RequestStateMachine>
 
     private init(
-        source: RequestSource, module: DefaultNetworkModule, transfer: TransferSession?, startTime: UInt64,
+        source: RequestSource, module: DefaultNetworkModule, transfer: TransferOperationSession?, startTime: UInt64,
         machine: consuming RequestStateMachine
     ) {
         self.source = source
@@ -85,7 +85,7 @@ final class RequestOperation: NetworkCancellable {
     ///
     /// - Parameter transfer: for a transfer, the session around the module's to send on.
     static func start(
-        source: RequestSource, module: DefaultNetworkModule, transfer: TransferSession? = nil,
+        source: RequestSource, module: DefaultNetworkModule, transfer: TransferOperationSession? = nil,
         completion: @escaping Completion
     ) -> RequestOperation {
         let startTime = DispatchTime.now().uptimeNanoseconds
@@ -242,7 +242,7 @@ final class RequestOperation: NetworkCancellable {
         }
         let sentAt = DispatchTime.now().uptimeNanoseconds
         let acceptableStatusCodes = acceptableStatusCodes
-        let task = session.transferTask(with: request, transfer: SessionTransfer(redirectPolicy: redirectPolicy)) {
+        let task = session.transferTask(with: request, transfer: TransferOptions(redirectPolicy: redirectPolicy)) {
             data, response, error in
             let now = DispatchTime.now().uptimeNanoseconds
             let duration = Double(now >= sentAt ? now - sentAt : 0) / 1e9

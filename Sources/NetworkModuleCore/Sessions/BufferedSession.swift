@@ -5,7 +5,7 @@ import Foundation
 #endif
 
 /// A session that is not a ``TransferringSession``, as one: its data task, with the transfer
-/// applied to the body once it has arrived whole (``BufferedTransfer``); for a redirect policy
+/// applied to the body once it has arrived whole (``TransferOptions/appliedToWholeBody(of:completionHandler:)``); for a redirect policy
 /// other than ``RedirectPolicy/follow``, a task that sends nothing and fails with
 /// `URLError.unsupportedURL`, blaming ``name`` (a data task follows redirects, and the framework
 /// sees none of them), so that a policy is never silently ignored.
@@ -22,7 +22,7 @@ package struct BufferedSession: TransferringSession {
     }
 
     package func transferTask(
-        with request: URLRequest, transfer: SessionTransfer,
+        with request: URLRequest, transfer: TransferOptions,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
         guard transfer.redirectPolicy.isFollow else {
@@ -32,6 +32,6 @@ package struct BufferedSession: TransferringSession {
         }
         return base.dataTask(
             with: request,
-            completionHandler: BufferedTransfer.applying(transfer, to: request, completionHandler: completionHandler))
+            completionHandler: transfer.appliedToWholeBody(of: request, completionHandler: completionHandler))
     }
 }

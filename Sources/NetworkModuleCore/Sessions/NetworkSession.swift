@@ -4,6 +4,10 @@ import Foundation
     import FoundationNetworking
 #endif
 
+/// The completion handler of ``NetworkSession/dataTask(with:completionHandler:)``, as the
+/// framework stores and calls it.
+package typealias SessionCompletionHandler = @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+
 /// The one seam between the framework and the transport.
 ///
 /// ``URLSessionTransport`` is the framework's implementation; ``DefaultNetworkModule`` also
@@ -32,14 +36,14 @@ public protocol NetworkSession: Sendable {
     ) -> any NetworkSessionTask
 }
 
-/// A session that applies a ``SessionTransfer`` itself: its redirect policy, its destination and
+/// A session that applies a ``TransferOptions`` itself: its redirect policy, its destination and
 /// its progress. The framework's transport, its decorators and the testing library's sessions
 /// are; a user's session need not be (see ``NetworkSession/transferring``).
 package protocol TransferringSession: NetworkSession {
     /// Creates a task that sends `request` when resumed, as `transfer` says, and reports the
     /// outcome to `completionHandler`.
     func transferTask(
-        with request: URLRequest, transfer: SessionTransfer,
+        with request: URLRequest, transfer: TransferOptions,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask
 
@@ -75,7 +79,7 @@ extension TransferringSession {
         with request: URLRequest,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
-        transferTask(with: request, transfer: SessionTransfer(), completionHandler: completionHandler)
+        transferTask(with: request, transfer: TransferOptions(), completionHandler: completionHandler)
     }
 }
 

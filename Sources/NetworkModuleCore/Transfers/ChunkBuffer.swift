@@ -237,8 +237,8 @@ extension LockedState {
     /// (a chunk for a parked consumer, heads to answer) outside the lock; the owners' one way in.
     func chunkSink<Waiter, HeadWaiter>(
         _ handle: @escaping @Sendable (ChunkBuffer<Waiter, HeadWaiter>.Receipt, HTTPURLResponse) -> Void
-    ) -> SessionTransfer.ChunkSink where State == ChunkBuffer<Waiter, HeadWaiter> {
-        SessionTransfer.ChunkSink { chunk, response, onRoom in
+    ) -> TransferOptions.ChunkSink where State == ChunkBuffer<Waiter, HeadWaiter> {
+        TransferOptions.ChunkSink { chunk, response, onRoom in
             let receipt = self.withLock { $0.receive(chunk, of: response, onRoom: onRoom) }
             handle(receipt, response)
             return receipt.hasRoom

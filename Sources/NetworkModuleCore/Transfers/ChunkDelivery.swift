@@ -31,7 +31,7 @@ final class ChunkDelivery: Sendable {
     }
 
     /// The sink the session hands the body to.
-    var sink: SessionTransfer.ChunkSink {
+    var sink: TransferOptions.ChunkSink {
         buffer.chunkSink { receipt, _ in
             if let (_, chunk) = receipt.handOff {
                 self.executor.execute { self.deliver(from: .chunk(chunk)) }

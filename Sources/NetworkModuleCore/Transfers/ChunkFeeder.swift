@@ -4,7 +4,7 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// Hands a body held in memory to a ``SessionTransfer/ChunkSink`` as a session that streams
+/// Hands a body held in memory to a ``TransferOptions/ChunkSink`` as a session that streams
 /// would: in pieces, in order, waiting while the sink is full. For sessions that do not stream
 /// (the default transfer task) and for fakes that deliver a stub in chunks.
 package enum ChunkFeeder {
@@ -14,7 +14,7 @@ package enum ChunkFeeder {
     /// request was cancelled) leaves `done` uncalled. An empty body calls `done` at once.
     package static func feed(
         _ body: Data, of response: HTTPURLResponse, in pieceSize: Int, from offset: Int = 0,
-        to sink: SessionTransfer.ChunkSink, then done: @escaping @Sendable () -> Void
+        to sink: TransferOptions.ChunkSink, then done: @escaping @Sendable () -> Void
     ) {
         let pieceSize = max(1, pieceSize)
         var offset = offset

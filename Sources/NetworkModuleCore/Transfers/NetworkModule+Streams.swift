@@ -77,10 +77,10 @@ extension ModuleCall {
     /// Starts the call streaming its body into `sink`, retrying only while `retryAllowed` says
     /// so, and hands the outcome to `end` through the completion executor.
     fileprivate func startStream(
-        into sink: SessionTransfer.ChunkSink, retryAllowed: @escaping @Sendable () -> Bool,
+        into sink: TransferOptions.ChunkSink, retryAllowed: @escaping @Sendable () -> Bool,
         end: @escaping @Sendable (Result<NetworkResponse, NetworkError>) -> Void
     ) -> any NetworkCancellable {
-        let session = TransferSession(
+        let session = TransferOperationSession(
             base: module.transferringSession, reporter: nil, download: nil, chunks: sink, retryAllowed: retryAllowed)
         return start(transfer: session) { result in
             (result, { cancelled in end(cancelled ? .failure(.cancelled) : result) })

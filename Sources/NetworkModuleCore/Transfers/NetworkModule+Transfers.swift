@@ -19,7 +19,7 @@ extension NetworkModule {
     ) -> any NetworkCancellable {
         let call = call(.description(request))
         let reporter = ProgressReporter(executor: call.module.completionExecutor, handler: progress)
-        let session = TransferSession(base: call.module.transferringSession, reporter: reporter, download: nil)
+        let session = TransferOperationSession(base: call.module.transferringSession, reporter: reporter, download: nil)
         return call.start(transfer: session) { result in
             let end = reporter.finish(after: result)
             return (result, { cancelled in end { completion(cancelled ? .failure(.cancelled) : result) } })
@@ -55,7 +55,8 @@ extension NetworkModule {
         let call = call(.description(request))
         let reporter = progress.map { ProgressReporter(executor: call.module.completionExecutor, handler: $0) }
         let file = DownloadFile(destination: destination)
-        let session = TransferSession(base: call.module.transferringSession, reporter: reporter, download: file)
+        let session = TransferOperationSession(
+            base: call.module.transferringSession, reporter: reporter, download: file)
         return call.start(transfer: session) { result in
             // Off the completion executor: the file is moved (or removed) before the actions'
             // didFinish and before the caller hears of it.

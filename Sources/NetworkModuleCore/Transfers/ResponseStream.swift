@@ -176,7 +176,7 @@ public struct ResponseStream: AsyncSequence, AsyncIteratorProtocol, Sendable {
         }
 
         /// The sink the session hands the body to.
-        var sink: SessionTransfer.ChunkSink {
+        var sink: TransferOptions.ChunkSink {
             buffer.chunkSink { receipt, response in
                 for head in receipt.heads { head.resume(returning: .success(response)) }
                 if let (waiter, chunk) = receipt.handOff { waiter.resume(returning: .success(chunk)) }

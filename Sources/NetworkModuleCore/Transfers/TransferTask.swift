@@ -18,7 +18,7 @@ import Foundation
 public struct TransferTask<Output: Sendable>: Sendable {
     /// The transfer's progress reports; the sequence ends when the transfer ends.
     public let progress: AsyncStream<TransferProgress>
-    private let outcome: TransferOutcome<Output>
+    private let outcome: TransferTaskOutcome<Output>
 
     init(
         start: (
@@ -27,7 +27,7 @@ public struct TransferTask<Output: Sendable>: Sendable {
         ) -> any NetworkCancellable
     ) {
         let (progress, continuation) = AsyncStream<TransferProgress>.makeStream(bufferingPolicy: .bufferingNewest(64))
-        let outcome = TransferOutcome<Output>()
+        let outcome = TransferTaskOutcome<Output>()
         self.progress = progress
         self.outcome = outcome
         outcome.request.start {
@@ -70,49 +70,5 @@ extension NetworkModule {
         TransferTask { progress, completion in
             perform(request: request, progress: progress, completion: completion)
         }
-    }
-}
-
-/// The one result of a ``TransferTask``, and the tasks waiting for it.
-final class TransferOutcome<Output: Sendable>: Sendable {
-    private struct State {
-        var result: Result<Output, NetworkError>?
-        var waiters: [CheckedContinuation<Result<Output, NetworkError>, Never>] = []
-    }
-
-    /// The transfer's request: cancelled by ``cancel()``, even before its handle exists.
-    let request = LockedState(TaskLifecycle<any NetworkCancellable, Void>(handler: ()))
-    private let state = LockedState(State())
-
-    /// The transfer ended: every waiter, present and future, gets `result`; later calls do nothing.
-    func complete(_ result: Result<Output, NetworkError>) {
-        request.withLock { _ = $0.finish() }
-        let waiters = state.withLock { state -> [CheckedContinuation<Result<Output, NetworkError>, Never>] in
-            guard state.result == nil else { return [] }
-            state.result = result
-            defer { state.waiters = [] }
-            return state.waiters
-        }
-        for waiter in waiters { waiter.resume(returning: result) }
-    }
-
-    func cancel() {
-        request.cancel()
-    }
-
-    func value() async throws(NetworkError) -> Output {
-        let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Result<Output, NetworkError>, Never>) in
-                let ready = state.withLock { state -> Result<Output, NetworkError>? in
-                    if let result = state.result { return result }
-                    state.waiters.append(continuation)
-                    return nil
-                }
-                if let ready { continuation.resume(returning: ready) }
-            }
-        } onCancel: {
-            cancel()
-        }
-        return try result.get()
     }
 }

@@ -5,7 +5,7 @@ import Foundation
 #endif
 
 /// Stops and restarts the reading of one streamed body for ``URLSessionTransport``, as its
-/// ``SessionTransfer/ChunkSink`` fills and drains.
+/// ``TransferOptions/ChunkSink`` fills and drains.
 ///
 /// - On Apple platforms the task is suspended and resumed (``TaskControl``), always from one
 ///   serial queue of its own: in the order the sink asked, and never on the delegate queue.

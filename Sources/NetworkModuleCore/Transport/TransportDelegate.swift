@@ -9,7 +9,7 @@ import Foundation
 #endif
 
 /// The delegate of a transport's `URLSession`: collects each task's body (or hands it to the
-/// task's ``TransportTransfer``, which writes it to a file) and reports its outcome once.
+/// task's ``TransportTaskOptions``, which writes it to a file) and reports its outcome once.
 final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     // @unchecked Sendable is safe: the only mutable state, `tasks` and `trustRefusals`, is in
     // LockedStates.
@@ -43,7 +43,7 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
     /// Adds the record of a task sending `request`, with an idle timeout of `timeout` once it
     /// runs (Linux; `nil` for none): returns its key.
     func add(
-        request: URLRequest, timeout: TimeInterval?, redirectPolicy: RedirectPolicy, transfer: TransportTransfer?,
+        request: URLRequest, timeout: TimeInterval?, redirectPolicy: RedirectPolicy, transfer: TransportTaskOptions?,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> Int {
         let record = TransportTaskRecord(

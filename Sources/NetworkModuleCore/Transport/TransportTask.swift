@@ -19,13 +19,13 @@ final class TransportTask: NetworkSessionTask {
     private let transport: URLSessionTransport
 
     init(
-        request: URLRequest, transfer: SessionTransfer, transport: URLSessionTransport,
+        request: URLRequest, transfer: TransferOptions, transport: URLSessionTransport,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) {
         self.transport = transport
         self.key = transport.delegate.add(
             request: request, timeout: LinuxURLSessionQuirks.apply ? request.timeoutInterval : nil,
-            redirectPolicy: transfer.redirectPolicy, transfer: TransportTransfer(transfer, request: request),
+            redirectPolicy: transfer.redirectPolicy, transfer: TransportTaskOptions(transfer, request: request),
             completionHandler: completionHandler)
     }
 

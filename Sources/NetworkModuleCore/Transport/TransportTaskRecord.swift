@@ -45,7 +45,7 @@ struct TransportTaskRecord {
     /// What a response head asks of the delegate.
     enum HeadOutcome {
         /// Go on: the transfer, if any, to open its file or count its progress from the head.
-        case proceed(TransportTransfer?)
+        case proceed(TransportTaskOptions?)
         /// A head came again after `streamedBytes` bytes of the body went to the sink or the
         /// file: the task fails (retryable) rather than hand those bytes on twice.
         case restartRefused(streamedBytes: Int)
@@ -58,9 +58,9 @@ struct TransportTaskRecord {
         /// Dropped: the task has failed already.
         case dropped
         /// Counted, and for the transfer to write or report: the body's bytes so far with it.
-        case transferred(TransportTransfer, receivedBytes: Int)
+        case transferred(TransportTaskOptions, receivedBytes: Int)
         /// Counted, and for the sink to take: a 2xx body of a stream.
-        case streamed(SessionTransfer.ChunkSink, HTTPURLResponse, StreamPause?)
+        case streamed(TransferOptions.ChunkSink, HTTPURLResponse, StreamPause?)
         /// The body passed the size limit: the task fails with ``NetworkError/responseTooLarge(limit:)``.
         case overLimit(Int)
         /// The first bytes of a body collected in memory: the room for it must be read from the
@@ -74,9 +74,9 @@ struct TransportTaskRecord {
     /// The idle timeout (Linux; `nil` for none).
     let timeout: TimeInterval?
     /// The transfer's progress and file; `nil` for a plain data task.
-    let transfer: TransportTransfer?
+    let transfer: TransportTaskOptions?
     /// Where a 2xx body goes chunk by chunk; `nil` to collect it.
-    let sink: SessionTransfer.ChunkSink?
+    let sink: TransferOptions.ChunkSink?
     /// Pauses the task while the sink is full; with `sink`, for the task running now.
     private(set) var pause: StreamPause?
     /// Makes a fresh stream of the request's body when `URLSession` asks for one
@@ -104,7 +104,7 @@ struct TransportTaskRecord {
 
     init(
         request: URLRequest, completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void,
-        redirectPolicy: RedirectPolicy, timeout: TimeInterval?, transfer: TransportTransfer?
+        redirectPolicy: RedirectPolicy, timeout: TimeInterval?, transfer: TransportTaskOptions?
     ) {
         self.redirects = RedirectChain(caller: request)
         self.completionHandler = completionHandler
@@ -209,7 +209,7 @@ struct TransportTaskRecord {
     /// Bytes of the request's body were sent: activity too, as for Apple's idle timeout, so a
     /// slow upload is not cut off.
     /// - Returns: the transfer, to report the upload's progress.
-    mutating func bodySent(at now: UInt64) -> TransportTransfer? {
+    mutating func bodySent(at now: UInt64) -> TransportTaskOptions? {
         lastActivity = now
         return transfer
     }

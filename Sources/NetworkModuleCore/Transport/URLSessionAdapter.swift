@@ -75,7 +75,7 @@ package struct URLSessionAdapter: TransferringSession {
     /// `URLError.unsupportedURL`: a completion-handler task of a `URLSession` whose delegate is
     /// not the framework's shows no redirect the framework could act on.
     package func transferTask(
-        with request: URLRequest, transfer: SessionTransfer,
+        with request: URLRequest, transfer: TransferOptions,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
         BufferedSession(base: self, name: "A plain URLSession").transferTask(

@@ -128,7 +128,7 @@ public final class URLSessionTransport: NetworkSession, TransferringSession {
     /// - **To a file**: a `2xx` body is written to the file as each chunk arrives, never held in
     ///   memory, and the completion handler gets no data. The file is opened when the response
     ///   head arrives (an empty body still creates it), keeping the bytes a `206` continues as
-    ///   ``SessionTransfer/Destination/file(_:resumingAt:)`` says; other statuses are collected
+    ///   ``TransferOptions/Destination/file(_:resumingAt:)`` says; other statuses are collected
     ///   in memory. ``maximumResponseSize`` bounds file bodies too (the `206`'s own bytes, not the
     ///   kept ones). A file that cannot be opened or written fails the task with
     ///   `URLError.cannotCreateFile` or `URLError.cannotWriteToFile` and cancels it. Nothing is
@@ -139,7 +139,7 @@ public final class URLSessionTransport: NetworkSession, TransferringSession {
     ///   delivered, with the kept bytes added for a resumed `206`), and the upload as
     ///   `URLSession` sends the body (expected from `URLSession`, else from the request's body or
     ///   `Content-Length`).
-    /// - **To a sink** (``SessionTransfer/Destination/chunks(_:)``): each chunk of a `2xx` body
+    /// - **To a sink** (``TransferOptions/Destination/chunks(_:)``): each chunk of a `2xx` body
     ///   goes to the sink as it arrives, never collected, counted against ``maximumResponseSize``
     ///   as any body. On Apple platforms reading pauses while the sink is full (the task is
     ///   suspended; a paused body is not idle for the request's timeout). On Linux it cannot:
@@ -147,7 +147,7 @@ public final class URLSessionTransport: NetworkSession, TransferringSession {
     ///   sink takes what arrives, up to ``maximumResponseSize``, and a stream that must outlast it
     ///   needs a larger limit or none.
     package func transferTask(
-        with request: URLRequest, transfer: SessionTransfer,
+        with request: URLRequest, transfer: TransferOptions,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
         if isBackground {

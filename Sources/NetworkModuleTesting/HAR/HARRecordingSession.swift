@@ -99,10 +99,10 @@ public final class HARRecordingSession: NetworkSession, TransferringSession {
     /// final one of followed redirects, or the `3xx` a policy stopped at), with its whole body;
     /// the transfer's destination and progress are applied to that body once recorded.
     package func transferTask(
-        with request: URLRequest, transfer: SessionTransfer,
+        with request: URLRequest, transfer: TransferOptions,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
-        let completionHandler = BufferedTransfer.applying(transfer, to: request, completionHandler: completionHandler)
+        let completionHandler = transfer.appliedToWholeBody(of: request, completionHandler: completionHandler)
         let order = state.withLock { state in
             defer { state.nextOrder += 1 }
             return state.nextOrder
@@ -110,7 +110,7 @@ public final class HARRecordingSession: NetworkSession, TransferringSession {
         let startedAt = Date()
         let started = DispatchTime.now().uptimeNanoseconds
         return transferring.transferTask(
-            with: request, transfer: SessionTransfer(redirectPolicy: transfer.redirectPolicy)
+            with: request, transfer: TransferOptions(redirectPolicy: transfer.redirectPolicy)
         ) {
             [redaction, state] data, response, error in
             let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6

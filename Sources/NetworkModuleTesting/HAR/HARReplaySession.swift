@@ -117,7 +117,7 @@ public final class HARReplaySession: NetworkSession, TransferringSession {
     /// recording holds the response that ended each request (the end of followed redirects, or
     /// the `3xx` a policy stopped at), so record with the policy the request uses.
     package func transferTask(
-        with request: URLRequest, transfer: SessionTransfer,
+        with request: URLRequest, transfer: TransferOptions,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
         var transfer = transfer

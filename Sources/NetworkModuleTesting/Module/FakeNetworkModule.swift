@@ -237,7 +237,7 @@ private struct PresetAnswerSession: TransferringSession {
     let answer: StubbedResponse
 
     func transferTask(
-        with request: URLRequest, transfer: SessionTransfer,
+        with request: URLRequest, transfer: TransferOptions,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
         session.transferTask(with: request, transfer: transfer, answer: answer, completionHandler: completionHandler)

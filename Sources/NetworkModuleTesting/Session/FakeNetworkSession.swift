@@ -183,7 +183,7 @@ public final class FakeNetworkSession: NetworkSession, TransferringSession {
     /// chunk by default), pausing while the sink is full; a file destination and progress get the
     /// body whole, once it has arrived.
     package func transferTask(
-        with request: URLRequest, transfer: SessionTransfer,
+        with request: URLRequest, transfer: TransferOptions,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
         transferTask(with: request, transfer: transfer, answer: nil, completionHandler: completionHandler)
@@ -194,7 +194,7 @@ public final class FakeNetworkSession: NetworkSession, TransferringSession {
     /// held answers, cancellation, chunks) as usual: how ``FakeNetworkModule`` sends the
     /// answer it chose for a call.
     func transferTask(
-        with request: URLRequest, transfer: SessionTransfer, answer: StubbedResponse?,
+        with request: URLRequest, transfer: TransferOptions, answer: StubbedResponse?,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
         if case .chunks(let sink) = transfer.destination {
@@ -204,7 +204,7 @@ public final class FakeNetworkSession: NetworkSession, TransferringSession {
         }
         return FakeSessionTask(
             session: self, request: request, presetAnswer: answer, redirectPolicy: transfer.redirectPolicy,
-            completionHandler: BufferedTransfer.applying(transfer, to: request, completionHandler: completionHandler))
+            completionHandler: transfer.appliedToWholeBody(of: request, completionHandler: completionHandler))
     }
 
     // MARK: Internals used by the tasks

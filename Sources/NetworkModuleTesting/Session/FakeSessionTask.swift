@@ -21,14 +21,14 @@ final class FakeSessionTask: NetworkSessionTask {
     /// How stubbed redirects are treated.
     let redirectPolicy: RedirectPolicy
     /// Where a streamed 2xx body goes; `nil` to hand it to the completion handler.
-    let sink: SessionTransfer.ChunkSink?
+    let sink: TransferOptions.ChunkSink?
     /// Strong: a held task keeps its session alive until it answers or is cancelled.
     private let session: FakeNetworkSession
     private let state: LockedState<State>
 
     init(
         session: FakeNetworkSession, request: URLRequest, presetAnswer: StubbedResponse?,
-        redirectPolicy: RedirectPolicy, sink: SessionTransfer.ChunkSink? = nil,
+        redirectPolicy: RedirectPolicy, sink: TransferOptions.ChunkSink? = nil,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) {
         self.session = session

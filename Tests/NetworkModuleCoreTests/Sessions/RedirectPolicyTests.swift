@@ -45,7 +45,7 @@ struct RedirectPolicyTests {
         }
 
         func transferTask(
-            with request: URLRequest, transfer: SessionTransfer,
+            with request: URLRequest, transfer: TransferOptions,
             completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
         ) -> any NetworkSessionTask {
             let redirectPolicy = transfer.redirectPolicy

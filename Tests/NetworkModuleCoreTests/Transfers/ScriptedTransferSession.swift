@@ -10,13 +10,13 @@ import NetworkModuleTesting
 /// thread; it records each task's request and transfer, and can hold answers until released.
 final class ScriptedTransferSession: TransferringSession {
     typealias Answer =
-        @Sendable (_ attempt: Int, _ request: URLRequest, _ transfer: SessionTransfer) -> (
+        @Sendable (_ attempt: Int, _ request: URLRequest, _ transfer: TransferOptions) -> (
             Data?, URLResponse?, (any Error)?
         )
 
     struct Call: Sendable {
         let request: URLRequest
-        let destination: SessionTransfer.Destination
+        let destination: TransferOptions.Destination
         let reportsProgress: Bool
     }
 
@@ -46,7 +46,7 @@ final class ScriptedTransferSession: TransferringSession {
     }
 
     func transferTask(
-        with request: URLRequest, transfer: SessionTransfer,
+        with request: URLRequest, transfer: TransferOptions,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
         let attempt = state.withLock { state in
@@ -80,7 +80,7 @@ func httpResponse(_ request: URLRequest, status: Int = 200, headers: [String: St
 }
 
 /// Writes `data` where `transfer` says, as a streaming session would, keeping `kept` bytes.
-func writeBody(_ data: Data, for transfer: SessionTransfer, keeping kept: Int64 = 0) throws {
+func writeBody(_ data: Data, for transfer: TransferOptions, keeping kept: Int64 = 0) throws {
     guard case .file(let url, _) = transfer.destination else { return }
     let existing = (try? Data(contentsOf: url)) ?? Data()
     try (existing.prefix(Int(kept)) + data).write(to: url)

@@ -379,11 +379,11 @@ private final class BrokenStreamSession: TransferringSession {
     func dataTask(
         with request: URLRequest, completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
-        transferTask(with: request, transfer: SessionTransfer(), completionHandler: completionHandler)
+        transferTask(with: request, transfer: TransferOptions(), completionHandler: completionHandler)
     }
 
     func transferTask(
-        with request: URLRequest, transfer: SessionTransfer,
+        with request: URLRequest, transfer: TransferOptions,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
         BrokenTask { [self] in

@@ -72,7 +72,7 @@ struct TransportDelegateAppleOrderTests {
         init(
             transport: URLSessionTransport = URLSessionTransport(), request: URLRequest = URLRequest(url: url),
             task: URLSessionDataTask? = nil, redirectPolicy: RedirectPolicy = .follow,
-            transfer: SessionTransfer = SessionTransfer()
+            transfer: TransferOptions = TransferOptions()
         ) {
             self.transport = transport
             let task = task ?? transport.urlSession.dataTask(with: request)
@@ -81,7 +81,7 @@ struct TransportDelegateAppleOrderTests {
             self.done = done
             self.key = transport.delegate.register(
                 task, request: request, redirectPolicy: redirectPolicy,
-                transfer: TransportTransfer(transfer, request: request),
+                transfer: TransportTaskOptions(transfer, request: request),
                 completionHandler: { data, response, error in
                     done.record(
                         Report(
@@ -315,11 +315,11 @@ struct TransportDelegateAppleOrderTests {
     )
     func secondHead() async {
         let chunks = LockedState<[String]>([])
-        let sink = SessionTransfer.ChunkSink { data, _, _ in
+        let sink = TransferOptions.ChunkSink { data, _, _ in
             chunks.withLock { $0.append(String(decoding: data, as: UTF8.self)) }
             return true
         }
-        let harness = Harness(transfer: SessionTransfer(destination: .chunks(sink)))
+        let harness = Harness(transfer: TransferOptions(destination: .chunks(sink)))
 
         #expect(harness.head(200) == .allow)
         #expect(harness.head(200) == .allow, "nothing was streamed yet: the body starts over")
@@ -340,7 +340,7 @@ struct TransportDelegateAppleOrderTests {
         let folder = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("download.bin")
-        let harness = Harness(transfer: SessionTransfer(destination: .file(file, resumingAt: 0)))
+        let harness = Harness(transfer: TransferOptions(destination: .file(file, resumingAt: 0)))
 
         #expect(harness.head(200) == .allow)
         #expect(harness.head(500) == .allow, "nothing was written yet: the body starts over")
@@ -383,7 +383,7 @@ extension TransportDelegate {
     @discardableResult
     func register(
         _ task: URLSessionDataTask, request: URLRequest, redirectPolicy: RedirectPolicy = .follow,
-        transfer: TransportTransfer? = nil,
+        transfer: TransportTaskOptions? = nil,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> Int {
         let key = add(

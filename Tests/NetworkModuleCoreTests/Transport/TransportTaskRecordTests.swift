@@ -21,14 +21,14 @@ struct TransportTaskRecordTests {
 
     /// A record for a task whose transfer is `transfer` (none: a plain data task).
     private static func record(
-        _ transfer: SessionTransfer = SessionTransfer(), redirectPolicy: RedirectPolicy = .follow
+        _ transfer: TransferOptions = TransferOptions(), redirectPolicy: RedirectPolicy = .follow
     ) -> TransportTaskRecord {
         TransportTaskRecord(
             request: request, completionHandler: { _, _, _ in }, redirectPolicy: redirectPolicy,
-            timeout: 30, transfer: TransportTransfer(transfer, request: request))
+            timeout: 30, transfer: TransportTaskOptions(transfer, request: request))
     }
 
-    private static let sink = SessionTransfer.ChunkSink { _, _, _ in true }
+    private static let sink = TransferOptions.ChunkSink { _, _, _ in true }
 
     /// A plain task's record once `head` and then `body` have arrived.
     private static func record(collecting body: String, after head: HTTPURLResponse) -> TransportTaskRecord {
@@ -64,7 +64,7 @@ struct TransportTaskRecordTests {
 
     @Test("when a stream's 2xx head arrives, should hand its chunks to the sink with that response, collecting none")
     func streams() {
-        var record = Self.record(SessionTransfer(destination: .chunks(Self.sink)))
+        var record = Self.record(TransferOptions(destination: .chunks(Self.sink)))
         let head = Self.response(200)
 
         guard case .proceed(_?) = record.headArrived(head, at: 1) else {
@@ -86,7 +86,7 @@ struct TransportTaskRecordTests {
 
     @Test("when a stream's head is not 2xx, should collect its body to be read as an error")
     func streamErrorBodyCollected() {
-        var record = Self.record(SessionTransfer(destination: .chunks(Self.sink)))
+        var record = Self.record(TransferOptions(destination: .chunks(Self.sink)))
         _ = record.headArrived(Self.response(503), at: 1)
 
         guard case .transferred = record.chunkArrived(Data("busy".utf8), limit: nil, capacity: 4, at: 2) else {
@@ -99,7 +99,7 @@ struct TransportTaskRecordTests {
 
     @Test("when the transfer opened its file, should hand chunks to the transfer and collect none")
     func file() {
-        var record = Self.record(SessionTransfer(destination: .file(Self.url, resumingAt: 0)))
+        var record = Self.record(TransferOptions(destination: .file(Self.url, resumingAt: 0)))
         _ = record.headArrived(Self.response(200), at: 1)
         record.fileOpened()
 
@@ -116,7 +116,7 @@ struct TransportTaskRecordTests {
 
     @Test("when a file is opened for a stream's body, should keep streaming: only a collected body moves to the file")
     func fileOpenedOnlyFromMemory() {
-        var record = Self.record(SessionTransfer(destination: .chunks(Self.sink)))
+        var record = Self.record(TransferOptions(destination: .chunks(Self.sink)))
         let head = Self.response(200)
         _ = record.headArrived(head, at: 1)
 
@@ -193,7 +193,7 @@ struct TransportTaskRecordTests {
 
     @Test("when a second head arrives before any byte, should count from zero for the new response")
     func secondHeadBeforeBytes() {
-        var record = Self.record(SessionTransfer(destination: .chunks(Self.sink)))
+        var record = Self.record(TransferOptions(destination: .chunks(Self.sink)))
         _ = record.headArrived(Self.response(200), at: 1)
         let second = Self.response(200)
 
@@ -227,10 +227,10 @@ struct TransportTaskRecordTests {
 
     @Test("when a second head arrives after bytes were streamed, should fail rather than repeat them")
     func secondHeadAfterStreamedBytes() {
-        var streamed = Self.record(SessionTransfer(destination: .chunks(Self.sink)))
+        var streamed = Self.record(TransferOptions(destination: .chunks(Self.sink)))
         _ = streamed.headArrived(Self.response(200), at: 1)
         _ = streamed.chunkArrived(Data("abc".utf8), limit: nil, capacity: nil, at: 2)
-        var file = Self.record(SessionTransfer(destination: .file(Self.url, resumingAt: 0)))
+        var file = Self.record(TransferOptions(destination: .file(Self.url, resumingAt: 0)))
         _ = file.headArrived(Self.response(200), at: 1)
         file.fileOpened()
         _ = file.chunkArrived(Data("ab".utf8), limit: nil, capacity: nil, at: 2)
@@ -251,7 +251,7 @@ struct TransportTaskRecordTests {
     func reportsSuccess() {
         let head = Self.response(200, headers: ["Content-Length": "2"])
         let memory = Self.record(collecting: "ok", after: head)
-        var file = Self.record(SessionTransfer(destination: .file(Self.url, resumingAt: 0)))
+        var file = Self.record(TransferOptions(destination: .file(Self.url, resumingAt: 0)))
         _ = file.headArrived(head, at: 1)
         file.fileOpened()
         _ = file.chunkArrived(Data("ok".utf8), limit: nil, capacity: nil, at: 2)

@@ -214,7 +214,7 @@ public final class CachedSession: NetworkSession, TransferringSession {
     /// memory; a large body never fills the cache. An unsafe request still invalidates what it
     /// changes.
     package func transferTask(
-        with request: URLRequest, transfer: SessionTransfer,
+        with request: URLRequest, transfer: TransferOptions,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
         let method = request.httpMethod ?? "GET"
@@ -285,7 +285,7 @@ public final class CachedSession: NetworkSession, TransferringSession {
         _ stale: CachedResponse, forKey key: RequestKey, request: URLRequest, at now: Date, in generation: UInt64
     ) {
         let outgoing = stale.hasValidators ? stale.conditionalRequest(for: request) : request
-        let task = wrapped.transferTask(with: outgoing, transfer: SessionTransfer()) { [self] data, response, error in
+        let task = wrapped.transferTask(with: outgoing, transfer: TransferOptions()) { [self] data, response, error in
             let receivedAt = self.now()
             state.withLock { state in
                 guard state.generation == generation else { return }

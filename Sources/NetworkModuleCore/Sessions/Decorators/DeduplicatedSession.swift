@@ -120,7 +120,7 @@ public final class DeduplicatedSession: NetworkSession, TransferringSession {
     /// caller of a transfer has its own file and its own progress handler (one caller's download
     /// must not land in another's file).
     package func transferTask(
-        with request: URLRequest, transfer: SessionTransfer,
+        with request: URLRequest, transfer: TransferOptions,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
         guard transfer.redirectPolicy.isFollow, !transfer.needsApplying, methods.contains(request.httpMethod ?? "GET"),

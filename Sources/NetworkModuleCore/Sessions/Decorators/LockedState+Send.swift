@@ -4,10 +4,6 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// The completion handler of ``NetworkSession/dataTask(with:completionHandler:)``, as the
-/// session decorators store and call it.
-package typealias SessionCompletionHandler = @Sendable (Data?, URLResponse?, (any Error)?) -> Void
-
 extension LockedState {
     /// How every decorator hands a request to the session it wraps: creates the task with
     /// no lock held, lets `adopt` (run inside the lock) keep it if the decorator's task still
@@ -23,7 +19,7 @@ extension LockedState {
     /// (``NetworkSessionTask/cancel()`` before `resume()` is safe: the framework's own
     /// tasks then never reach `URLSession` at all.)
     func send(
-        _ request: URLRequest, on session: any TransferringSession, transfer: SessionTransfer = SessionTransfer(),
+        _ request: URLRequest, on session: any TransferringSession, transfer: TransferOptions = TransferOptions(),
         adopt: (inout State, any NetworkSessionTask) -> Bool, completionHandler: @escaping SessionCompletionHandler
     ) {
         let task = session.transferTask(with: request, transfer: transfer, completionHandler: completionHandler)

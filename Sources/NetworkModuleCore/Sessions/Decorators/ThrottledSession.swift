@@ -89,7 +89,7 @@ public final class ThrottledSession: NetworkSession, TransferringSession {
     /// the wrapped session applies the redirect policy, streams the body and reports progress as
     /// it would alone (the place is held until the transfer ends).
     package func transferTask(
-        with request: URLRequest, transfer: SessionTransfer,
+        with request: URLRequest, transfer: TransferOptions,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
         ThrottledSessionTask(session: self, request: request, transfer: transfer, completionHandler: completionHandler)

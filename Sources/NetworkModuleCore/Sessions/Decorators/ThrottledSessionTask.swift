@@ -22,7 +22,7 @@ final class ThrottledSessionTask: NetworkSessionTask, @unchecked Sendable {
 
     let request: URLRequest
     /// What the wrapped session is asked to do with the request.
-    private let transfer: SessionTransfer
+    private let transfer: TransferOptions
     private let session: ThrottledSession
     /// Guarded by `session.state`: runs the wrapped session's task once it holds a place.
     private var lifecycle: SessionTaskLifecycle<any NetworkSessionTask>
@@ -36,7 +36,7 @@ final class ThrottledSessionTask: NetworkSessionTask, @unchecked Sendable {
     private var handoff: ThrottledSessionTask?
 
     init(
-        session: ThrottledSession, request: URLRequest, transfer: SessionTransfer,
+        session: ThrottledSession, request: URLRequest, transfer: TransferOptions,
         completionHandler: @escaping SessionCompletionHandler
     ) {
         self.session = session

@@ -24,7 +24,7 @@ struct DecoratorTransferTests {
         }
 
         func transferTask(
-            with request: URLRequest, transfer: SessionTransfer,
+            with request: URLRequest, transfer: TransferOptions,
             completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
         ) -> any NetworkSessionTask {
             let destination = if case .file = transfer.destination { "file" } else { "memory" }
@@ -57,7 +57,7 @@ struct DecoratorTransferTests {
             default: spy.cached()
             }
         let request = URLRequest(url: try #require(URL(string: "https://api.example.com/file")))
-        let transfer = SessionTransfer(
+        let transfer = TransferOptions(
             destination: .file(FileManager.default.temporaryDirectory.appendingPathComponent("x"), resumingAt: 0))
         let completions = LockedState(0)
 

@@ -4,16 +4,17 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// Applies a ``SessionTransfer`` to a response whose body arrived whole, in memory: for a
+/// The options applied to a response whose body arrived whole, in memory: for a
 /// ``BufferedSession``, and for the testing library's sessions, whose bodies are held whole.
-package enum BufferedTransfer {
-    /// `completionHandler`, preceded by `transfer` applied to the body that arrived whole: a 2xx
-    /// body handed to a sink as one chunk, or written to a file, and the final progress reported.
-    package static func applying(
-        _ transfer: SessionTransfer, to request: URLRequest,
-        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+extension TransferOptions {
+    /// `completionHandler`, preceded by these options applied to the body of `request` that
+    /// arrived whole: a 2xx body handed to a sink as one chunk, or written to a file, and the
+    /// final progress reported.
+    package func appliedToWholeBody(
+        of request: URLRequest, completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> @Sendable (Data?, URLResponse?, (any Error)?) -> Void {
-        guard transfer.needsApplying else { return completionHandler }
+        guard needsApplying else { return completionHandler }
+        let transfer = self
         return { data, response, error in
             if case .chunks(let sink) = transfer.destination, error == nil,
                 let response = response as? HTTPURLResponse,
@@ -25,15 +26,15 @@ package enum BufferedTransfer {
                 }
                 return
             }
-            let (data, error) = complete(transfer, request: request, data: data, response: response, error: error)
+            let (data, error) = Self.complete(transfer, request: request, data: data, response: response, error: error)
             completionHandler(data, response, error)
         }
     }
 
     /// Reports the transfer's final progress, writes a successful body where the transfer says,
     /// and returns the data and error to complete the task with.
-    static func complete(
-        _ transfer: SessionTransfer, request: URLRequest, data: Data?, response: URLResponse?, error: (any Error)?
+    private static func complete(
+        _ transfer: TransferOptions, request: URLRequest, data: Data?, response: URLResponse?, error: (any Error)?
     ) -> (data: Data?, error: (any Error)?) {
         guard error == nil, let response = response as? HTTPURLResponse else { return (data, error) }
         let body = data ?? Data()
@@ -59,7 +60,7 @@ package enum BufferedTransfer {
         }
     }
 
-    private static func reportDownload(_ transfer: SessionTransfer, received: Int64, before: Int64) {
+    private static func reportDownload(_ transfer: TransferOptions, received: Int64, before: Int64) {
         transfer.progress?(
             TransferProgress(
                 isUpload: false, completedBytes: before + received, expectedBytes: before + received))

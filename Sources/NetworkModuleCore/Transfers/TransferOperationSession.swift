@@ -5,18 +5,18 @@ import Foundation
 #endif
 
 /// The session of one transfer's operation: sends each attempt through the module's session as a
-/// ``SessionTransfer`` with the operation's progress reporter and, for a download, its file,
+/// ``TransferOptions`` with the operation's progress reporter and, for a download, its file,
 /// asking for the rest of the body when an earlier attempt left part of it.
 ///
 /// The operation sees an ordinary session, so actions, retries, cancellation and the state
 /// machine treat a transfer like any request. A class, so that the operation's optional
 /// reference to it costs a plain request one pointer test.
-final class TransferSession: TransferringSession {
+final class TransferOperationSession: TransferringSession {
     let base: any TransferringSession
     let reporter: ProgressReporter?
     let download: DownloadFile?
     /// For a stream, where its body goes.
-    let chunks: SessionTransfer.ChunkSink?
+    let chunks: TransferOptions.ChunkSink?
     /// Asked before the actions are asked to retry a failed attempt; when it says no, no action is
     /// asked and the failure stands (a stream whose consumer has had chunks). `nil`: retries are
     /// the actions' decision alone.
@@ -24,7 +24,7 @@ final class TransferSession: TransferringSession {
 
     init(
         base: any TransferringSession, reporter: ProgressReporter?, download: DownloadFile?,
-        chunks: SessionTransfer.ChunkSink? = nil, retryAllowed: (@Sendable () -> Bool)? = nil
+        chunks: TransferOptions.ChunkSink? = nil, retryAllowed: (@Sendable () -> Bool)? = nil
     ) {
         self.base = base
         self.reporter = reporter
@@ -50,11 +50,11 @@ final class TransferSession: TransferringSession {
     /// Sends the attempt through the module's session with `transfer`'s redirect policy and this
     /// operation's destination and progress.
     func transferTask(
-        with request: URLRequest, transfer: SessionTransfer,
+        with request: URLRequest, transfer: TransferOptions,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
         var request = request
-        var destination = SessionTransfer.Destination.memory
+        var destination = TransferOptions.Destination.memory
         if let download {
             let attempt: DownloadFile.Attempt
             do throws(URLError) {
@@ -73,7 +73,7 @@ final class TransferSession: TransferringSession {
             // Counted on the way to the sink, for ActionContext.bytesReceived.
             let uncountedBytes = uncountedBytes
             destination = .chunks(
-                SessionTransfer.ChunkSink { chunk, response, onRoom in
+                TransferOptions.ChunkSink { chunk, response, onRoom in
                     uncountedBytes.withLock { $0 += chunk.count }
                     return chunks.receive(chunk, of: response, onRoom: onRoom)
                 })
@@ -82,7 +82,7 @@ final class TransferSession: TransferringSession {
         if let reporter {
             progress = { report in reporter.report(report) }
         }
-        let transfer = SessionTransfer(
+        let transfer = TransferOptions(
             redirectPolicy: transfer.redirectPolicy, destination: destination, progress: progress)
         return base.transferTask(with: request, transfer: transfer) {
             [download, uncountedBytes] data, response, error in

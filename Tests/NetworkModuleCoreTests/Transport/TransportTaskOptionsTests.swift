@@ -10,8 +10,8 @@ import Testing
 
 /// The file and progress logic of one `URLSessionTransport` transfer, without a network: what
 /// the delegate does at the response head, at each chunk, as the body is sent, and at the end.
-@Suite("TransportTransfer")
-struct TransportTransferTests {
+@Suite("TransportTaskOptions")
+struct TransportTaskOptionsTests {
     final class Reports: Sendable {
         private let storage = LockedState([TransferProgress]())
         var all: [TransferProgress] { storage.withLock { $0 } }
@@ -26,14 +26,14 @@ struct TransportTransferTests {
 
     static func transfer(
         to url: URL?, resumingAt: Int64 = 0, reports: Reports? = nil, body: Data? = nil
-    ) throws -> TransportTransfer {
+    ) throws -> TransportTaskOptions {
         var request = URLRequest(url: try #require(URL(string: "http://127.0.0.1/file")))
         request.httpBody = body
         // What a resume sends.
         if resumingAt > 0 { request.setValue("bytes=\(resumingAt)-", forHTTPHeaderField: "Range") }
-        let destination: SessionTransfer.Destination = url.map { .file($0, resumingAt: resumingAt) } ?? .memory
-        let transfer = TransportTransfer(
-            SessionTransfer(destination: destination, progress: reports?.handler), request: request)
+        let destination: TransferOptions.Destination = url.map { .file($0, resumingAt: resumingAt) } ?? .memory
+        let transfer = TransportTaskOptions(
+            TransferOptions(destination: destination, progress: reports?.handler), request: request)
         return try #require(transfer)
     }
 
@@ -41,7 +41,7 @@ struct TransportTransferTests {
     func plainRequestHasNoTransfer() throws {
         let request = URLRequest(url: try #require(URL(string: "http://127.0.0.1/file")))
 
-        let transfer = TransportTransfer(SessionTransfer(), request: request)
+        let transfer = TransportTaskOptions(TransferOptions(), request: request)
 
         #expect(transfer == nil)
     }

@@ -4,7 +4,7 @@ import Foundation
     import FoundationNetworking
 #endif
 
-extension SessionTransfer {
+extension TransferOptions {
     /// Where a streamed body goes (``Destination/chunks(_:)``): it takes each chunk as a session
     /// reads it, and says when it is full, so that a slow consumer bounds what is buffered.
     ///

@@ -4,7 +4,7 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// What one ``URLSessionTransport`` task does for a ``SessionTransfer`` besides collecting its
+/// What one ``URLSessionTransport`` task does for a ``TransferOptions`` besides collecting its
 /// body: reports progress as the bytes move, and writes a `2xx` body to the transfer's file as
 /// it arrives, never holding it in memory.
 ///
@@ -14,7 +14,7 @@ import Foundation
 /// opened or written after the close: a callback that comes late (after a cancel or a timeout)
 /// neither creates again the file the module removed when the operation ended, nor writes into
 /// the file a later attempt is resuming.
-final class TransportTransfer: Sendable {
+final class TransportTaskOptions: Sendable {
     private struct State {
         /// The file the body goes to, from the response head until the close.
         var file: TransferFile?
@@ -26,7 +26,7 @@ final class TransportTransfer: Sendable {
     }
 
     /// Where a successful body goes.
-    let destination: SessionTransfer.Destination
+    let destination: TransferOptions.Destination
     /// Told how far each direction has got; `nil` when nobody asked.
     let progress: (@Sendable (TransferProgress) -> Void)?
     /// The request body's length, when the request says it; the upload's expected total when
@@ -38,7 +38,7 @@ final class TransportTransfer: Sendable {
 
     /// The transfer of a task sending `request`; `nil` when `transfer` asks for nothing beyond a
     /// data task (the body in memory, no progress).
-    init?(_ transfer: SessionTransfer, request: URLRequest) {
+    init?(_ transfer: TransferOptions, request: URLRequest) {
         guard transfer.destination != .memory || transfer.progress != nil else { return nil }
         self.destination = transfer.destination
         self.progress = transfer.progress

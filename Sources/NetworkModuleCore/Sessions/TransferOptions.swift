@@ -8,7 +8,7 @@ import Foundation
 /// (``NetworkSession/transferring``): the transport, the decorators and the testing library's
 /// sessions read it as the contract below (one that wraps another passes it on); any other
 /// session, wrapped in a ``BufferedSession``, gets it applied to its data task's body.
-package struct SessionTransfer: Sendable {
+package struct TransferOptions: Sendable {
     /// Where the body of a successful response goes.
     package enum Destination: Sendable, Equatable {
         /// Collected in memory and handed to the completion handler as its data.
