@@ -6,11 +6,11 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// Issue 40 attack, on the wire: a header field with CR/LF that a redirect policy's `decide`
-/// puts in the request it returns. The one check sits before the session: does the hop the
-/// transport sends itself pass any check?
-@Suite("Integration: issue 40 attack", .integration)
-struct Issue40AttackIntegrationTests {
+/// On the wire: a header field with CR/LF that a redirect policy's `decide` puts in the request
+/// it returns. The one check sits before the session; the hop the transport sends itself must
+/// not carry it.
+@Suite("Integration: header fields a redirect policy writes", .integration)
+struct RedirectHeaderCheckIntegrationTests {
     struct Redirected: NetworkRequest {
         var path: String
         var queryItems: [URLQueryItem] = []

@@ -8,10 +8,11 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// Adversarial probes of issue 40's changes: timeouts read one way, header fields checked once
-/// just before the session, and the caller's handles on `TaskLifecycle`.
-@Suite("Issue 40 attack")
-struct Issue40AttackTests {
+/// The promises under odd input, as an attacker and a careless caller would write it: timeouts
+/// of every kind read one way, header fields checked once just before the session, and the
+/// caller's handles cancelled before or while a request prepares.
+@Suite("Guarantees under odd timeouts, header fields and early cancels")
+struct OddInputGuaranteesTests {
     // MARK: - Promise 1: exactly once, through the executor; didFinish last
 
     /// An executor that counts what it runs, and runs it at once.

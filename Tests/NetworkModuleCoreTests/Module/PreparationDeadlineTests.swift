@@ -9,10 +9,10 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// Issue 40, second round: the machine's preparation deadline for every `Double` a raw
-/// `URLRequest` (or an action) can carry.
-@Suite("Preparation timeout (attack 40b)")
-struct PreparationTimeoutAttackTests {
+/// The machine's preparation deadline for every `Double` a raw `URLRequest` (or an action) can
+/// carry as its timeout.
+@Suite("Preparation deadline of every timeout value")
+struct PreparationDeadlineTests {
     final class NeverAction: NetworkModuleAction {
         let finishes = LockedState(0)
         let rewrite: TimeInterval?

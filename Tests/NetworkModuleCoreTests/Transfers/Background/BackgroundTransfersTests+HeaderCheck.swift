@@ -9,7 +9,7 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// Issue 40 attack: the one header check of a background transfer, just before the hand-off.
+/// The one header check of a background transfer, just before the hand-off.
 extension BackgroundTransfersTests {
     struct BadHeaderGet: NetworkRequest {
         var path: String { "/videos/7/file" }

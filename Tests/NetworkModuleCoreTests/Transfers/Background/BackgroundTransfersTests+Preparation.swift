@@ -9,8 +9,8 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// Issue 40, second round: background preparation in the one pipeline, probed as a careless
-/// action and a careless app would use it.
+/// Background preparation in the one pipeline, probed as a careless action and a careless app
+/// would use it.
 extension BackgroundTransfersTests {
     /// Keeps its completion; the test calls it as often as it likes.
     final class HeldCompletionAction: NetworkModuleAction {
