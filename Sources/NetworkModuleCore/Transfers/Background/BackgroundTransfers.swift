@@ -337,13 +337,11 @@ public final class BackgroundTransfers: Sendable {
         return true
     }
 
-    /// Checks the prepared request once (its credentials too, unless the app allowed them to
-    /// follow redirects) and an upload's file (the actions may have taken long enough for it to
-    /// go), writes the transfer down and hands it to the system.
-    private func send(_ candidate: URLRequest, _ start: BackgroundTransferLedger.Start) {
-        let request: URLRequest
+    /// Checks the prepared request's credentials (unless the app allowed them to follow
+    /// redirects) and an upload's file (the actions may have taken long enough for it to go),
+    /// writes the transfer down and hands it to the system.
+    private func send(_ request: URLRequest, _ start: BackgroundTransferLedger.Start) {
         do throws(NetworkError) {
-            request = try module.pipeline.checked(candidate)
             // The system raises an exception for an upload file it cannot open: it is opened
             // here, after the actions, so that only the ledger's save stands between the two.
             if case .upload(let file) = start.kind { _ = try BodyStreamSource.checkedFile(file) }
