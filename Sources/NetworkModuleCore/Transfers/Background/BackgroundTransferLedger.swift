@@ -423,15 +423,13 @@ struct BackgroundTransferLedger {
     /// Whether transfer `id` with `token` is written down as handed to the system and not ended:
     /// a hand-off under way checks it last, as a cancel may have come since.
     func isSent(id: String, token: String) -> Bool {
-        guard let entry = entries[id], entry.token == token, case .sent = entry.state else { return false }
-        return true
+        if case .sent = state(of: id, token: token) { true } else { false }
     }
 
     /// Whether transfer `id` with `token` is still being prepared: a preparation that was
     /// cancelled or timed out calls no further action.
     func isPreparing(id: String, token: String) -> Bool {
-        guard let entry = entries[id], entry.token == token, case .preparing = entry.state else { return false }
-        return true
+        if case .preparing = state(of: id, token: token) { true } else { false }
     }
 
     /// The app asks for a transfer.
@@ -448,9 +446,7 @@ struct BackgroundTransferLedger {
     mutating func prepared(
         id: String, token: String, request: URLRequest, sentDate: Date, carriesCredentials: Bool = false
     ) -> Step {
-        guard let entry = entries[id], entry.token == token, case .preparing(let start) = entry.state else {
-            return Step()
-        }
+        guard case .preparing(let start) = state(of: id, token: token) else { return Step() }
         let record = BackgroundTransferRecord(
             id: id, token: token, kind: start.kind, acceptableStatusCodes: start.acceptableStatusCodes,
             url: request.url, method: request.httpMethod ?? "GET", requestID: start.requestID,
@@ -470,13 +466,9 @@ struct BackgroundTransferLedger {
     /// An action failed the transfer before it was sent: the error is delivered, and nothing was
     /// written down.
     mutating func preparationFailed(id: String, token: String, error: NetworkError) -> Step {
-        guard let entry = entries[id], entry.token == token, case .preparing(let start) = entry.state else {
-            return Step()
-        }
+        guard case .preparing(let start) = state(of: id, token: token) else { return Step() }
         remove(id, token: token)
-        var step = Step()
-        step.deliveries.append(failure(of: start, error))
-        return step
+        return Step(deliveries: [failure(of: start, error)])
     }
 
     /// The transfer could not be written down before it was sent (a full disk, a ledger file
@@ -485,14 +477,10 @@ struct BackgroundTransferLedger {
     /// ledger on disk does not name it (another transfer's snapshot, taken while this one was
     /// sent, may have been saved).
     mutating func notSaved(id: String, token: String, error: NetworkError) -> Step {
-        guard let entry = entries[id], entry.token == token, case .sent(var transfer) = entry.state,
-            transfer.startedThisLaunch
-        else { return Step() }
+        guard case .sent(var transfer) = state(of: id, token: token), transfer.startedThisLaunch else { return Step() }
         transfer.unsentError = error
         entries[id]?.state = .finished(transfer, queued: true)
-        var step = Step()
-        step.deliveries.append(delivery(of: transfer))
-        return step
+        return Step(deliveries: [delivery(of: transfer)])
     }
 
     /// Part of an upload's reply arrived. Returns `false` when the reply passes `limit` bytes:
@@ -616,13 +604,9 @@ struct BackgroundTransferLedger {
     /// reported (then the app must not be told again). The app is told only once that step is
     /// saved: see ``reported(id:token:saved:)``.
     mutating func reporting(id: String, token: String) -> Step? {
-        guard let entry = entries[id], entry.token == token, case .finished(let transfer, _) = entry.state else {
-            return nil
-        }
+        guard case .finished(let transfer, _) = state(of: id, token: token) else { return nil }
         entries[id]?.state = .reporting(transfer)
-        var step = Step()
-        step.snapshot = snapshot()
-        return step
+        return Step(snapshot: snapshot())
     }
 
     /// The step of ``reporting(id:token:)`` was applied. Returns whether to call the app's
@@ -631,9 +615,7 @@ struct BackgroundTransferLedger {
     /// the handler must not run: ``retryReports()``, after a later save, or the next launch
     /// delivers it, once.
     mutating func reported(id: String, token: String, saved: Bool) -> Bool {
-        guard let entry = entries[id], entry.token == token, case .reporting(let transfer) = entry.state else {
-            return false
-        }
+        guard case .reporting(let transfer) = state(of: id, token: token) else { return false }
         if saved {
             remove(id, token: token)
         } else {
@@ -691,6 +673,11 @@ struct BackgroundTransferLedger {
     private mutating func snapshot() -> Snapshot {
         snapshots += 1
         return Snapshot(number: snapshots, persisted: persisted)
+    }
+
+    /// The state of transfer `id`, if `token` is its token.
+    private func state(of id: String, token: String) -> State? {
+        entries[id].flatMap { $0.token == token ? $0.state : nil }
     }
 
     private mutating func remove(_ id: String, token: String) {
