@@ -289,12 +289,8 @@ struct BackgroundTransferLedger {
         return step
     }
 
-    /// The system listed the tasks it has, by token. A transfer of an earlier launch it does
-    /// not have becomes unlisted: its end may still come, and ``eventsDrained()`` reports it
-    /// lost if it does not. A task the ledger does not know (one whose transfer was cancelled
-    /// or reported) is cancelled, but only when the ledger file was read: a blind ledger
-    /// cancels nothing, and the first listing after a damaged one adopts the tasks it cannot
-    /// recognise.
+    /// The system listed the tasks it has, by token (the type's tables): a task the ledger does
+    /// not know is cancelled only once the ledger file was read.
     mutating func listed(_ tokens: Set<String>) -> Step {
         var step = Step()
         if mode == .locked {
@@ -355,11 +351,8 @@ struct BackgroundTransferLedger {
         return step
     }
 
-    /// The store read the ledger file again. A locked ledger that can now read it merges its
-    /// transfers, applies the ends it kept (each delivered once) and replays the listing it
-    /// kept, then the cancels; one still locked arms the reload timer; a damaged file leaves it
-    /// blind for good. No transfer of this launch can hold an ID the file names: none begins
-    /// while the file cannot be read.
+    /// The store read the ledger file again (the type's second table). No transfer of this
+    /// launch can hold an ID the file names: none begins while the file cannot be read.
     mutating func read(_ load: BackgroundTransferStore.LedgerLoad) -> Step {
         var step = Step()
         guard mode == .locked else { return step }
@@ -471,11 +464,10 @@ struct BackgroundTransferLedger {
         return Step(deliveries: [failure(of: start, error)])
     }
 
-    /// The transfer could not be written down before it was sent (a full disk, a ledger file
-    /// that cannot be read): it is not handed to the system, whose result could not reach the
-    /// app after a relaunch, and the error is delivered instead, as any result is: once the
-    /// ledger on disk does not name it (another transfer's snapshot, taken while this one was
-    /// sent, may have been saved).
+    /// The transfer could not be written down before it was sent: it is not handed to the
+    /// system (its result could not reach the app after a relaunch), and the error is delivered
+    /// as any result is, once the ledger on disk does not name it (another transfer's snapshot
+    /// may have).
     mutating func notSaved(id: String, token: String, error: NetworkError) -> Step {
         guard case .sent(var transfer) = state(of: id, token: token), transfer.startedThisLaunch else { return Step() }
         transfer.unsentError = error
@@ -569,11 +561,8 @@ struct BackgroundTransferLedger {
         return step
     }
 
-    /// The app cancels transfer `id`: one being prepared or sent ends as
-    /// ``NetworkError/cancelled`` at once (a sent one's task is cancelled, and its resume data
-    /// dropped); one that has ended keeps its result, and the resume data its end left is
-    /// dropped. With no transfer under way, the ID's resume data is dropped too: its next
-    /// download starts over. (A file being placed keeps all: its end decides.)
+    /// The app cancels transfer `id` (the type's table); the ID's resume data is dropped unless a
+    /// file is being placed (its end decides), so its next download starts over.
     mutating func cancel(id: String) -> Step {
         var step = Step()
         if mode == .locked {
@@ -599,21 +588,18 @@ struct BackgroundTransferLedger {
         return step
     }
 
-    /// The app is about to be told of transfer `id` with `token`: it is no longer written down.
-    /// Returns the step that saves that, or `nil` if it was reported already, or is being
-    /// reported (then the app must not be told again). The app is told only once that step is
-    /// saved: see ``reported(id:token:saved:)``.
+    /// The app is about to be told of transfer `id` with `token`: returns the step that saves
+    /// the ledger without it, or `nil` if it was or is being reported (the app must not be told
+    /// again). The app is told once that step is saved (``reported(id:token:saved:)``).
     mutating func reporting(id: String, token: String) -> Step? {
         guard case .finished(let transfer, _) = state(of: id, token: token) else { return nil }
         entries[id]?.state = .reporting(transfer)
         return Step(snapshot: snapshot())
     }
 
-    /// The step of ``reporting(id:token:)`` was applied. Returns whether to call the app's
-    /// handler: when `saved` (the ledger on disk no longer names the transfer), and the
-    /// transfer is forgotten. When not, the transfer is finished again, not handed out, and
-    /// the handler must not run: ``retryReports()``, after a later save, or the next launch
-    /// delivers it, once.
+    /// The step of ``reporting(id:token:)`` was applied: returns `saved`, whether to call the
+    /// app's handler (the type's table); an unsaved transfer is delivered again, once, by
+    /// ``retryReports()`` or the next launch.
     mutating func reported(id: String, token: String, saved: Bool) -> Bool {
         guard case .reporting(let transfer) = state(of: id, token: token) else { return false }
         if saved {
