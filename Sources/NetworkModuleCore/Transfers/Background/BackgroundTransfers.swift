@@ -208,13 +208,9 @@ public final class BackgroundTransfers: Sendable {
     ///   - request: a request without a body.
     ///   - destination: where the file goes.
     ///   - id: the transfer's ID, chosen by the app: the handler gets its result under it.
-    /// - Returns: `true` when the transfer starts; `false`, starting nothing, when a transfer
-    ///   with this ID is under way or not yet reported.
-    /// - Throws: ``NetworkError/transportError(_:)-enum.case`` (`URLError.unsupportedURL`) for
-    ///   a request with a body, a redirect policy other than ``RedirectPolicy/follow``, a
-    ///   server-trust policy that is not known, and on Linux; `URLError.cannotWriteToFile` while the
-    ///   ledger cannot be read; the builder's ``NetworkError/invalidRequest(_:)``. Nothing is sent
-    ///   then.
+    /// - Returns: as ``upload(request:id:)`` does.
+    /// - Throws: as ``upload(request:id:)`` does, a request with a body being refused instead of
+    ///   a body that is not a file.
     @discardableResult
     public func download(
         request: any NetworkRequest, to destination: DownloadDestination, id: String
@@ -453,10 +449,9 @@ public final class BackgroundTransfers: Sendable {
         }
     }
 
-    /// Through the module's executor: marks the transfer reported, and once the ledger without
-    /// it is saved, lets the actions validate and observe the result and hands it to the
-    /// handler. A save that fails calls neither: the transfer is delivered again after a later
-    /// save, or at the next launch, so that the app is never told twice.
+    /// Through the module's executor: once the ledger without the transfer is saved
+    /// (``BackgroundTransferLedger/reported(id:token:saved:)``), lets the actions validate and
+    /// observe the result and hands it to the handler; after a failed save, neither.
     private func deliver(_ delivery: BackgroundTransferLedger.Delivery) {
         module.completionExecutor.execute { [self] in
             if let token = delivery.token {
