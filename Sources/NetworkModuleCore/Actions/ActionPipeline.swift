@@ -39,11 +39,10 @@ struct ActionPipeline: Sendable {
     ///
     /// Actions that only set header fields and can do so at once edit one shared
     /// ``HeaderFieldTable``, written into the request once, before the next other action or the
-    /// end: a write to a request whose storage is shared copies all of it (measured: without it, the
-    /// pipeline benchmark's case (c) costs 11.3 µs instead of 4.9). Every other action's `prepare`
-    /// is called, the framework's and the user's alike: the first is called, and the preparation
-    /// stops there: its completion, whenever it comes, goes to `onPrepared`, and the next step
-    /// starts from the action after it.
+    /// end: a write to a request whose storage is shared copies all of it, so one write per run of
+    /// header actions keeps their cost from growing with their number. At the first other action,
+    /// the framework's or the user's, the step stops: its completion, whenever it comes, goes to
+    /// `onPrepared`, and the next step starts from the action after it.
     ///
     /// - Parameters:
     ///   - context: makes the attempt's context, once, if an action from `index` on prepares.
@@ -90,39 +89,59 @@ struct ActionPipeline: Sendable {
         return .prepared(request)
     }
 
-    /// Prepares `request` with every action, and calls `completion` once: with the prepared
-    /// request, the first failure, or ``NetworkError/timedOut`` when the request's timeout passes
-    /// while an action prepares. For a request prepared without a ``RequestOperation`` (a
-    /// background transfer), whose machine does this for its attempts. As there, only the first
-    /// completion of the action awaited moves the preparation on, and once it has ended (or
-    /// `isAbandoned` says the caller gave it up) no further action is called.
+    /// Prepares `request` with every action, and calls `completion` once: with the prepared,
+    /// checked request, the first failure, or ``NetworkError/timedOut`` when the request's timeout
+    /// passes while an action prepares. For a background transfer, which has no
+    /// ``RequestOperation``: its one attempt goes through a ``RequestStateMachine`` all the same,
+    /// and `completion` gets the request where the module would send it. Once `isAbandoned` says
+    /// the caller gave it up, the next completion of an action ends it with
+    /// ``NetworkError/cancelled``.
     func prepare(
         _ request: URLRequest, context: @escaping @Sendable () -> ActionContext,
         isAbandoned: @escaping @Sendable () -> Bool,
         completion: @escaping @Sendable (Result<URLRequest, NetworkError>) -> Void
     ) {
-        prepare(request, from: 0, PreparationRun(completion), context: context, isAbandoned: isAbandoned)
-    }
-
-    private func prepare(
-        _ request: URLRequest, from index: Int, _ run: PreparationRun,
-        context: @escaping @Sendable () -> ActionContext, isAbandoned: @escaping @Sendable () -> Bool
-    ) {
-        let timeout = request.timeoutInterval
-        let outcome = prepare(request, from: index, context: context) { [self] actionIndex, result in
-            guard run.accepts(actionIndex) else { return }
-            switch result {
-            case .success where isAbandoned(): run.end(.failure(.cancelled))
-            case .success(let prepared):
-                prepare(prepared, from: actionIndex + 1, run, context: context, isAbandoned: isAbandoned)
-            case .failure(let error): run.end(.failure(error))
+        typealias Answer = (next: RequestStateMachine.Next, request: URLRequest?)
+        var machine = RequestStateMachine(actionCount: actions.count, maximumAttempts: 1, completion: nil)
+        _ = machine.start()
+        var noStream: InputStream?
+        let first: Answer = (machine.built(.success(request), bodyStream: &noStream), machine.takeRequest())
+        let state = LockedState(machine)
+        @Sendable func update(_ event: (inout RequestStateMachine) -> RequestStateMachine.Next) -> Answer {
+            state.withLock { machine in (event(&machine), machine.takeRequest()) }
+        }
+        // The call-outs of ``RequestOperation``'s loop that a preparation makes.
+        @Sendable func run(_ answer: Answer) {
+            var (next, request) = answer
+            while true {
+                switch next {
+                case .prepare(_, let from, _):
+                    let outcome =
+                        request.take().map {
+                            prepare($0, from: from, context: context) { index, result in
+                                let result = isAbandoned() ? .failure(.cancelled) : result
+                                run(update { $0.actionPrepared(attempt: 1, index: index, result) })
+                            }
+                        } ?? .failed(.invalidRequest(.missingURL))
+                    (next, request) = update { $0.preparationReturned(outcome) }
+                case .schedulePreparationDeadline(_, let timeout):
+                    let deadline = preparationDeadline(after: timeout) {
+                        run(update { $0.preparationDeadlinePassed(attempt: 1) })
+                    }
+                    (next, request) = update { $0.preparationDeadlineScheduled(deadline) }
+                case .send(_, let deadline):
+                    deadline?.cancel()
+                    return completion(Result { () throws(NetworkError) in try checked(request) })
+                case .finish(let finish):
+                    finish.timerToCancel?.cancel()
+                    if case .failure(let error) = finish.result { completion(.failure(error)) }
+                    return
+                default:
+                    return
+                }
             }
         }
-        switch outcome {
-        case .prepared(let prepared): run.end(.success(prepared))
-        case .failed(let error): run.end(.failure(error))
-        case .waiting: run.bound { preparationDeadline(after: timeout) { run.end(.failure(.timedOut)) } }
-        }
+        run(first)
     }
 
     /// Runs `onExpiry` when a request whose timeout is `timeout` has waited that long for its
@@ -190,58 +209,6 @@ struct ActionPipeline: Sendable {
             sentRequest: sentRequest, elapsed: elapsed, requestID: requestID, sequenceNumber: sequenceNumber,
             preparationTime: preparationTime, timeInFlight: timeInFlight, bytesSent: bytesSent,
             bytesReceived: bytesReceived)
-    }
-}
-
-/// One preparation of ``ActionPipeline/prepare(_:context:completion:)``: it ends once, and its
-/// deadline, set at the first wait, is cancelled then.
-private final class PreparationRun: Sendable {
-    private struct State {
-        var completion: (@Sendable (Result<URLRequest, NetworkError>) -> Void)?
-        var deadline: (any NetworkCancellable)?
-        var isBounded = false
-        /// The first action whose completion may move the preparation on: the actions before it
-        /// have completed once already.
-        var nextAction = 0
-    }
-
-    private let state: LockedState<State>
-
-    init(_ completion: @escaping @Sendable (Result<URLRequest, NetworkError>) -> Void) {
-        state = LockedState(State(completion: completion))
-    }
-
-    /// Whether the completion of action `index` moves the preparation on: the first one of an
-    /// action not yet completed, while the preparation has not ended.
-    func accepts(_ index: Int) -> Bool {
-        state.withLock { state in
-            guard state.completion != nil, index >= state.nextAction else { return false }
-            state.nextAction = index + 1
-            return true
-        }
-    }
-
-    /// Ends the preparation with `result`, unless it has ended.
-    func end(_ result: Result<URLRequest, NetworkError>) {
-        let (completion, deadline) = state.withLock { ($0.completion.take(), $0.deadline.take()) }
-        deadline?.cancel()
-        completion?(result)
-    }
-
-    /// Sets the deadline `schedule` makes, once, unless the preparation has ended.
-    func bound(_ schedule: () -> any NetworkCancellable) {
-        let isFirst = state.withLock { state in
-            defer { state.isBounded = true }
-            return state.completion != nil && !state.isBounded
-        }
-        guard isFirst else { return }
-        let deadline = schedule()
-        let hasEnded = state.withLock { state in
-            if state.completion == nil { return true }
-            state.deadline = deadline
-            return false
-        }
-        if hasEnded { deadline.cancel() }
     }
 }
 

@@ -289,12 +289,8 @@ struct BackgroundTransferLedger {
         return step
     }
 
-    /// The system listed the tasks it has, by token. A transfer of an earlier launch it does
-    /// not have becomes unlisted: its end may still come, and ``eventsDrained()`` reports it
-    /// lost if it does not. A task the ledger does not know (one whose transfer was cancelled
-    /// or reported) is cancelled, but only when the ledger file was read: a blind ledger
-    /// cancels nothing, and the first listing after a damaged one adopts the tasks it cannot
-    /// recognise.
+    /// The system listed the tasks it has, by token (the type's tables): a task the ledger does
+    /// not know is cancelled only once the ledger file was read.
     mutating func listed(_ tokens: Set<String>) -> Step {
         var step = Step()
         if mode == .locked {
@@ -355,11 +351,8 @@ struct BackgroundTransferLedger {
         return step
     }
 
-    /// The store read the ledger file again. A locked ledger that can now read it merges its
-    /// transfers, applies the ends it kept (each delivered once) and replays the listing it
-    /// kept, then the cancels; one still locked arms the reload timer; a damaged file leaves it
-    /// blind for good. No transfer of this launch can hold an ID the file names: none begins
-    /// while the file cannot be read.
+    /// The store read the ledger file again (the type's second table). No transfer of this
+    /// launch can hold an ID the file names: none begins while the file cannot be read.
     mutating func read(_ load: BackgroundTransferStore.LedgerLoad) -> Step {
         var step = Step()
         guard mode == .locked else { return step }
@@ -423,15 +416,13 @@ struct BackgroundTransferLedger {
     /// Whether transfer `id` with `token` is written down as handed to the system and not ended:
     /// a hand-off under way checks it last, as a cancel may have come since.
     func isSent(id: String, token: String) -> Bool {
-        guard let entry = entries[id], entry.token == token, case .sent = entry.state else { return false }
-        return true
+        if case .sent = state(of: id, token: token) { true } else { false }
     }
 
     /// Whether transfer `id` with `token` is still being prepared: a preparation that was
     /// cancelled or timed out calls no further action.
     func isPreparing(id: String, token: String) -> Bool {
-        guard let entry = entries[id], entry.token == token, case .preparing = entry.state else { return false }
-        return true
+        if case .preparing = state(of: id, token: token) { true } else { false }
     }
 
     /// The app asks for a transfer.
@@ -448,9 +439,7 @@ struct BackgroundTransferLedger {
     mutating func prepared(
         id: String, token: String, request: URLRequest, sentDate: Date, carriesCredentials: Bool = false
     ) -> Step {
-        guard let entry = entries[id], entry.token == token, case .preparing(let start) = entry.state else {
-            return Step()
-        }
+        guard case .preparing(let start) = state(of: id, token: token) else { return Step() }
         let record = BackgroundTransferRecord(
             id: id, token: token, kind: start.kind, acceptableStatusCodes: start.acceptableStatusCodes,
             url: request.url, method: request.httpMethod ?? "GET", requestID: start.requestID,
@@ -470,29 +459,20 @@ struct BackgroundTransferLedger {
     /// An action failed the transfer before it was sent: the error is delivered, and nothing was
     /// written down.
     mutating func preparationFailed(id: String, token: String, error: NetworkError) -> Step {
-        guard let entry = entries[id], entry.token == token, case .preparing(let start) = entry.state else {
-            return Step()
-        }
+        guard case .preparing(let start) = state(of: id, token: token) else { return Step() }
         remove(id, token: token)
-        var step = Step()
-        step.deliveries.append(failure(of: start, error))
-        return step
+        return Step(deliveries: [failure(of: start, error)])
     }
 
-    /// The transfer could not be written down before it was sent (a full disk, a ledger file
-    /// that cannot be read): it is not handed to the system, whose result could not reach the
-    /// app after a relaunch, and the error is delivered instead, as any result is: once the
-    /// ledger on disk does not name it (another transfer's snapshot, taken while this one was
-    /// sent, may have been saved).
+    /// The transfer could not be written down before it was sent: it is not handed to the
+    /// system (its result could not reach the app after a relaunch), and the error is delivered
+    /// as any result is, once the ledger on disk does not name it (another transfer's snapshot
+    /// may have).
     mutating func notSaved(id: String, token: String, error: NetworkError) -> Step {
-        guard let entry = entries[id], entry.token == token, case .sent(var transfer) = entry.state,
-            transfer.startedThisLaunch
-        else { return Step() }
+        guard case .sent(var transfer) = state(of: id, token: token), transfer.startedThisLaunch else { return Step() }
         transfer.unsentError = error
         entries[id]?.state = .finished(transfer, queued: true)
-        var step = Step()
-        step.deliveries.append(delivery(of: transfer))
-        return step
+        return Step(deliveries: [delivery(of: transfer)])
     }
 
     /// Part of an upload's reply arrived. Returns `false` when the reply passes `limit` bytes:
@@ -581,11 +561,8 @@ struct BackgroundTransferLedger {
         return step
     }
 
-    /// The app cancels transfer `id`: one being prepared or sent ends as
-    /// ``NetworkError/cancelled`` at once (a sent one's task is cancelled, and its resume data
-    /// dropped); one that has ended keeps its result, and the resume data its end left is
-    /// dropped. With no transfer under way, the ID's resume data is dropped too: its next
-    /// download starts over. (A file being placed keeps all: its end decides.)
+    /// The app cancels transfer `id` (the type's table); the ID's resume data is dropped unless a
+    /// file is being placed (its end decides), so its next download starts over.
     mutating func cancel(id: String) -> Step {
         var step = Step()
         if mode == .locked {
@@ -611,29 +588,20 @@ struct BackgroundTransferLedger {
         return step
     }
 
-    /// The app is about to be told of transfer `id` with `token`: it is no longer written down.
-    /// Returns the step that saves that, or `nil` if it was reported already, or is being
-    /// reported (then the app must not be told again). The app is told only once that step is
-    /// saved: see ``reported(id:token:saved:)``.
+    /// The app is about to be told of transfer `id` with `token`: returns the step that saves
+    /// the ledger without it, or `nil` if it was or is being reported (the app must not be told
+    /// again). The app is told once that step is saved (``reported(id:token:saved:)``).
     mutating func reporting(id: String, token: String) -> Step? {
-        guard let entry = entries[id], entry.token == token, case .finished(let transfer, _) = entry.state else {
-            return nil
-        }
+        guard case .finished(let transfer, _) = state(of: id, token: token) else { return nil }
         entries[id]?.state = .reporting(transfer)
-        var step = Step()
-        step.snapshot = snapshot()
-        return step
+        return Step(snapshot: snapshot())
     }
 
-    /// The step of ``reporting(id:token:)`` was applied. Returns whether to call the app's
-    /// handler: when `saved` (the ledger on disk no longer names the transfer), and the
-    /// transfer is forgotten. When not, the transfer is finished again, not handed out, and
-    /// the handler must not run: ``retryReports()``, after a later save, or the next launch
-    /// delivers it, once.
+    /// The step of ``reporting(id:token:)`` was applied: returns `saved`, whether to call the
+    /// app's handler (the type's table); an unsaved transfer is delivered again, once, by
+    /// ``retryReports()`` or the next launch.
     mutating func reported(id: String, token: String, saved: Bool) -> Bool {
-        guard let entry = entries[id], entry.token == token, case .reporting(let transfer) = entry.state else {
-            return false
-        }
+        guard case .reporting(let transfer) = state(of: id, token: token) else { return false }
         if saved {
             remove(id, token: token)
         } else {
@@ -691,6 +659,11 @@ struct BackgroundTransferLedger {
     private mutating func snapshot() -> Snapshot {
         snapshots += 1
         return Snapshot(number: snapshots, persisted: persisted)
+    }
+
+    /// The state of transfer `id`, if `token` is its token.
+    private func state(of id: String, token: String) -> State? {
+        entries[id].flatMap { $0.token == token ? $0.state : nil }
     }
 
     private mutating func remove(_ id: String, token: String) {

@@ -20,34 +20,16 @@ import Foundation
 /// try transfers.download(request: GetVideo(id: 7), to: DownloadDestination(videoURL), id: "video-7")
 /// ```
 ///
-/// - **Actions**: each transfer is built by the module's request builder and prepared by its
-///   actions (authentication, headers, signing) before the system gets it, in the module's
-///   pipeline: the request's timeout bounds the wait for an action that prepares later, and past
-///   it the transfer fails with ``NetworkError/timedOut``, unsent. When it ends, the
-///   actions validate and observe the result (`validate`, `didReceive`, `didFinish`: metrics,
-///   logging) before the handler gets it. After a relaunch they see the request's URL and method
-///   only: its header fields are never written to disk.
-/// - **Exactly once**: a small ledger in `stateDirectory` (Application Support by default) holds
-///   each transfer from the moment it is handed to the system until the handler is called. At
-///   launch the object reattaches to its background session by identifier and reports every
-///   transfer that ended while the app was away, and every one that ended before a crash and
-///   was not reported; a transfer the system no longer has is reported as failed, with
-///   `URLError.backgroundSessionWasDisconnected`. One that cannot be written down (a full disk)
-///   is not sent, and fails with `URLError.cannotWriteToFile`.
-/// - **Resume data**: a download the system interrupts leaves its resume data on disk, and the
-///   next ``download(request:to:id:)`` with the same ID continues from it.
-/// - **What the system decides**: when transfers run and whether they are retried; redirects
-///   are followed without asking (a ``RedirectPolicy`` other than ``RedirectPolicy/follow`` is
-///   refused, and so is a request with credentials, unless `credentialsMayFollowRedirects`).
-///   No progress is reported.
-///
-/// A request these sessions cannot send is refused, unsent, with
-/// ``NetworkError/transportError(_:)-enum.case`` (`URLError.unsupportedURL`, its message saying
-/// why): an upload whose body is not a ``RequestBody/file(_:contentType:)``, a download with a
-/// body, every transfer of a module whose session hides its transport's server-trust policy
-/// (unless `serverTrust:` gives it), and, on Linux, which has no background `URLSession`, every
-/// transfer. The Transfers guide
-/// (`docs/transfers.md`, "Background transfers") tells the rest.
+/// Each transfer is built by the module's request builder and prepared by its actions before
+/// the system gets it (the request's timeout bounds the wait: past it, ``NetworkError/timedOut``,
+/// unsent); the actions validate and observe its result before the handler gets it. A ledger in
+/// `stateDirectory` reports each transfer exactly once, after a relaunch or a crash too, and an
+/// interrupted download continues from its resume data. A request the background session cannot
+/// send safely (a body that is not a file, a download with a body, a redirect policy other than
+/// ``RedirectPolicy/follow``, credentials without `credentialsMayFollowRedirects`, an unknown
+/// server-trust policy, and every transfer on Linux) is refused, unsent, with
+/// ``NetworkError/transportError(_:)-enum.case`` (`URLError.unsupportedURL`, saying why). The
+/// Transfers guide (`docs/transfers.md`, "Background transfers") tells the rest.
 public final class BackgroundTransfers: Sendable {
     /// The identifier of the background session: the one the system gives
     /// ``handleEvents(forBackgroundURLSession:completionHandler:)``.
@@ -226,13 +208,9 @@ public final class BackgroundTransfers: Sendable {
     ///   - request: a request without a body.
     ///   - destination: where the file goes.
     ///   - id: the transfer's ID, chosen by the app: the handler gets its result under it.
-    /// - Returns: `true` when the transfer starts; `false`, starting nothing, when a transfer
-    ///   with this ID is under way or not yet reported.
-    /// - Throws: ``NetworkError/transportError(_:)-enum.case`` (`URLError.unsupportedURL`) for
-    ///   a request with a body, a redirect policy other than ``RedirectPolicy/follow``, a
-    ///   server-trust policy that is not known, and on Linux; `URLError.cannotWriteToFile` while the
-    ///   ledger cannot be read; the builder's ``NetworkError/invalidRequest(_:)``. Nothing is sent
-    ///   then.
+    /// - Returns: as ``upload(request:id:)`` does.
+    /// - Throws: as ``upload(request:id:)`` does, a request with a body being refused instead of
+    ///   a body that is not a file.
     @discardableResult
     public func download(
         request: any NetworkRequest, to destination: DownloadDestination, id: String
@@ -337,13 +315,11 @@ public final class BackgroundTransfers: Sendable {
         return true
     }
 
-    /// Checks the prepared request once (its credentials too, unless the app allowed them to
-    /// follow redirects) and an upload's file (the actions may have taken long enough for it to
-    /// go), writes the transfer down and hands it to the system.
-    private func send(_ candidate: URLRequest, _ start: BackgroundTransferLedger.Start) {
-        let request: URLRequest
+    /// Checks the prepared request's credentials (unless the app allowed them to follow
+    /// redirects) and an upload's file (the actions may have taken long enough for it to go),
+    /// writes the transfer down and hands it to the system.
+    private func send(_ request: URLRequest, _ start: BackgroundTransferLedger.Start) {
         do throws(NetworkError) {
-            request = try module.pipeline.checked(candidate)
             // The system raises an exception for an upload file it cannot open: it is opened
             // here, after the actions, so that only the ledger's save stands between the two.
             if case .upload(let file) = start.kind { _ = try BodyStreamSource.checkedFile(file) }
@@ -473,10 +449,9 @@ public final class BackgroundTransfers: Sendable {
         }
     }
 
-    /// Through the module's executor: marks the transfer reported, and once the ledger without
-    /// it is saved, lets the actions validate and observe the result and hands it to the
-    /// handler. A save that fails calls neither: the transfer is delivered again after a later
-    /// save, or at the next launch, so that the app is never told twice.
+    /// Through the module's executor: once the ledger without the transfer is saved
+    /// (``BackgroundTransferLedger/reported(id:token:saved:)``), lets the actions validate and
+    /// observe the result and hands it to the handler; after a failed save, neither.
     private func deliver(_ delivery: BackgroundTransferLedger.Delivery) {
         module.completionExecutor.execute { [self] in
             if let token = delivery.token {
