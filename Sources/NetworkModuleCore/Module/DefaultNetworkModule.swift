@@ -45,8 +45,7 @@ public final class DefaultNetworkModule: NetworkModule {
     /// Decodes the bodies of ``TypedRequest``s that name no decoder of their own.
     public let decoder: any ResponseDecoder
 
-    // What every request of the module shares, worked out once, when the module is made. A
-    // request in flight holds the module, and reads these.
+    // What every request shares, worked out once; a request in flight holds the module.
     /// ``session`` as requests are sent on it (``NetworkSession/transferring``).
     let transferringSession: any TransferringSession
     /// The actions around each request, in their order (the module's and background transfers').

@@ -91,9 +91,7 @@ extension NetworkModule {
         completion: @escaping @Sendable (Result<Response, NetworkError>) -> Void
     ) -> any NetworkCancellable {
         perform(
-            .description(request),
-            transform: { response in response.decodedResult(as: responseType, decoder: decoder) },
-            completion: completion)
+            .description(request), transform: NetworkResponse.decoding(responseType, decoder), completion: completion)
     }
 
     /// Performs `urlRequest` and decodes the JSON body into `responseType`, as
@@ -106,20 +104,22 @@ extension NetworkModule {
         completion: @escaping @Sendable (Result<Response, NetworkError>) -> Void
     ) -> any NetworkCancellable {
         perform(
-            .urlRequest(urlRequest),
-            transform: { response in response.decodedResult(as: responseType, decoder: decoder) },
-            completion: completion)
+            .urlRequest(urlRequest), transform: NetworkResponse.decoding(responseType, decoder), completion: completion)
     }
 }
 
 extension NetworkResponse {
-    /// ``decode(_:decoder:)-(_,JSONDecoder)`` as a `Result`: how every `performAndDecode` decodes,
-    /// the module's and the protocol's alike.
-    func decodedResult<Body: Decodable>(as type: Body.Type, decoder: JSONDecoder) -> Result<Body, NetworkError> {
-        do throws(NetworkError) {
-            return .success(try decode(type, decoder: decoder))
-        } catch {
-            return .failure(error)
+    /// ``decode(_:decoder:)-(_,JSONDecoder)`` as a transform to a `Result`: how every
+    /// `performAndDecode` decodes, the module's and the protocol's alike.
+    static func decoding<Body: Decodable & Sendable>(
+        _: Body.Type, _ decoder: JSONDecoder
+    ) -> @Sendable (NetworkResponse) -> Result<Body, NetworkError> {
+        { response in
+            do throws(NetworkError) {
+                return .success(try response.decode(Body.self, decoder: decoder))
+            } catch {
+                return .failure(error)
+            }
         }
     }
 }

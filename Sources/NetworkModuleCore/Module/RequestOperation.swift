@@ -4,37 +4,20 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// One `perform` call: a ``RequestStateMachine`` behind one lock, and the loop that performs
-/// what it says.
+/// One `perform` call: a ``RequestStateMachine`` behind one lock, and the loop (`run`)
+/// that performs what it answers, outside the lock, feeding each call-out's outcome back in.
+/// The thread that brings an event the machine can act on runs the loop, one at a time (the
+/// machine keeps what arrives meanwhile); the lifecycle's guarantees are in `docs/actions.md`.
 ///
-/// Every event (a cancel, an action's or the session's completion, a timer) goes into the
-/// machine under the lock; what the machine answers is performed outside the lock, and
-/// the outcome of that call-out goes back in as the next event, until the machine says to
-/// wait or to finish. The thread that brings an event the machine can act on runs the loop; a
-/// completion that arrives while another thread is inside a call-out is kept by the machine
-/// and taken up by that thread when its call-out returns, so there is one loop at a time and
-/// no recursion. The lifecycle and its guarantees are told in `docs/actions.md`.
-///
-/// The first events, the start and the first attempt's request built, go in before the
-/// operation exists (``start(source:module:transfer:completion:)``): nothing else can reach the
-/// machine then, so they need no lock.
-///
-/// The operation holds its module (session, actions, executor), so it finishes even if the
-/// caller drops the module, which goes when its last request has completed. No lock is held
+/// It holds its module, so it finishes even if the caller drops the module. No lock is held
 /// while calling out to a builder, a session, an action, a scheduler, an executor or a
 /// completion.
 final class RequestOperation: NetworkCancellable {
     /// Hands the outcome to the caller, as the call (`perform`, `performAndDecode`, a download…)
-    /// asked.
-    ///
-    /// It returns the outcome the actions see in `didFinish` (a response that the caller's
-    /// transform, such as decoding, turned into a failure is that failure) and the call that
-    /// gives the caller its result, which the operation runs through the completion executor
-    /// after the actions: with `cancelled` `true` it gives ``NetworkError/cancelled`` instead, as
-    /// when the caller cancelled after the outcome was decided, before the executor ran the
-    /// call (``RequestStateMachine/deliveryStarted()``). The operation is not generic over the
-    /// caller's result type: a generic class pays for its metadata and its unspecialized value
-    /// witnesses on every request.
+    /// asked: returns the outcome the actions see in `didFinish` (after the caller's transform,
+    /// such as decoding) and the call that delivers it through the completion executor, or
+    /// ``NetworkError/cancelled`` when `cancelled` (``RequestStateMachine/deliveryStarted()``).
+    /// A closure, not a generic operation: a generic class pays for its metadata on every request.
     typealias Completion =
         @Sendable (Result<NetworkResponse, NetworkError>) -> (
             seen: Result<NetworkResponse, NetworkError>, deliver: @Sendable (_ cancelled: Bool) -> Void
@@ -78,10 +61,8 @@ final class RequestOperation: NetworkCancellable {
     /// Starts a request: builds, prepares and sends the first attempt, as far as it goes
     /// without waiting, and returns its operation, for the module to hand out.
     ///
-    /// The machine is started and the first attempt's request built before the operation
-    /// exists: the request builder gets nothing that leads to the operation, so no other thread
-    /// can reach the machine yet, and these first events need no lock. From the first call-out
-    /// that could (an action, the session, or the delivery), every event takes the lock.
+    /// The start and the first build go in before the operation exists: the builder gets nothing
+    /// that leads to it, so no other thread can reach the machine yet and they need no lock.
     ///
     /// - Parameter transfer: for a transfer, the session around the module's to send on.
     static func start(
@@ -113,11 +94,8 @@ final class RequestOperation: NetworkCancellable {
 
     // MARK: - The loop
 
-    /// Feeds one event to the machine, under the lock, and returns what to do next.
-    ///
-    /// With ``RequestStateMachine/Next/prepare(attempt:from:facts:)`` and
-    /// ``RequestStateMachine/Next/send(attempt:deadline:)`` comes the request to prepare or send,
-    /// taken out of the machine under the same lock.
+    /// Feeds one event to the machine, under the lock, and returns what to do next, with the
+    /// request to prepare or send taken out under the same lock (``RequestStateMachine/takeRequest()``).
     private func update(_ event: (inout RequestStateMachine) -> RequestStateMachine.Next) -> Answer {
         let now = DispatchTime.now().uptimeNanoseconds
         return state.withLock { machine in (machine.handle(at: now, event), machine.takeRequest()) }
@@ -126,8 +104,7 @@ final class RequestOperation: NetworkCancellable {
     /// What the machine answered, and the request that comes with it.
     private typealias Answer = (next: RequestStateMachine.Next, request: URLRequest?)
 
-    /// Performs what the machine says, feeding each call-out's outcome back in, until it says
-    /// to wait or to finish.
+    /// Performs what the machine says until it says to wait or to finish.
     private func run(_ first: consuming Answer) {
         var (next, request) = first
         while true {
@@ -149,8 +126,7 @@ final class RequestOperation: NetworkCancellable {
                             self.run(self.update { $0.actionPrepared(attempt: attempt, index: index, result) })
                         })
                 } else {
-                    // The machine always holds the request with `.prepare`; were it missing, the
-                    // request would still end, as a failure, rather than wait for ever.
+                    // Never: `.prepare` comes with the request; were it missing, it fails, not waits.
                     outcome = .failed(.invalidRequest(.missingURL))
                 }
                 (next, request) = update { $0.preparationReturned(outcome) }
@@ -255,9 +231,8 @@ final class RequestOperation: NetworkCancellable {
         return update { $0.taskCreated(task) }
     }
 
-    /// Stops what is still running, transforms the outcome, lets every action see it, and
-    /// delivers it through the executor: the outcome, or ``NetworkError/cancelled`` if the caller
-    /// cancelled before the executor ran the delivery (the machine decides, under the lock).
+    /// Stops what is still running, lets every action see the outcome, and delivers it through
+    /// the executor, as the machine decides (``RequestStateMachine/deliveryStarted()``).
     private func deliver(_ finish: RequestStateMachine.Finish) {
         finish.taskToCancel?.cancel()
         finish.timerToCancel?.cancel()

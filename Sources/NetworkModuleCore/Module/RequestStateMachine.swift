@@ -4,38 +4,22 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// The life of one request, as a value: a method per event that returns what to do next.
-///
-/// ``RequestOperation`` holds one of these behind its lock. It feeds every event in (a
-/// completion from an action or the session, a timer, a cancel), takes the returned ``Next``
-/// out of the lock and performs it: a *call-out* to a request builder, an action, the session,
-/// a scheduler or, at the end, the completion executor. When the call-out returns, the
-/// operation feeds that in too, and performs what comes back, in a loop. Nothing here touches
-/// a thread, a clock or a session, so every (phase, event) pair is a unit test
+/// The life of one request, as a value: a method per event that returns what to do next
+/// (``Next``). ``RequestOperation`` feeds every event in under its lock and performs each
+/// call-out outside it (CONTRIBUTING.md, "The walk of one request"). Nothing here touches a
+/// thread, a clock or a session, so every (phase, event) pair is a unit test
 /// (`RequestStateMachineTests`).
 ///
-/// ## Each state holds its data
-/// A ``Phase`` carries what it is about (the deadline of the attempt being prepared, the task
-/// in flight, the failure being decided on, the retry timer), a ``CallOut`` what arrived while
-/// a call-out ran, and a ``Next`` what performing it needs (the task to resume, the outcome to
-/// observe, the failure to ask about, how the request ends), so a state that cannot exist cannot
-/// be written. One value is held apart: the request on its way to being prepared or sent
-/// (``takeRequest()``), for the reason told at ``request``.
+/// The one holder of the request's state. A ``Phase``, a ``CallOut`` and a ``Next`` each carry
+/// what their state is about, so a state that cannot exist cannot be written; besides them, the
+/// caller's completion, the current attempt's body stream, the ``Facts`` of ``ActionContext``
+/// and the request on its way to be prepared or sent (``request``). Time comes in with each
+/// event (``handle(at:_:)``).
 ///
-/// ## Every fact about the request
-/// The machine is the one holder of the request's state: besides its phase, it keeps the
-/// caller's completion until the end, the body stream the builder made for the current attempt,
-/// the request the session got last, and the time and bytes the actions learn through
-/// ``ActionContext`` (``Facts``). Time comes in with each event (``handle(at:_:)``): the machine
-/// reads no clock, so its bookkeeping is a unit test too.
-///
-/// ## One call-out at a time
-/// While a call-out runs, the machine holds a ``CallOut``. A completion that arrives meanwhile
-/// (an action or a session that answers synchronously, inside the call) is kept in it and taken
-/// up when the call-out returns, so the operation's loop goes on with it instead of recursing:
-/// a session that answers inside `resume()` and an action that retries every time cost no
-/// stack. A cancel or a timeout that arrives meanwhile is kept in it too, and wins when the
-/// call-out returns, so no hook is ever running when ``NetworkModuleAction/didFinish(_:context:)``
+/// One call-out at a time: a completion that arrives while one runs (an action or a session
+/// answering inside the call) is kept in the ``CallOut`` and taken up when it returns, so the
+/// loop goes on instead of recursing. A cancel or a timeout meanwhile is kept too and wins when
+/// the call-out returns: no hook is running when ``NetworkModuleAction/didFinish(_:context:)``
 /// starts, and none is called after it.
 ///
 /// ## Phases
@@ -58,14 +42,10 @@ import Foundation
 /// how a late session callback, an action completing twice and a timer firing after a cancel
 /// all come to nothing.
 ///
-/// ## Delivering is two steps
-/// Finishing (``Next/finish(_:)``) decides the outcome, and the operation hands the actions'
-/// `didFinish` that outcome and queues the delivery on the completion executor; the phase is then
-/// `delivering`. A ``cancel()`` that comes before the executor runs the delivery is kept, and
-/// when the delivery starts it asks ``deliveryStarted()``, which answers
-/// ``Delivery/cancelled`` instead of ``Delivery/result``: once `cancel()` has returned, a
-/// completion that has not started is `.cancelled`. The actions are not told again: `didFinish`
-/// has run, once, with what the request came to.
+/// Delivering is two steps: ``Next/finish(_:)`` decides the outcome and `didFinish` sees it,
+/// once; a ``cancel()`` before the executor runs the delivery makes ``deliveryStarted()`` answer
+/// ``Delivery/cancelled``: once `cancel()` has returned, a completion that has not started is
+/// `.cancelled`.
 struct RequestStateMachine {
     /// Where the request is in its life, with what that part of its life is about.
     enum Phase {
@@ -235,11 +215,9 @@ struct RequestStateMachine {
     /// The timeout of the request being prepared: bounds the wait for its actions.
     private var preparationTimeout: TimeInterval = 60
     /// The request that ``Next/prepare(attempt:from:facts:)`` or ``Next/send(attempt:deadline:)``
-    /// is about, until the operation takes it (``takeRequest()``, under the lock of the event that
-    /// answered it). Not carried in the `Next`: a
-    /// request bound out of an enum's payload keeps a second owner while the case runs, so the
-    /// preparation's first write to it would copy the whole request; a stored optional is moved
-    /// out whole. (The pipeline benchmark's cases with actions show the difference.)
+    /// is about, until the operation takes it (``takeRequest()``). Not in the `Next`: bound out
+    /// of an enum's payload it keeps a second owner, and the preparation's first write would copy
+    /// it whole (docs/performance.md).
     private var request: URLRequest?
 
     /// A machine for a module with `actionCount` actions, making at most `maximumAttempts`
@@ -311,11 +289,9 @@ struct RequestStateMachine {
 
     // MARK: - Events: call-outs returning
 
-    /// The request builder returned (the ``Next/build(attempt:)`` call-out), with the body
-    /// stream it made for the request, if the request is to release it.
-    ///
-    /// - Parameter bodyStream: the new attempt's stream in; out, the stream the operation is to
-    ///   release: the previous attempt's, or the new one if the request has ended meanwhile.
+    /// The request builder returned (the ``Next/build(attempt:)`` call-out). `bodyStream`: in,
+    /// the stream it made that the request is to release; out, the one the operation releases
+    /// now (the previous attempt's, or the new one if the request has ended meanwhile).
     mutating func built(_ result: Result<URLRequest, NetworkError>, bodyStream: inout InputStream?) -> Next {
         guard case .building = phase, isCallingOut else { return .none }
         swap(&self.bodyStream, &bodyStream)

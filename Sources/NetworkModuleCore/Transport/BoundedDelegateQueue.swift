@@ -6,36 +6,21 @@
     /// transfer the backpressure swift-corelibs-foundation lacks, so that the size limit bounds
     /// memory and not only the body.
     ///
-    /// swift-corelibs-foundation hands every chunk libcurl reads to the delegate by calling
-    /// `delegateQueue.addOperation` on the session's work queue, inside libcurl's write
-    /// callback, and returns at once: libcurl reads on however far the delegate lags, and a
-    /// server faster than the delegate (loopback, a loaded machine) fills memory with queued
-    /// chunks, a gigabyte and more, before the delegate sees the size limit crossed.
+    /// swift-corelibs-foundation hands every chunk to the delegate with `delegateQueue.addOperation`
+    /// inside libcurl's write callback and returns at once: a server faster than the delegate
+    /// would fill memory with queued chunks before the size limit is seen crossed. Here
+    /// `addOperation` waits while ``capacity`` operations are pending, until half have run, so
+    /// libcurl stops reading (the receive window fills) until the delegate catches up.
     ///
-    /// Here `addOperation` waits while ``capacity`` operations are queued and not yet finished,
-    /// until half of them have run, so libcurl stops reading (the connection's receive window
-    /// fills and the server slows) until the delegate catches up. At most `capacity` chunks
-    /// (16 KiB at most each: libcurl's `CURL_MAX_WRITE_SIZE`, which Foundation caps its buffer
-    /// at) wait on top of the body the delegate holds.
-    ///
-    /// A wait lasts at most ``longestWait``: the queue cannot know every caller, and an operation
-    /// that waited for the session's work queue (`URLSessionTask.cancel()` does, with
-    /// `workQueue.sync`) while the work queue waits here would otherwise deadlock. The transport
-    /// never does that (it cancels tasks from a background queue); the bound keeps an
-    /// unforeseen cycle a short stall rather than a hang. The bound is 10 ms: a delegate that
-    /// lags longer lets libcurl on by one chunk per 10 ms (1.6 MB/s at most), which keeps memory
-    /// bounded, while a caller that waits for the work queue (`resume()`, `cancel()`: both
-    /// `workQueue.sync`) waits at most 10 ms per chunk libcurl is handing over. An operation
+    /// A wait lasts at most ``longestWait``: an operation that waits for the session's work queue
+    /// (`resume()`, `cancel()`: `workQueue.sync`) while the work queue waits here would otherwise
+    /// deadlock. The transport never does that (it cancels from a background queue); the bound
+    /// turns an unforeseen cycle into a short stall that still keeps memory bounded. An operation
     /// added from this queue itself never waits.
     ///
-    /// The operations run on a serial queue of the queue's own, which libdispatch serves from
-    /// its overcommitting pool, not on the concurrent queue an `OperationQueue` makes by default,
-    /// which shares the pool that has no more threads than cores. The callers of `dataTask`,
-    /// `resume()` and `cancel()` wait for the session's work queue (`workQueue.sync`), which
-    /// waits here for room: when they held every thread of the shared pool, an operation that
-    /// needed one of those threads ran only as libcurl crawled on at one chunk per
-    /// ``longestWait``, and every request of the process stalled with it (the integration
-    /// suite's requests took 12 s and more on two cores).
+    /// The operations run on a serial queue of their own (libdispatch's overcommitting pool), not
+    /// on a default concurrent `OperationQueue`, whose pool has no more threads than cores: when
+    /// callers waiting for the work queue held all of those, every request of the process stalled.
     final class BoundedDelegateQueue: OperationQueue, @unchecked Sendable {
         // @unchecked Sendable is safe: the only mutable state, `queued`, is touched only while
         // holding `condition`; the rest is immutable or OperationQueue's own (thread-safe).

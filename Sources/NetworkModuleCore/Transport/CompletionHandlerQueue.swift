@@ -5,25 +5,14 @@ import Foundation
 #endif
 
 /// Where the framework's sessions call their tasks' completion handlers: off `URLSession`'s
-/// delegate queue, each on a serial queue that no other handler is using at the time.
+/// serial delegate queue, where one large decode or slow hook started by a handler would hold up
+/// every other task of the session, each on a serial queue no other handler is using.
 ///
-/// A `URLSession` delegate queue is serial, and what a completion handler starts runs on it:
-/// the module's actions' hooks, the decoding of `performAndDecode`, a completion delivered with
-/// `.immediate`. On the delegate queue, one large decode or one slow hook would hold up every
-/// other task of the session, the delivery of their responses included.
-///
-/// Each call runs on a serial queue of its own rather than on one shared concurrent queue: on
-/// Linux, libdispatch gives a concurrent queue no more threads than the machine has cores, even
-/// while they all sleep in a slow hook, whereas a serial queue runs on the overcommitting pool,
-/// which starts a thread when none is free. (Measured with the benchmark's head-of-line mode:
-/// with a shared concurrent queue on two cores, small requests waited up to 40 ms behind two
-/// 50 ms hooks.)
-///
-/// The queues are reused rather than made per call: a call takes an idle queue (or makes one
-/// when every queue is busy) and gives it back once its handler has returned, so a queue never
-/// holds a handler that waits behind another, and a steady stream of requests makes no new
-/// queue. At most ``maximumIdleQueues`` idle queues are kept; the rest are released. Each
-/// request's handler is still called exactly once; requests were never ordered with each other.
+/// Serial queues, not one shared concurrent queue: on Linux libdispatch gives a concurrent queue
+/// no more threads than cores, even while they sleep in a slow hook, whereas serial queues run on
+/// the overcommitting pool (the benchmark's head-of-line mode shows it). Idle queues are reused,
+/// at most ``maximumIdleQueues``, so a steady stream of requests makes no new queue and no
+/// handler waits behind another. Each handler is still called exactly once.
 final class CompletionHandlerQueue: Sendable {
     /// The queues of the framework's sessions.
     static let shared = CompletionHandlerQueue()

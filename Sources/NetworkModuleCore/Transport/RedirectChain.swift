@@ -8,16 +8,11 @@ import Foundation
 /// made (whose origin alone may receive its credentials), how many redirects it has met, and the
 /// request the next redirect answers.
 ///
-/// One value per request, in its task's ``TransportTaskRecord``, and carried with the record when
-/// the transport sends the request again in a new task (Linux: a body that must be repeated).
-/// Nothing here is read back from whichever `URLSessionTask` carries the request at the moment:
-/// after a re-send, that task's original request is the re-sent one, not the caller's, and
-/// Foundation's own hop count starts again with it.
-///
-/// `sendsBodiesItself` says whether the transport sends a redirected body itself (Linux, whose
-/// `URLSession` never sends a body on a redirect) and then also bounds the chain at
-/// ``maximumHops``. Without it (Apple platforms) the chain only counts hops and names the caller's
-/// origin: `URLSession` builds, sends and limits every redirect itself.
+/// Held in the task's ``TransportTaskRecord`` and carried with it when the transport sends the
+/// request again in a new task (Linux): nothing is read back from the `URLSessionTask`, whose
+/// original request and hop count start again after a re-send. Without ``sendsBodiesItself``
+/// (Apple platforms) the chain only counts hops and names the caller's origin: `URLSession`
+/// builds, sends and limits every redirect itself.
 struct RedirectChain {
     /// The most redirects one request follows; the next fails it with
     /// `URLError.httpTooManyRedirects`. swift-corelibs-foundation's limit for one task (which

@@ -2,32 +2,20 @@ import Foundation
 
 /// Idle timeouts for responses in flight, all on one dispatch timer.
 ///
-/// Linux's `URLSession` ignores `URLRequest.timeoutInterval` (only the configuration's
-/// `timeoutIntervalForRequest` applies), and leaves some tasks waiting forever (a 401 with
-/// `WWW-Authenticate` on a session without a delegate). The framework gives every task there
-/// a timeout at its request's `timeoutInterval`, with Apple's meaning: an idle timeout, the
-/// longest wait for the next bytes. An entry expires when `timeout` seconds pass after the
-/// last activity its owner reports (or, for an owner that reports none, `timeout` seconds
-/// after it was scheduled).
+/// Linux's `URLSession` ignores `URLRequest.timeoutInterval` and leaves some tasks waiting
+/// forever (a 401 with `WWW-Authenticate` on a session without a delegate): the transport gives
+/// every task there an idle timeout at its request's `timeoutInterval`, Apple's meaning
+/// (``RequestTimeout`` defines every value; none traps). An entry expires `timeout` after the
+/// last activity its owner reports, or after it was scheduled.
 ///
-/// A timer per request would cost a kernel timer and several allocations each; here a
-/// deadline costs an array append and a dictionary entry, and one timer is armed for the
-/// earliest deadline. Activity costs nothing here: the owner keeps the time of its last
-/// activity in its own state (the transport stores it beside the body it appends to, under
-/// the lock it holds anyway), and when a slot comes due the entry asks for it, outside this
-/// lock. If there was activity since, the slot is put back at its new deadline instead of
-/// firing. An entry that keeps receiving bytes is thus re-sorted at most once per timeout
-/// period, however many chunks arrive.
+/// Why one timer: a deadline costs an array append and a dictionary entry, not a kernel timer.
+/// Activity costs nothing here: the owner keeps its time under its own lock, and a slot that
+/// comes due asks for it (outside this lock) and is put back at its new deadline if there was
+/// activity since, so a busy entry is re-sorted at most once per timeout period. Deadlines
+/// mostly arrive in order and are appended; cancelled ones are reclaimed in batches, so memory
+/// stays proportional to the requests in flight.
 ///
-/// Requests of one session mostly share a timeout, so deadlines arrive in order and are
-/// appended; a cancelled deadline is forgotten at once and its slot reclaimed in batches,
-/// so memory stays proportional to the requests in flight.
-///
-/// Every `TimeInterval` has a defined meaning (``RequestTimeout``); none traps.
-///
-/// The clock and the timer are passed in: ``shared`` reads the uptime clock and arms a
-/// dispatch timer; a test passes a manual clock and the timer it advances, and so runs without
-/// waiting in real time.
+/// The clock and the timer are passed in, so a test runs on a manual clock without waiting.
 final class ResponseDeadlines: Sendable {
     /// The deadlines of every session in the process.
     static let shared = ResponseDeadlines()
@@ -111,15 +99,12 @@ final class ResponseDeadlines: Sendable {
         }
     }
 
-    /// Calls `onExpiry` from the timer (on a background queue by default) once `seconds` pass
-    /// after the last activity, unless the returned deadline is cancelled first. See
-    /// ``RequestTimeout`` for what every value of `seconds` means; a timeout that never expires
-    /// costs nothing.
+    /// Calls `onExpiry` from the timer once `seconds` (``RequestTimeout``; one that never
+    /// expires costs nothing) pass after the last activity, unless the deadline is cancelled.
     ///
-    /// - Parameter lastActivity: when the owner last saw activity (bytes arriving or sent), in
-    ///   the nanoseconds of ``now``, or `nil` for none since scheduling. Asked only when the
-    ///   deadline comes due, never with this object's lock held, so it may take its owner's
-    ///   lock.
+    /// - Parameter lastActivity: when the owner last saw activity, in the nanoseconds of ``now``
+    ///   (`nil`: none since scheduling). Asked only when the deadline comes due, never under this
+    ///   object's lock, so it may take its owner's lock.
     func schedule(
         after seconds: TimeInterval, lastActivity: (@Sendable () -> UInt64?)? = nil,
         onExpiry: @escaping @Sendable () -> Void

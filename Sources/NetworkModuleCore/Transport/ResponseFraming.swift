@@ -20,9 +20,8 @@ enum ResponseFraming {
     /// The error code for `response` whose body, as delivered, has `receivedBytes` bytes, to a
     /// request with `method`; `nil` when its framing is sound.
     static func failure(of response: HTTPURLResponse, method: String?, receivedBytes: Int) -> URLError.Code? {
-        // This runs for every response, and on Linux each look-up of a field upper-cases every
-        // field name (about 3,000 instructions): a sound response with a length, the usual
-        // case, is settled with one. The others are read only when the request may fail.
+        // Runs for every response, and on Linux each field look-up upper-cases every name: the
+        // usual case (a sound length) is settled with one; the others only when it may fail.
         guard let field = response.value(forHTTPHeaderField: "Content-Length") else { return nil }
         let declared = contentLength(field)
         if let declared, receivedBytes >= declared { return nil }
@@ -35,11 +34,9 @@ enum ResponseFraming {
     }
 
     /// The number of body bytes `response` will deliver, as its `Content-Length` declares, to a
-    /// request with `method`: `nil` when the length is unknown or invalid, when
-    /// `Transfer-Encoding` overrides it, when a content coding applies (the bytes delivered are
-    /// decoded, and the declared length counts the encoded ones), and for `HEAD` and statuses
-    /// without a body (1xx, 204, 304). ``URLSessionTransport`` refuses a body over its size limit
-    /// from this, before any of it arrives.
+    /// request with `method`: `nil` when the length is unknown or invalid, `Transfer-Encoding`
+    /// overrides it, or it does not count the delivered bytes (``lengthCountsDeliveredBytes(of:method:)``).
+    /// ``URLSessionTransport`` refuses a body over its size limit from this, before it arrives.
     static func declaredBodyLength(of response: HTTPURLResponse, method: String?) -> Int? {
         guard let field = response.value(forHTTPHeaderField: "Content-Length"),
             let declared = contentLength(field),

@@ -9,14 +9,11 @@ import Foundation
 ///
 /// - On Apple platforms the task is suspended and resumed (``TaskControl``), always from one
 ///   serial queue of its own: in the order the sink asked, and never on the delegate queue.
-/// - On Linux it does nothing (``pausesTransfers`` is `false`): swift-corelibs-foundation cannot
-///   pause a transfer.
-///   `URLSessionTask.suspend()` does not stop libcurl from reading (measured: hundreds of MB
-///   arrive while "suspended", and the resumed body can come out corrupted), and holding the
-///   delegate instead holds the one work queue every `URLSession` of the process shares (a
-///   stream paused that way stalled every other request, and a consumer waiting for one of them
-///   never drained it). There the sink takes what arrives, and
-///   ``URLSessionTransport/maximumResponseSize`` bounds it.
+/// - On Linux it does nothing (``pausesTransfers`` is `false`): `URLSessionTask.suspend()` does
+///   not stop libcurl from reading (hundreds of MB arrive while "suspended", and the resumed body
+///   can come out corrupted), and holding the delegate instead holds the one work queue every
+///   `URLSession` of the process shares, stalling every other request. There the sink takes what
+///   arrives, and ``URLSessionTransport/maximumResponseSize`` bounds it.
 ///
 /// Which platform pauses is a value read at run time, not code compiled out, so that tests drive
 /// the Apple behaviour on Linux with a recording ``TaskControl`` and a synchronous `run`.
@@ -106,11 +103,6 @@ final class StreamPause: @unchecked Sendable {
             let queue = DispatchQueue(label: "NetworkModule.URLSessionTransport.stream")
             self.run = { work in queue.async(execute: work) }
         }
-    }
-
-    /// A pause for `task`, as the platform pauses.
-    convenience init(task: URLSessionTask) {
-        self.init(control: .of(task))
     }
 
     /// A pause, not paused, for the task `control` suspends and resumes, that pauses as this

@@ -17,9 +17,7 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
     private let maximumResponseSize: Int?
     private let credentialHeaderNames: Set<String>
     private let serverTrust: ServerTrustPolicy
-    /// The transport's tasks, by key and, once running, by the identifier of their
-    /// `URLSessionTask`: the delegate's callbacks name `URLSession`'s task, and this is how they
-    /// find the task's record.
+    /// The transport's tasks (``TransportTaskTable``).
     private let tasks = LockedState(TransportTaskTable())
     /// The origins whose server the pins refused: the other tasks of a refused connection,
     /// which `URLSession` cancels, fail for the same reason.
@@ -61,14 +59,13 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
     /// that expires at once, or an early answer, must find the record. Returns whether `task`
     /// may run: `false` once the task `key` finished (cancelled), and `task` must be stopped.
     func start(_ key: Int, in task: URLSessionDataTask) -> Bool {
-        guard let record = tasks.withLock({ $0.start(key, in: task) }) else { return false }
-        scheduleDeadline(of: task, for: record)
+        guard let idle = tasks.withLock({ $0.start(key, in: task) }) else { return false }
+        scheduleDeadline(of: task, idle)
         return true
     }
 
     /// The caller cancelled the task `key`: reports `.cancelled` once, from the caller's thread,
-    /// and cancels the `URLSessionDataTask` that runs it (from a background queue: chunks that
-    /// arrive meanwhile find no record).
+    /// then cancels its `URLSessionDataTask` (``URLSessionTransport/cancelWithoutWaiting(_:)``).
     func cancel(_ key: Int) {
         guard let record = tasks.withLock({ $0.remove(key: key) }) else { return }
         record.end()
@@ -81,10 +78,10 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
         tasks.withLock { $0.discard(key) }
     }
 
-    /// Gives `record`, which `task` runs, its idle deadline, if it has a timeout.
-    private func scheduleDeadline(of task: URLSessionDataTask, for record: TransportTaskRecord) {
-        guard let timeout = record.timeout else { return }
-        let url = record.redirects.caller.url
+    /// Gives the record `task` runs its idle deadline, if it has a timeout.
+    private func scheduleDeadline(of task: URLSessionDataTask, _ idle: TransportTaskRecord.Idle) {
+        guard let timeout = idle.timeout else { return }
+        let url = idle.url
         let identifier = task.taskIdentifier
         let deadline = ResponseDeadlines.shared.schedule(
             after: timeout,
@@ -100,15 +97,14 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
         if !isPending { deadline.cancel() }
     }
 
-    /// Fails task `identifier` with `error`, once; later calls for it do nothing. The handler
-    /// runs on ``CompletionHandlerQueue``, not on the session's serial delegate queue, after the
-    /// transfer's file is closed: the module may remove it or resume it from there.
+    /// Fails task `identifier` with `error`, once; later calls for it do nothing.
     private func fail(_ identifier: Int, with error: any Error) {
         finish(identifier) { _ in (nil, nil, error) }
     }
 
     /// Takes the record of task `identifier` out of the table, once, and reports what `report`
-    /// makes of it: one look-up, whoever ends the task.
+    /// makes of it, on ``CompletionHandlerQueue`` (off the delegate queue) after the transfer's
+    /// file is closed: the module may remove it or resume it from there.
     private func finish(
         _ identifier: Int,
         report: (TransportTaskRecord) -> (data: Data?, response: URLResponse?, error: (any Error)?)
@@ -224,15 +220,10 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
         transfer??.bodySent(totalBytesSent: totalBytesSent, totalBytesExpectedToSend: totalBytesExpectedToSend)
     }
 
-    /// `URLSession` needs the body again (a 307 or 308 redirect, an authentication challenge)
-    /// and the stream it had is consumed: a fresh stream of the same body when the request
-    /// builder made it (``RequestBody/file(_:contentType:)``, ``RequestBody/stream(length:contentType:_:)``,
-    /// a large multipart form); `nil` otherwise, which fails the task with
+    /// `URLSession` needs the body again (a 307 or 308 redirect, an authentication challenge):
+    /// a fresh stream when the request builder made it (``TransportTaskRecord/bodySource``, not
+    /// `task.originalRequest`, `URLSession`'s copy); `nil` otherwise, which fails the task with
     /// `URLError.requestBodyStreamExhausted` rather than send an empty or partial body.
-    ///
-    /// The body's source is the one the task's record keeps, from the request the framework
-    /// registered: `task.originalRequest` is `URLSession`'s copy, which may hold another stream
-    /// object than the one the builder made.
     func urlSession(
         _ session: URLSession, task: URLSessionTask,
         needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void
@@ -343,7 +334,7 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
             return
         }
         moved.replaced?.cancel()
-        scheduleDeadline(of: replacement, for: moved.record)
+        scheduleDeadline(of: replacement, moved.idle)
         replacement.resume()
     }
 

@@ -8,9 +8,8 @@ import Foundation
     import Security
 #endif
 
-/// One task of a ``URLSessionTransport``: the key of its record in the transport's delegate
-/// (``TransportTaskRecord``), which holds the rest (the request, the handler, the phase, the
-/// `URLSessionDataTask` that runs it) and reports once, whoever finishes it.
+/// One task of a ``URLSessionTransport``: the key of its ``TransportTaskRecord`` in the
+/// transport's delegate, which holds the rest.
 final class TransportTask: NetworkSessionTask {
     private let key: Int
     /// Held until the task is released: the task creates its `URLSessionDataTask` in

@@ -8,12 +8,10 @@ import Foundation
 /// body: reports progress as the bytes move, and writes a `2xx` body to the transfer's file as
 /// it arrives, never holding it in memory.
 ///
-/// The transport creates one for a task with a file destination or a progress handler (a plain
-/// request has none, and pays nothing for it), and closes it when the task finishes, before its
-/// completion handler runs. The file is opened, written and closed under one lock and never
-/// opened or written after the close: a callback that comes late (after a cancel or a timeout)
-/// neither creates again the file the module removed when the operation ended, nor writes into
-/// the file a later attempt is resuming.
+/// Only for a task with a file or a progress handler, and closed before its completion handler
+/// runs. The file is opened, written and closed under one lock, never after the close: a late
+/// callback neither creates again the file the module removed, nor writes into the file a later
+/// attempt is resuming.
 final class TransportTaskOptions: Sendable {
     private struct State {
         /// The file the body goes to, from the response head until the close.

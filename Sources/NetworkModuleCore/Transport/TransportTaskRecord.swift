@@ -5,20 +5,9 @@ import Foundation
 #endif
 
 /// One task of a ``URLSessionTransport``, from its creation to its one report: the only holder of
-/// its state, the caller's ``TransportTask`` keeping just its key.
-///
-/// A value in the delegate's ``TransportTaskTable``, changed under the table's lock and only
-/// through the methods below, each of which returns what the delegate must do outside the lock.
-/// Its ``Phase`` says whether it runs and in which `URLSessionDataTask`; where the body goes is
-/// one value (``Destination``), and why the task fails whatever `URLSession` says is another
-/// (``Refusal``); ``report(error:response:sent:refusals:)`` turns them into the task's one report.
-/// The handler is held once: whoever takes the record out of the table reports, once.
-///
-/// | phase | ``resume()`` | ``started(in:)`` | ``moved(to:)`` |
-/// |---|---|---|---|
-/// | created | the request → resumed | `false` | not moved |
-/// | resumed | `nil` | `true` → running | not moved |
-/// | running(task) | `nil` | `false` | old deadline → running(replacement) |
+/// its state (``TransportTask`` keeps just its key). A value in the delegate's
+/// ``TransportTaskTable``, changed under its lock through the methods below, each returning what
+/// the delegate must do outside the lock; whoever takes it out of the table reports, once.
 struct TransportTaskRecord {
     /// Whether the task runs, and in which `URLSessionDataTask` (on Linux, after a 307 or 308,
     /// the one that sent the request again). Finished is no phase: out of the table.
@@ -71,19 +60,16 @@ struct TransportTaskRecord {
     let completionHandler: @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     private(set) var phase = Phase.created
     let redirectPolicy: RedirectPolicy
-    /// The idle timeout (Linux; `nil` for none).
-    let timeout: TimeInterval?
+    private let timeout: TimeInterval?
     /// The transfer's progress and file; `nil` for a plain data task.
     let transfer: TransportTaskOptions?
     /// Where a 2xx body goes chunk by chunk; `nil` to collect it.
     let sink: TransferOptions.ChunkSink?
     /// Pauses the task while the sink is full; with `sink`, for the task running now.
     private(set) var pause: StreamPause?
-    /// Makes a fresh stream of the request's body when `URLSession` asks for one
-    /// (`needNewBodyStream`): the source of the stream the request builder made, found from the
-    /// request the framework holds (the registered one, then the one a redirect policy chose),
-    /// never from the copy `URLSession` keeps of it. `nil` for a body the builder did not make as
-    /// a stream.
+    /// Makes a fresh stream of the request's body for `needNewBodyStream`: the source of the
+    /// builder's stream, found from the request the framework holds, never from `URLSession`'s
+    /// copy. `nil` for a body the builder did not make as a stream.
     private(set) var bodySource: BodyStreamSource?
 
     private(set) var destination = Destination.memory
@@ -93,8 +79,8 @@ struct TransportTaskRecord {
     /// The body's bytes received so far, wherever they went: the size limit and the framing
     /// check count these.
     private(set) var receivedBytes = 0
-    /// The request's redirects: the caller's request, the hops met, the request the next one
-    /// answers. The record's, so that it moves with it to a task that sends the request again.
+    /// The request's redirects (``RedirectChain``): the record's, so they move with it to a
+    /// task that sends the request again.
     private(set) var redirects: RedirectChain
     /// When bytes last arrived or were sent, in uptime nanoseconds: the idle timeout counts from
     /// here (``ResponseDeadlines`` asks when the deadline comes due).
@@ -114,6 +100,11 @@ struct TransportTaskRecord {
         self.bodySource = request.httpBodyStream.flatMap(BodyStreams.source(of:))
         if case .chunks(let sink)? = transfer?.destination { self.sink = sink } else { self.sink = nil }
     }
+
+    /// What the idle deadline of the running task needs: the timeout (Linux; `nil` for none),
+    /// and the URL its error names.
+    typealias Idle = (timeout: TimeInterval?, url: URL?)
+    var idle: Idle { (timeout, redirects.caller.url) }
 
     /// When the task was last active: now, while its stream is paused (its consumer, not the
     /// server, is slow).
@@ -295,9 +286,8 @@ struct TransportTaskRecord {
 }
 
 /// The records of one transport's tasks: by the key each ``TransportTask`` holds, and, once one
-/// runs, by the identifier of the `URLSessionTask` that runs it, which is how the delegate's
-/// callbacks find it. Taking a record out (``remove(key:)``, ``remove(task:)``) is the one way a
-/// task finishes: whoever takes it reports, so the handler is called once.
+/// runs, by the identifier of its `URLSessionTask` (how the delegate's callbacks find it). Taking
+/// a record out is the one way a task finishes: whoever takes it reports, once.
 struct TransportTaskTable {
     private var records: [Int: TransportTaskRecord] = [:]
     /// The key of the record each running `URLSessionTask` runs, by its identifier.
@@ -316,27 +306,27 @@ struct TransportTaskTable {
         records.modifyValue(forKey: key) { $0.resume() } ?? nil
     }
 
-    /// The record `key` is sent in `task`: the record as it runs, or `nil` if it may not run
-    /// (not resumed, or finished), and `task` must then be stopped.
-    mutating func start(_ key: Int, in task: URLSessionDataTask) -> TransportTaskRecord? {
-        let record = records.modifyValue(forKey: key) { record in record.started(in: task) ? record : nil } ?? nil
-        if record != nil { keys[task.taskIdentifier] = key }
-        return record
+    /// The record `key` is sent in `task`: what its idle deadline needs, or `nil` if it may not
+    /// run (not resumed, or finished), and `task` must then be stopped.
+    mutating func start(_ key: Int, in task: URLSessionDataTask) -> TransportTaskRecord.Idle? {
+        let idle = records.modifyValue(forKey: key) { record in record.started(in: task) ? record.idle : nil } ?? nil
+        if idle != nil { keys[task.taskIdentifier] = key }
+        return idle
     }
 
     /// Linux: the request of the record `task` runs is sent again as `next` in `replacement`,
-    /// which takes the record over (`task` finds none from now on). Returns the record as it
-    /// runs and the old task's deadline, to cancel; `nil` if it finished meanwhile.
+    /// which takes the record over (`task` finds none from now on). Returns what the new idle
+    /// deadline needs and the old task's deadline, to cancel; `nil` if it finished meanwhile.
     mutating func move(
         from task: Int, to replacement: URLSessionDataTask, sending next: URLRequest,
         as proposal: RedirectChain.Proposal
-    ) -> (record: TransportTaskRecord, replaced: Deadline?)? {
+    ) -> (idle: TransportTaskRecord.Idle, replaced: Deadline?)? {
         guard let key = keys.removeValue(forKey: task) else { return nil }
         keys[replacement.taskIdentifier] = key
         return records.modifyValue(forKey: key) { record in
             let replaced = record.moved(to: replacement)
             record.followed(next, as: proposal)
-            return (record, replaced)
+            return (record.idle, replaced)
         }
     }
 
@@ -366,9 +356,8 @@ struct TransportTaskTable {
 }
 
 extension Dictionary {
-    /// Runs `body` on the value for `key` in place, with one look-up; `nil` if there is none.
-    /// A value changed through `self[key]?` costs a look-up per access, and one copied out and
-    /// stored back copies whatever it holds on the next write.
+    /// Runs `body` on the value for `key` in place, with one look-up; `nil` if there is none
+    /// (through `self[key]?` each access looks up again; a copy stored back copies the body).
     fileprivate mutating func modifyValue<Result>(forKey key: Key, _ body: (inout Value) -> Result) -> Result? {
         guard let index = index(forKey: key) else { return nil }
         return body(&values[index])

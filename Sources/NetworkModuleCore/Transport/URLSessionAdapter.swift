@@ -13,28 +13,12 @@ import Foundation
 /// the framework ambiguous, and a user's existing code must keep compiling. `package`, so that the package's tests,
 /// demo and benchmarks can hand a plain `URLSession` to code that takes any ``NetworkSession``.
 ///
-/// On Apple platforms a task is `URLSession`'s own data task. On Linux, where
-/// swift-corelibs-foundation behaves differently, the task is adapted so that callers see the
-/// same behaviour where the framework can give it, and one documented behaviour where it
-/// cannot:
-/// - a request's `timeoutInterval` is enforced, and the request then fails with
-///   `URLError.timedOut`. **One difference remains:** on Apple platforms it is an idle timeout
-///   (the longest wait for the next bytes); on Linux, where a completion-handler task reports
-///   no progress, it is a deadline for the whole response, counted from `resume()`.
-///   ``URLSessionTransport`` makes it an idle timeout on Linux too. On Linux a timeout that is
-///   zero, negative or NaN means the default 60 seconds, an infinite or huge one none (and no
-///   response lasts more than 7 days); no value traps.
-/// - the `URLSessionDataTask` is created by `resume()`, so a task cancelled before it is
-///   resumed never reaches the session. Cancelling reports `URLError.cancelled` at once. If
-///   the session has a `URLCache` (`URLSession.shared` has), the running `URLSessionDataTask`
-///   is not cancelled, because swift-corelibs-foundation can trap when a task is cancelled
-///   just as it completes there; it runs to its end, or until Linux's own timer stops it one
-///   second after the request's timeout, and its answer is dropped. Give the session a
-///   configuration whose `urlCache` is `nil` to have running tasks cancelled.
-/// - a connection closed before the whole body arrived is reported as
-///   `URLError.networkConnectionLost` (Linux reports `URLError.unknown`), and a status line
-///   that cannot be read (not HTTP/1.x, a code that is not a number) as
-///   `URLError.badServerResponse` (Linux: `.unsupportedURL`).
+/// On Apple platforms a task is `URLSession`'s own data task. On Linux it is adapted
+/// (`LinuxDataTask`) to behave as Apple's where the framework can, as the Sessions guide
+/// (`docs/sessions.md`) tells: the request's timeout enforced (a deadline for the whole response
+/// there, not an idle timeout; no value traps), the task created by `resume()` and a cancel
+/// reported at once (a running task of a session with a `URLCache` is left to run, since
+/// cancelling it can trap swift-corelibs-foundation), and libcurl's errors mapped to Apple's codes.
 package struct URLSessionAdapter: TransferringSession {
     /// The session requests are sent on.
     package let urlSession: URLSession

@@ -12,27 +12,17 @@ import Foundation
 /// behave the same, and safely, on every platform. The default session of
 /// ``DefaultNetworkModule``.
 ///
-/// What it adds over handing the module a plain `URLSession`:
-/// - **Credentials stay with their origin on redirects.** When a redirect leads to another
-///   origin (scheme, host or port), `Authorization`, `Proxy-Authorization`, `Cookie`, the
-///   API-key and token headers ``Redaction/default`` masks (`X-API-Key`, `X-Auth-Token`, …),
-///   the header of every ``AuthenticationAction`` (whatever its name) and the names given as
-///   `credentialHeaderNames:` are removed from the redirected request, after any
-///   ``RedirectPolicy`` has chosen it, so that no policy can put them back.
-/// - **Every ``RedirectPolicy``**: follow, refuse (the `3xx` is delivered), or decide per hop.
-/// - **A bound on response size.** A body larger than ``maximumResponseSize`` (decoded bytes
-///   counted) is not read to the end: the request fails with
-///   ``NetworkError/responseTooLarge(limit:)``, before any of the body is read when its
-///   `Content-Length` already says so, and memory stays within about twice the limit.
+/// What it adds over a plain `URLSession` (the Sessions guide, `docs/sessions.md`, "URLSessionTransport
+/// or URLSession", compares them rule by rule on each platform):
+/// - **Credentials stay with their origin on redirects**: `Authorization`, `Proxy-Authorization`,
+///   `Cookie`, the headers ``Redaction/default`` masks, every ``AuthenticationAction``'s and
+///   `credentialHeaderNames:` are removed after any ``RedirectPolicy`` has chosen the request.
+/// - **Every ``RedirectPolicy``**, and **a bound on response size** (``maximumResponseSize``): a
+///   larger body fails with ``NetworkError/responseTooLarge(limit:)``, unread if its length says so.
 /// - **Downloads stream to disk, with progress**, and streams deliver the body as it arrives.
-/// - **The same behaviour on Linux as on Apple platforms**: the request's timeout is an idle
-///   timeout, cancelling is safe at any moment, a 401 challenge is delivered instead of hanging,
-///   and libcurl's errors are mapped to Apple's `URLError` codes.
-/// - **Certificate pinning, as an explicit opt-in** (`serverTrust:`): enforced on Apple
-///   platforms; on Linux, where `URLSession` cannot enforce it, HTTPS requests fail closed.
-///
-/// The Sessions guide (`docs/sessions.md`, "URLSessionTransport or URLSession") compares it with
-/// a plain `URLSession` on each platform, rule by rule.
+/// - **The same behaviour on Linux as on Apple platforms** (idle timeouts, safe cancelling,
+///   Apple's `URLError` codes), and **certificate pinning as an opt-in** (`serverTrust:`),
+///   failing closed on Linux.
 ///
 /// ```swift
 /// let transport = URLSessionTransport(configuration: .ephemeral, maximumResponseSize: 20 * 1024 * 1024)
@@ -116,36 +106,16 @@ public final class URLSessionTransport: NetworkSession, TransferringSession {
     }
 
     /// Creates a task that sends `request` when resumed, with the transfer's redirect policy, its
-    /// body streamed where the transfer says and its progress reported as the bytes move;
-    /// otherwise as ``NetworkSession/dataTask(with:completionHandler:)``.
+    /// body streamed where the transfer says and its progress reported as the bytes move
+    /// (docs/transfers.md); otherwise as ``NetworkSession/dataTask(with:completionHandler:)``.
     ///
-    /// - **Redirects**: at each redirect the delegate hands the policy the request `URLSession`
-    ///   would send next, without credentials if it leads to another origin, then removes the
-    ///   credentials again from the request the policy returns, if that one goes to another
-    ///   origin: a policy can change the next request, or stop (the `3xx` response is then
-    ///   delivered with its body), but never send credentials across origins. On Linux a request
-    ///   the policy returns is still refused when it would reach HTTPS under pinning.
-    /// - **To a file**: a `2xx` body is written to the file as each chunk arrives, never held in
-    ///   memory, and the completion handler gets no data. The file is opened when the response
-    ///   head arrives (an empty body still creates it), keeping the bytes a `206` continues as
-    ///   ``TransferOptions/Destination/file(_:resumingAt:)`` says; other statuses are collected
-    ///   in memory. ``maximumResponseSize`` bounds file bodies too (the `206`'s own bytes, not the
-    ///   kept ones). A file that cannot be opened or written fails the task with
-    ///   `URLError.cannotCreateFile` or `URLError.cannotWriteToFile` and cancels it. Nothing is
-    ///   written to the file, nor is it created, once the task has finished (cancelled, timed
-    ///   out, failed): what it wrote until then stays, for the module to keep or remove.
-    /// - **Progress**, on `URLSession`'s delegate queue: the download at the response head and at
-    ///   every chunk (bytes received, expected from the `Content-Length` when it counts the bytes
-    ///   delivered, with the kept bytes added for a resumed `206`), and the upload as
-    ///   `URLSession` sends the body (expected from `URLSession`, else from the request's body or
-    ///   `Content-Length`).
-    /// - **To a sink** (``TransferOptions/Destination/chunks(_:)``): each chunk of a `2xx` body
-    ///   goes to the sink as it arrives, never collected, counted against ``maximumResponseSize``
-    ///   as any body. On Apple platforms reading pauses while the sink is full (the task is
-    ///   suspended; a paused body is not idle for the request's timeout). On Linux it cannot:
-    ///   swift-corelibs-foundation has no way to pause a transfer (a suspended task goes on reading), so the
-    ///   sink takes what arrives, up to ``maximumResponseSize``, and a stream that must outlast it
-    ///   needs a larger limit or none.
+    /// - **Redirects**: the policy gets the next request without credentials if it leaves the
+    ///   caller's origin, and they are removed again from what it returns: no policy can send them
+    ///   across origins. On Linux a redirect to HTTPS under pinning is refused.
+    /// - **To a file or a sink**: a `2xx` body goes there chunk by chunk, never held in memory,
+    ///   and counts against ``maximumResponseSize`` (a `206`'s own bytes). Nothing is written once
+    ///   the task has finished; what was written stays, for the module to keep or remove. On Linux
+    ///   reading cannot pause while a sink is full (``StreamPause``).
     package func transferTask(
         with request: URLRequest, transfer: TransferOptions,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
@@ -165,14 +135,9 @@ public final class URLSessionTransport: NetworkSession, TransferringSession {
     /// Itself: the transport a decorator in front of it reports.
     package var underlyingTransport: URLSessionTransport? { self }
 
-    /// Cancels `task` from a background queue, so that no caller waits for it.
-    ///
-    /// On Linux `URLSessionTask.cancel()` waits for the session's work queue, which may itself
-    /// be waiting for room on the delegate queue (``BoundedDelegateQueue``): called from a
-    /// delegate method it would stall both, and from a caller's thread (Swift concurrency's
-    /// pool, the deadlines' timer) it would wait for the delegate to catch up. The outcome is
-    /// reported before this is called; chunks that arrive meanwhile find no record and are
-    /// dropped.
+    /// Cancels `task` from a background queue, so that no caller waits for it: on Linux
+    /// `cancel()` waits for the session's work queue, which may wait for room on the delegate
+    /// queue (`BoundedDelegateQueue`). The outcome is reported before; later chunks are dropped.
     static func cancelWithoutWaiting(_ task: URLSessionTask) {
         DispatchQueue.global().async { task.cancel() }
     }

@@ -443,7 +443,9 @@ struct TransportTaskRecordTests {
         var (table, key, task) = Self.table(in: "resumed")
         #expect(table.resume(key) == nil)
         #expect(table.modify(task: task.taskIdentifier) { $0.phase } == nil, "no task runs it yet")
-        guard case .running(let running)? = table.start(key, in: task)?.phase, running === task else {
+        #expect(table.start(key, in: task) != nil)
+        guard case .running(let running)? = table.modify(task: task.taskIdentifier, { $0.phase }), running === task
+        else {
             Issue.record("a resumed task should run in its data task")
             return
         }
@@ -461,13 +463,15 @@ struct TransportTaskRecordTests {
 
         let moved = table.move(from: task.taskIdentifier, to: replacement, sending: next, as: proposal)
 
-        guard case .running(let running)? = moved?.record.phase, running === replacement else {
+        #expect(moved != nil)
+        guard case .running(let running)? = table.modify(task: replacement.taskIdentifier, { $0.phase }),
+            running === replacement
+        else {
             Issue.record("the record should run in the replacement")
             return
         }
-        #expect(moved?.record.redirects.answered.url == next.url)
+        #expect(table.modify(task: replacement.taskIdentifier) { $0.redirects.answered.url } == next.url)
         #expect(table.modify(task: task.taskIdentifier) { $0.phase } == nil, "the old task finds no record")
-        #expect(table.modify(task: replacement.taskIdentifier) { $0.phase } != nil)
         guard case .running(let cancelled)? = table.remove(key: key)?.phase, cancelled === replacement else {
             Issue.record("a cancel after the move should stop the replacement")
             return
