@@ -1,12 +1,9 @@
 import Foundation
 
 /// A value guarded by a lock: the one way this package shares mutable state between threads.
-///
-/// Every read and write goes through ``withLock(_:)``, so a read-modify-write is atomic.
-/// Never call out to user code (completions, actions, sessions) while inside `withLock`:
-/// take what you need out of the state, leave the closure, then call out.
-///
-/// `package` so that `NetworkModuleTesting` can share it without making it public API.
+/// Every read and write goes through ``withLock(_:)``, so a read-modify-write is atomic. Never
+/// call out to user code (completions, actions, sessions) inside `withLock`: take what you need
+/// out, leave the closure, then call out. `package` for `NetworkModuleTesting`, not public API.
 package final class LockedState<State>: @unchecked Sendable {
     // @unchecked Sendable is safe: the state is only touched inside `withLock`, under `lock`.
     private let lock = NSLock()

@@ -1,19 +1,15 @@
-/// The life of a task that can be cancelled before what it runs exists, as a value: created
-/// with what it hands out once at its end, resumed once, running something once started, and
-/// finished once, whether the answer or a cancel comes first.
+/// The life of a task that can be cancelled before what it runs exists, as a value: resumed
+/// once, running something once started, finished once (answer or cancel, whichever comes
+/// first), when it hands out its handler.
 ///
-/// Two families share it. A session task (`SessionTaskLifecycle`: the transport's, the
-/// decorators', the fake's) runs a `URLSessionDataTask`, a timer, the wrapped session's task or a
-/// shared call, and hands out its completion handler. A caller's handle (the async bridge,
-/// ``TransferTask``, ``ResponseStream``, the Combine subscription) runs the module's request, whose
-/// handle exists only once the call that starts it returns, and hands out what waits for the
-/// answer (nothing, or a subscriber): a cancel finishes it, and ``started(_:)`` then says to
-/// cancel the handle as soon as it exists.
+/// A session task (``SessionTaskLifecycle``) runs a `URLSessionDataTask`, a timer, the wrapped
+/// session's task or a shared call, and hands out its completion handler. A caller's handle (the
+/// async bridge, ``TransferTask``, ``ResponseStream``, the Combine subscription) runs the module's
+/// request, whose handle exists only once the call that starts it returns: after a cancel,
+/// ``started(_:)`` says to cancel that handle as soon as it exists.
 ///
-/// An owner keeps one behind its lock and asks it what to do: ``resume()`` says whether to start,
-/// ``started(_:)`` whether what was started may run (a cancel may have come while it was being
-/// started, and it must then be stopped), ``finish()`` hands out the handler and what runs, to
-/// stop, the first time only. Each (state, event) pair is a unit test (`TaskLifecycleTests`).
+/// An owner keeps one behind its lock and does what it answers, as the table says (each pair is
+/// a unit test in `TaskLifecycleTests`): what was started while a cancel came must be stopped.
 ///
 /// | state | ``resume()`` | ``started(_:)`` | ``finish()`` |
 /// |---|---|---|---|

@@ -22,11 +22,8 @@ struct HeadersAction: NetworkModuleAction {
         fields = [(name, value)]
     }
 
-    /// Sets each header the request does not have yet.
-    ///
-    /// A name that is not an HTTP token, or a value that holds a control character (CR and LF
-    /// among them), fails the request with ``NetworkError/invalidRequest(_:)`` when the module
-    /// checks its header fields, just before sending it.
+    /// Sets each header the request does not have yet; an invalid name or value fails the
+    /// request when the module checks its header fields, just before sending it.
     func prepare(
         _ urlRequest: URLRequest, context: ActionContext,
         completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void

@@ -1,13 +1,10 @@
 import Foundation
 
-/// The body streams the request builder made, with the sources that made them: so that the
-/// transport can make a fresh stream of the same body when `URLSession` asks for one, and the
-/// pipeline can remove a body's temporary file when the request ends.
-///
-/// A stream is known here until its request ends (``release(_:)``), or until it is gone: an
-/// entry whose stream has been deallocated (a request built and sent outside a module) is
-/// dropped when the next stream is made, and its temporary file with it; any temporary file
-/// still known when the process exits normally is removed then.
+/// The body streams the request builder made, with their sources: the transport makes a fresh
+/// stream of the same body when `URLSession` asks for one, and the pipeline removes a body's
+/// temporary file when the request ends (``release(_:)``). An entry whose stream is gone (a
+/// request built and sent outside a module) is dropped, with its file, when the next stream is
+/// made; any temporary file still known at a normal exit is removed then.
 enum BodyStreams {
     private struct Entry {
         weak var stream: InputStream?

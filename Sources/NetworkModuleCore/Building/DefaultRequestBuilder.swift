@@ -204,23 +204,18 @@ public struct DefaultRequestBuilder: RequestBuilder {
     /// brackets of an IP-literal host.
     private static let authorityCharacters = PercentEncoding.pathCharacters.union(ASCIISet("[]"))
 
-    /// Whether `path` starts with a URL scheme followed by `://`.
+    /// Whether `path` starts with a URL scheme (a letter, then letters, digits, `+`, `-` or `.`)
+    /// followed by `://`.
     private static func isAbsolute(_ path: Substring) -> Bool {
-        // A scheme starts with a letter: a path that starts with anything else (a "/", as
-        // nearly every request's does) needs no search for the colon.
-        guard let first = path.utf8.first, ASCIISet.letters.contains(first) else { return false }
-        guard let colon = path.utf8.firstIndex(of: UInt8(ascii: ":")) else { return false }
-        let scheme = path.utf8[..<colon]
-        guard let first = scheme.first, (first | 0x20) >= UInt8(ascii: "a"), (first | 0x20) <= UInt8(ascii: "z")
+        // A path that starts with anything but a letter (a "/", as nearly every request's does)
+        // needs no search for the colon.
+        guard let first = path.utf8.first, ASCIISet.letters.contains(first),
+            let colon = path.utf8.firstIndex(of: UInt8(ascii: ":"))
         else { return false }
-        let validScheme = scheme.allSatisfy { byte in
-            let lower = byte | 0x20
-            return (lower >= UInt8(ascii: "a") && lower <= UInt8(ascii: "z"))
-                || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
-                || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
-        }
-        return validScheme && path.utf8[colon...].starts(with: "://".utf8)
+        return path.utf8[..<colon].allSatisfy(schemeCharacters.contains) && path.utf8[colon...].starts(with: "://".utf8)
     }
+
+    private static let schemeCharacters = ASCIISet.alphanumerics.union(ASCIISet("+-."))
 
     /// The base URL as text without a trailing `/`, or `nil` if it has no scheme and host
     /// or has a query or fragment.

@@ -4,16 +4,11 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// A request's header fields, edited as a dictionary and written back to the request once.
-///
-/// Every write to a `URLRequest` whose storage is shared copies the whole request first, and
-/// on Linux that copy costs about as much as building the request. The built-in header and
-/// authentication actions therefore edit one table, which the pipeline writes back once for
-/// all of them (see ``HeaderFieldPreparing``).
-///
-/// Names keep the casing they were set with; look-ups ignore case, as HTTP does. The table does
-/// not check names and values: the module checks every header field of a request once, just
-/// before the session gets it (`HeaderValidation`), whoever set it.
+/// A request's header fields, edited as a dictionary and written back to the request once:
+/// every write to a `URLRequest` whose storage is shared copies the whole request (on Linux as
+/// costly as building it), so the built-in header and authentication actions edit one table
+/// (``HeaderFieldPreparing``). Names keep their casing; look-ups ignore case. The table checks
+/// nothing: the module checks every field once, just before the session gets it.
 struct HeaderFieldTable {
     /// Room for the fields that actions add, so that adding them never grows the table on the
     /// way: the request builder makes its dictionary with this much room to spare.
@@ -30,12 +25,9 @@ struct HeaderFieldTable {
         fields.reserveCapacity(fields.count + Self.spareCapacity)
     }
 
-    /// The fields `request` has now, taken out of it: `request` holds none until ``write(to:)``
-    /// puts the table back, which it must before anyone else reads the request.
-    ///
-    /// A dictionary that the request still holds is shared, and the first change to it copies
-    /// and rehashes every field; taken out, it has one owner and is changed in place, when it
-    /// has room (see ``spareCapacity``).
+    /// The fields `request` has now, taken out of it (``write(to:)`` must put them back before
+    /// anyone reads the request): a dictionary the request still holds is shared, and the first
+    /// change to it copies and rehashes every field; taken out, it is changed in place.
     init(takingFieldsOf request: inout URLRequest) {
         guard var taken = request.allHTTPHeaderFields else {
             fields = [:]

@@ -1,10 +1,8 @@
 import Foundation
 
-/// Percent-encoding for the parts of a URL and for form bodies, byte by byte over UTF-8,
-/// so the result is the same on every platform and Foundation version.
-///
-/// Every request's URL passes through here, so text that needs no encoding (the usual case)
-/// is checked straight over the string's own storage and appended as it is.
+/// Percent-encoding for the parts of a URL and for form bodies, byte by byte over UTF-8, so the
+/// result is the same on every platform and Foundation version. Every request's URL passes here:
+/// text that needs no encoding (the usual case) is checked over its own storage and appended.
 enum PercentEncoding {
     /// RFC 3986 unreserved characters: `A-Z a-z 0-9 - . _ ~`.
     static let unreserved = ASCIISet.alphanumerics.union(ASCIISet("-._~"))

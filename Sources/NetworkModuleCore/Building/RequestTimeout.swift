@@ -1,14 +1,10 @@
 import Foundation
 
-/// What a timeout value means: the one place that reads a `TimeInterval` timeout, for the
-/// builder, the preparation deadline and the transport (the rule for users is in
-/// docs/requests-and-bodies.md, "Timeout and cache policy").
-///
-/// A timeout is a positive, finite number of seconds. Any other value (zero, negative, NaN,
-/// infinite) is not one: the builder refuses it with ``InvalidRequestReason/invalidTimeout(_:)``
-/// (``check(_:)``); in a `URLRequest` the builder did not check (the caller's own, or one an
-/// action rewrote) it counts as `URLRequest`'s default, 60 seconds, for the preparation
-/// deadline and the transport alike (``init(seconds:)``).
+/// What a timeout value means, the one place that reads one (builder, preparation deadline,
+/// transport; for users, docs/requests-and-bodies.md, "Timeout and cache policy"): a positive,
+/// finite number of seconds. Anything else (zero, negative, NaN, infinite) the builder refuses
+/// (``check(_:)``); in a `URLRequest` it did not check (the caller's own, or one an action
+/// rewrote) it counts as `URLRequest`'s default, 60 seconds (``init(seconds:)``).
 struct RequestTimeout: Hashable, Sendable {
     /// The timeout in nanoseconds, rounded up so that a tiny one is never zero; `nil` for one too
     /// long to fall due in any process (over ``longestSeconds``).

@@ -62,12 +62,10 @@ public enum NetworkError: Error, Equatable, Sendable {
     case secureConnectionFailed(TransportFailure)
     /// Another transport failure, with its `URLError` code, failing URL and message.
     case transportError(TransportFailure)
-    /// The session reported an error that is neither a `URLError` nor a ``NetworkError``
-    /// (a custom session's or a fake's own error): the error itself, to cast back to your own
-    /// type (`if case .underlying(let error) = failure, let vpn = error as? VPNError`). Its
-    /// domain and code are those of `error as NSError`. Also what a second task's `next()` on a
-    /// ``ResponseStream`` throws while another task waits for a chunk of it (its description says
-    /// so): a mistake in the calling code, with no case of its own.
+    /// The session reported an error that is neither a `URLError` nor a ``NetworkError`` (a custom
+    /// session's or a fake's): the error itself, to cast back to your own type; its domain and code
+    /// are those of `error as NSError`. Also what a second task's `next()` on a ``ResponseStream``
+    /// throws while another task waits for a chunk of it (a mistake in the calling code).
     case underlying(any Error)
 
     /// The request was cancelled by its caller.
@@ -267,21 +265,16 @@ public enum NetworkError: Error, Equatable, Sendable {
         }
     }
 
-    /// Whether the request failed for lack of network, rather than because of the server: what
-    /// ``RetryPolicy/waitingForNetwork(on:upTo:)`` waits on. Decided by the session's code alone
-    /// (``isLackOfNetwork(_:)``), so that every way a session reports one failure (Apple's
-    /// `URLSession`, libcurl's messages mapped on Linux, the transport's own framing check)
-    /// gets the same answer.
+    /// Whether the request failed for lack of network, rather than because of the server (what
+    /// ``RetryPolicy/waitingForNetwork(on:upTo:)`` waits on): by the code alone, so that every way
+    /// a session reports one failure (Apple's, libcurl's on Linux, the framing check) agrees.
     var isConnectivityFailure: Bool {
         urlErrorCode.map(Self.isLackOfNetwork) ?? false
     }
 
-    /// Whether a transport failure with `code` is one for lack of network: no connection
-    /// (`.notConnectedToInternet`, and `.dataNotAllowed`, `.internationalRoamingOff`,
-    /// `.callIsActive`, which say why there is none), or a connection lost on the way
-    /// (`.networkConnectionLost`: on Linux also a body cut short, which libcurl reports as
-    /// "transfer closed with N bytes remaining to read" and the framework maps to it). The one
-    /// place that decides it.
+    /// The one place that decides whether a failure with `code` is for lack of network: no
+    /// connection (and the codes that say why there is none), or one lost on the way (on Linux
+    /// also a body cut short, libcurl's "transfer closed with N bytes remaining to read").
     static func isLackOfNetwork(_ code: URLError.Code) -> Bool {
         switch code {
         case .notConnectedToInternet, .dataNotAllowed, .internationalRoamingOff, .callIsActive,

@@ -29,15 +29,11 @@ public protocol TypedRequest<Response>: NetworkRequest {
     /// module's decoder.
     var decoder: (any ResponseDecoder)? { get }
 
-    /// Turns a response whose status the request accepts into ``Response``.
+    /// Turns a response whose status the request accepts into ``Response``, before the completion
+    /// executor (a large body is not decoded on the main queue). The default decodes a
+    /// `Decodable` response with `decoder`: the request's ``decoder``, or the module's.
     ///
-    /// Runs before the completion executor is reached, so a large body is not decoded on the
-    /// main queue. The default decodes a `Decodable` response with `decoder`.
-    ///
-    /// - Parameters:
-    ///   - response: the response, with its body, status and headers.
-    ///   - decoder: the request's ``decoder``, or the module's.
-    /// - Throws: a ``NetworkError``, which is the request's failure; the defaults throw
+    /// - Throws: a ``NetworkError``, the request's failure; the defaults throw
     ///   ``NetworkError/noResponseData`` for an empty body and ``NetworkError/decodingFailed(_:)``.
     func decodeResponse(_ response: NetworkResponse, decoder: any ResponseDecoder) throws(NetworkError) -> Response
 }

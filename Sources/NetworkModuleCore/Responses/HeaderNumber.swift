@@ -1,17 +1,12 @@
 import Foundation
 
-/// The numbers header fields carry, read as bytes anyone may have sent: a server's
-/// `Content-Length`, `Content-Range`, `Age`, `Cache-Control` seconds and `Retry-After`, and a
-/// request's own `Content-Length`. This is the one place that says what such a number is and
-/// what one out of range becomes, so that no computation on it can trap:
-///
-/// - A decimal is one or more ASCII digits and nothing else: no sign, space, point or exponent.
-///   One larger than its type holds is no number at all (`nil`): a length or an offset is
-///   exact, or refused.
-/// - A delta-seconds (RFC 9111, section 1.2.2) larger than 2^31 is taken as 2^31, as the RFC
-///   says: a number of seconds is never infinite, negative or too large to add to a date.
-/// - Seconds written back into a header (`Age`, a `Cache-Status` `ttl`) are whole, within
-///   ±2^31 (and within the platform's `Int`, which is 32 bits on watchOS).
+/// The numbers header fields carry, read as bytes anyone may have sent (`Content-Length`,
+/// `Content-Range`, `Age`, `Cache-Control` seconds, `Retry-After`): the one place that says what
+/// such a number is and what one out of range becomes, so that no computation on it can trap.
+/// A decimal is ASCII digits only (no sign, space, point or exponent), and one too large for its
+/// type is `nil`: a length or an offset is exact, or refused. A delta-seconds above 2^31 is 2^31
+/// (RFC 9111, section 1.2.2). Seconds written back (`Age`, a `Cache-Status` `ttl`) are whole,
+/// within ±2^31 and the platform's `Int` (32 bits on watchOS).
 enum HeaderNumber {
     /// The largest number of seconds a delta-seconds is read as (RFC 9111, section 1.2.2).
     static let largestDeltaSeconds: Int64 = 2_147_483_648

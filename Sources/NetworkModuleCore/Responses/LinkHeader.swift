@@ -3,8 +3,8 @@ import Foundation
 /// The links of a `Link` header field (RFC 8288): `<https://api.example.com/items?page=2>;
 /// rel="next", <…?page=9>; rel="last"`.
 ///
-/// The parser is total: it reads what it can of a malformed field and never fails or traps.
-/// A link without a closing `>` ends the field; a parameter without a value is ignored.
+/// Total: it reads what it can of a malformed field, never traps. A link without its closing
+/// `>` ends the field; a parameter without a value is ignored.
 enum LinkHeader {
     struct Link: Equatable {
         /// The target, as written between `<` and `>`.

@@ -1,12 +1,8 @@
 import Foundation
 
 /// The query item names that carry secrets because an action writes secrets into them (a
-/// signing action's `hash`, say), beside the names every ``Redaction`` lists itself.
-///
-/// One process-wide list, like ``CredentialHeaders``: once an action has declared a name a
-/// secret, every redaction in the process masks it, in log lines, `curl` commands and recorded
-/// traffic alike. Names are only ever added, normalized as ``Redaction`` compares field names
-/// (lowercased, without `_` and `-`).
+/// signing action's `hash`, say): like ``CredentialHeaders``, one process-wide list, only ever
+/// added to, that every ``Redaction`` masks, normalized as it compares field names.
 enum CredentialFields {
     private struct Names {
         var normalized: Set<String> = []

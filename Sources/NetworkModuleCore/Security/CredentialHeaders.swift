@@ -4,17 +4,12 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// The header names that carry credentials, as far as the transport's redirect handling and
-/// every ``Redaction`` are concerned: the fixed list below, plus every header an
-/// ``AuthenticationAction`` in this process writes its token into (``register(_:)``).
-///
-/// One process-wide list, so that a credential header is known as one wherever the request
-/// goes next, through any session decorator and to any transport, whatever its name: an
-/// `X-Custom-Key` written by `.authentication(tokens, scheme: .header("X-Custom-Key"))` is
-/// stripped on a cross-origin redirect and masked in logs and recordings. Names are only ever
-/// added; a name counts as a credential for every request of the process once any action has
-/// used it (a deliberate over-approximation: a header that held a token somewhere is not
-/// sent to another origin anywhere).
+/// The header names that carry credentials for the redirect handling and every ``Redaction``:
+/// the fixed list, plus every header an ``AuthenticationAction`` in this process writes its token
+/// into (``register(_:)``). One process-wide list, only ever added to, so that such a header
+/// (`.header("X-Custom-Key")`) is stripped on a cross-origin redirect and masked everywhere,
+/// through any decorator: a deliberate over-approximation (a header that held a token somewhere
+/// is sent to another origin nowhere).
 package enum CredentialHeaders {
     /// The names that always carry credentials, lowercased.
     static let fixed: Set<String> = [

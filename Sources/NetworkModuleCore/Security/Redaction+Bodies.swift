@@ -30,14 +30,12 @@ extension Redaction {
         }
     }
 
-    /// `body` with every secret value masked (see ``MaskedBody``). JSON is re-encoded compactly
-    /// with sorted keys, in UTF-8 after the anti-XSSI prefix it had (`)]}'`, `while(1);`), if
-    /// any; a form, of any size, keeps its bytes except the masked values.
-    ///
-    /// JSON is read as `JSONSerialization` reads it (UTF-8, UTF-16 or UTF-32, with or without a
-    /// byte-order mark) and after such a prefix. A body whose type says it is JSON is masked or
-    /// withheld, whatever its first byte: never written as it is unless it was read and holds
-    /// no secret.
+    /// `body` with every secret value masked (see ``MaskedBody``). JSON, read as
+    /// `JSONSerialization` reads it (UTF-8, -16 or -32, with or without a byte-order mark) and
+    /// after an anti-XSSI prefix (`)]}'`, `while(1);`), is re-encoded compactly with sorted keys,
+    /// in UTF-8 after that prefix; a form, of any size, keeps its bytes but the masked values. A
+    /// body whose type says JSON is masked or withheld whatever its first byte: never written as
+    /// it is unless it was read and holds no secret.
     package func maskedBody(_ body: Data, contentType: String?) -> MaskedBody {
         guard !body.isEmpty else { return .unchanged }
         let declaredJSON = Self.isJSON(contentType)

@@ -4,13 +4,11 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// Masking secrets in text that is not a URL, a header or a body the framework can parse: an
-/// error's description (a session's message, a `userInfo` dump with a failing URL), and the
-/// header values that carry URLs (`Location`, `Content-Location`, `Link`, `Refresh`).
-///
-/// Every text the framework writes down goes through here: ``NetworkError``'s and
-/// ``TransportFailure``'s descriptions, and ``loggable(_:)-(any Error)``, the one way the logging
-/// action and HAR recording turn an error into text.
+/// Masking secrets in text that is not a URL, a header or a body the framework can parse (an
+/// error's description, a `userInfo` dump with a failing URL), and in the header values that carry
+/// URLs (`Location`, `Content-Location`, `Link`, `Refresh`). Every text the framework writes down
+/// goes through here: ``NetworkError``'s and ``TransportFailure``'s descriptions, and
+/// ``loggable(_:)-(any Error)``, the one way the logging action and HAR recording write an error.
 extension Redaction {
     /// `error` as text to write down (a log line, a HAR entry's `_error`), with every secret in
     /// it masked: the description of the ``NetworkError`` it is or maps to (a `URLError` as a

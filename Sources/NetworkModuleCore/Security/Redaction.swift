@@ -88,12 +88,10 @@ public struct Redaction: Sendable, Equatable {
     }
 
     /// Whether a query item, JSON key or form field named `name` holds a secret; `inTokenRequest`
-    /// when the same query or body has a `grant_type` field (OAuth), where `code` is one too.
-    /// A name is also read as a path of keys, and is a secret's when any key is: a bracketed name
-    /// (`user[password]`, `password[]`, `password[0]`, as Rails and PHP forms write nested
-    /// fields), a dotted one (`user.password`), an extended parameter (`token*`), a query item
-    /// with no name that holds a URL (`?https://…?token=`). A name still escaped
-    /// (`user%5Bpassword%5D` once decoded, from a URL escaped twice) is decoded once more first.
+    /// when its query or body has a `grant_type` field (OAuth), where `code` is one too. A name is
+    /// also read as a path of keys, a secret's when any key is: `user[password]`, `password[]`,
+    /// `password[0]`, `user.password`, `token*`, a nameless item holding a URL (`?https://…?token=`);
+    /// one still escaped (`user%5Bpassword%5D`, from a URL escaped twice) is decoded once more first.
     package func isSecret(field name: String, inTokenRequest: Bool) -> Bool {
         if isSecret(normalizedField: Self.normalized(name), inTokenRequest: inTokenRequest) { return true }
         guard name.contains(where: { !Self.isKeyCharacter($0) }) else { return false }

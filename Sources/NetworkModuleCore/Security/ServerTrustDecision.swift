@@ -8,15 +8,12 @@ import Foundation
     import Security
 #endif
 
-/// What a `URLSession` delegate answers an authentication challenge, decided from values only:
-/// the challenge's method, the transport's ``ServerTrustPolicy``, what evaluating the server's
-/// trust gave, and the platform.
-///
-/// The delegates (the transport's, the background session's) evaluate the server's trust
-/// (`SecTrust`, Apple platforms only), ask ``decide(method:policy:evaluation:proposedCredential:platform:)``,
-/// keep the refusal it returns for the task, and call the challenge's handler with the
-/// disposition. When the task then ends, ``reportedError(for:url:)`` says what the refusal makes
-/// of the cancel `URLSession` reports. Compiled and tested on every platform.
+/// What a `URLSession` delegate answers an authentication challenge, decided from values only
+/// (the challenge's method, the transport's ``ServerTrustPolicy``, the trust evaluation, the
+/// platform), so it is compiled and tested on every platform. The delegates evaluate the trust
+/// (`SecTrust`, Apple only), ask ``decide(method:policy:evaluation:proposedCredential:platform:)``,
+/// keep its refusal for the task and answer the challenge; ``reportedError(for:url:)`` then says
+/// what the refusal makes of the cancel `URLSession` reports.
 enum ServerTrustDecision {
     /// What evaluating the server's trust against the policy gave.
     enum Evaluation: Sendable, Equatable {

@@ -1,12 +1,9 @@
 import Foundation
 
-/// The `SubjectPublicKeyInfo` of an X.509 certificate (RFC 5280, section 4.1), the bytes a
-/// public-key pin is the SHA-256 of: the key with its algorithm, DER-encoded, exactly as the
-/// certificate holds it (what `openssl x509 -pubkey | openssl pkey -pubin -outform der` prints).
-///
-/// The certificate comes from the server, so it is read as untrusted input: every length is
-/// checked against the bytes there are, and anything that is not the expected structure gives
-/// `nil`, never a trap.
+/// The `SubjectPublicKeyInfo` of an X.509 certificate (RFC 5280, section 4.1), the DER bytes a
+/// public-key pin is the SHA-256 of (what `openssl x509 -pubkey | openssl pkey -pubin -outform der`
+/// prints). The certificate is the server's, so it is read as untrusted input: every length is
+/// checked, and anything but the expected structure gives `nil`, never a trap.
 enum SubjectPublicKeyInfo {
     /// The `SubjectPublicKeyInfo` of `certificate` (DER), tag and length included; `nil` if
     /// `certificate` is not a DER certificate.

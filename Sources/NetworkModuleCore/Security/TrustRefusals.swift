@@ -5,14 +5,10 @@ import Foundation
 #endif
 
 /// The origins (host and port) whose server a pinned transport refused, and has not trusted
-/// since.
-///
-/// Refusing a server-trust challenge (``ServerTrustDecision``) fails the challenged task, and
-/// `URLSession` then cancels every other task waiting on the same connection (HTTP/2 multiplexes
-/// many requests on one), each ending with `URLError.cancelled` and no response: the delegate
-/// would report them as ``NetworkError/cancelled``, which apps ignore. The delegate keeps the
-/// refused origins here, so that such a neighbour is reported as the trust failure it is. A
-/// value, changed under the delegate's lock.
+/// since. Refusing a trust challenge fails the task, and `URLSession` then cancels every other
+/// task on the same connection (HTTP/2) with `URLError.cancelled` and no response, which would
+/// read as ``NetworkError/cancelled`` (apps ignore it): the delegate keeps the refused origins
+/// here to report such a neighbour as the trust failure it is. Changed under the delegate's lock.
 struct TrustRefusals: Equatable {
     private(set) var origins: Set<String> = []
 
@@ -36,9 +32,7 @@ struct TrustRefusals: Equatable {
     }
 
     /// Keeps what a challenge in `space`, answered under `policy` with `refusal` (or none), says
-    /// about its origin: a refused server, or one trusted again. Only a pinned server-trust
-    /// challenge says anything; both delegates, the transport's and the background session's,
-    /// record each challenge through this.
+    /// of its origin (refused, or trusted again): only a pinned server-trust challenge says anything.
     mutating func challengeAnswered(
         in space: URLProtectionSpace, policy: ServerTrustPolicy, refusal: ServerTrustDecision.Refusal?
     ) {
@@ -59,10 +53,9 @@ struct TrustRefusals: Equatable {
         origins.remove(origin)
     }
 
-    /// Whether a task to `origin` that `URLSession` ended with `error`, with or without a
-    /// `response`, ended because its server was refused: a cancel nobody in the framework asked
-    /// for (the caller's and the transport's cancels take the task's record first), before any
-    /// response, to a refused origin. A task that was answered keeps its answer.
+    /// Whether a task to `origin` that `URLSession` ended with `error` ended because its server
+    /// was refused: a cancel nobody in the framework asked for (the caller's and the transport's
+    /// take the task's record first), before any response, to a refused origin.
     func explains(error: (any Error)?, response: URLResponse?, origin: String?) -> Bool {
         guard response == nil, let origin, origins.contains(origin), let error = error as NSError? else { return false }
         return isURLCancellation(error)

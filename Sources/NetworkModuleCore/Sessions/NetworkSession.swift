@@ -13,20 +13,17 @@ package typealias SessionCompletionHandler = @Sendable (Data?, URLResponse?, (an
 /// ``URLSessionTransport`` is the framework's implementation; ``DefaultNetworkModule`` also
 /// takes a plain `URLSession`, which it wraps (`URLSession` itself does not conform, so that
 /// users' own `URLSession.shared.dataTask(with:completionHandler:)` calls stay unambiguous).
-/// Tests use a fake (see `NetworkModuleTesting`), and session decorators wrap one session in
-/// another. One requirement: a fake is a few lines (see `docs/transfers.md`, "A session of
-/// your own"). An implementation must call `completionHandler` exactly once per task that is
-/// resumed, from any thread; after `cancel()` it may call it
-/// with a cancellation error or not at all, as the framework has already completed the
-/// request as cancelled. The module runs the actions' hooks and `performAndDecode`'s decoding
-/// inside `completionHandler`, so call it where it may take a while: not on a serial queue
-/// that other tasks' callbacks wait on (the framework's own sessions call it off `URLSession`'s
-/// delegate queue).
+/// Tests use a fake (`NetworkModuleTesting`), and session decorators wrap one session in another;
+/// a session of your own is a few lines (docs/transfers.md, "A session of your own").
+///
+/// An implementation calls `completionHandler` exactly once per resumed task, from any thread;
+/// after `cancel()` it may call it with a cancellation error or not at all (the request is
+/// already complete as cancelled). The module decodes and runs the actions' hooks inside
+/// `completionHandler`, so do not call it on a serial queue other tasks' callbacks wait on.
 ///
 /// On a session of your own the module still downloads to files, streams and reports progress,
-/// from the body once it has arrived whole; only a redirect policy other than
-/// ``RedirectPolicy/follow`` needs the framework's transport (such a request fails without being
-/// sent, saying so). The framework's transport and decorators stream bodies as they arrive.
+/// once the body has arrived whole; only a redirect policy other than ``RedirectPolicy/follow``
+/// needs the framework's transport (such a request fails unsent, saying so).
 public protocol NetworkSession: Sendable {
     /// Creates a task that sends `request` when resumed and reports the outcome to
     /// `completionHandler`.
@@ -47,21 +44,17 @@ package protocol TransferringSession: NetworkSession {
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask
 
-    /// Stops sharing the calls now in flight: the callers already waiting for such a call still
-    /// get its answer, once, and a request made from now on never joins it, but makes a call of
-    /// its own. How ``CachedSession/removeAll()`` (sign-out) makes sure that no request made after
-    /// it is answered by a call made before it, with the previous user's cookies. A session that
-    /// shares calls (``DeduplicatedSession``) lets go of them; a decorator forwards it to the
-    /// session it wraps; any other session has nothing to do (the default).
+    /// Stops sharing the calls now in flight: their callers still get their answer, once, and a
+    /// request made from now on makes a call of its own. How ``CachedSession/removeAll()``
+    /// (sign-out) keeps a later request from being answered by an earlier call, with the previous
+    /// user's cookies. ``DeduplicatedSession`` lets go of its calls; a decorator
+    /// forwards; any other session has nothing to do (the default).
     func stopSharingCallsInFlight()
 
-    /// The framework's transport that this session sends on: the transport itself, or the one a
-    /// decorator wraps, however deep; `nil` for any other session (the default). How a part of
-    /// the framework that makes its own `URLSession` (``BackgroundTransfers``) applies the
-    /// transport's settings, its credential header names and its `serverTrust`, to that session
-    /// too: a cache or a recorder in front of the transport must not turn pinning off. Each
-    /// decorator says what it wraps, as it does for ``stopSharingCallsInFlight()``; a session of
-    /// the app's own cannot, so what it sends on stays unknown.
+    /// The framework's transport this session sends on, however deep the decorators; `nil` for
+    /// any other session (the default). How ``BackgroundTransfers`` applies the transport's
+    /// settings, credential header names and `serverTrust` to its own `URLSession`: a cache or a
+    /// recorder in front of the transport must not turn pinning off.
     var underlyingTransport: URLSessionTransport? { get }
 }
 

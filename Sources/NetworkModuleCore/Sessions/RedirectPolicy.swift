@@ -18,22 +18,19 @@ import Foundation
 /// }
 /// ```
 ///
-/// A refused redirect is an ordinary response: it goes through the status check, the actions
-/// and the caller's completion like any other. With the usual acceptable codes (`2xx`) it is a
-/// failure, ``NetworkError/unacceptableStatusCode(_:)``, whose ``HTTPErrorResponse`` carries
-/// the status, the headers (`Location` among them) and the body; accept the `3xx` codes to
-/// get it as a success.
+/// A refused redirect is an ordinary response (status check, actions, completion): with the
+/// usual acceptable codes (`2xx`) a ``NetworkError/unacceptableStatusCode(_:)`` whose
+/// ``HTTPErrorResponse`` carries the status, headers (`Location` among them) and body; accept
+/// the `3xx` codes to get it as a success.
 ///
 /// Whatever the policy, credentials never follow a redirect to another origin:
 /// ``URLSessionTransport`` removes them from the next request *after* ``decide(_:)``'s
 /// callback has returned it, so the callback cannot put them back.
 ///
 /// ``URLSessionTransport``, the session decorators and `FakeNetworkSession` apply every policy.
-/// A session that cannot (a plain `URLSession`, which the framework cannot watch redirects
-/// on, or a ``NetworkSession`` of yours, whose data task follows redirects) fails a request whose
-/// policy is not ``follow`` before sending it, with ``NetworkError/transportError(_:)-enum.case``
-/// (`URLError.unsupportedURL`, with a message saying why), rather than follow the redirect
-/// silently.
+/// A session that cannot (a plain `URLSession`, or a ``NetworkSession`` of yours, whose data
+/// task follows redirects) fails a request whose policy is not ``follow`` unsent, with
+/// ``NetworkError/transportError(_:)-enum.case`` (`URLError.unsupportedURL`, saying why).
 public struct RedirectPolicy: Sendable {
     enum Kind: Sendable {
         case follow
@@ -49,30 +46,22 @@ public struct RedirectPolicy: Sendable {
     /// Follow no redirect: the `3xx` response is the response.
     public static let refuse = RedirectPolicy(kind: .refuse)
 
-    /// Ask `decide` at each hop: return `next` to follow the redirect, a changed copy of it to
-    /// send that instead (another URL, other headers, another method or body: it is sent as
-    /// returned), or `nil` to stop and deliver the `3xx` response.
+    /// Ask `decide` at each hop, before the next request is sent: return `next` to follow the
+    /// redirect, a changed copy of it to send that instead (sent as returned), or `nil` to stop
+    /// and deliver the `3xx` response.
     ///
-    /// `decide` gets, for each hop:
-    /// - `response`: the redirect response: its `statusCode`, `url`, and headers, `Location`
-    ///   among them.
+    /// - `response`: the redirect, with its `statusCode`, `url` and headers (`Location` among them).
     /// - `next`: the request the session would send next: the `Location` resolved against the
-    ///   redirected URL, the method changed to `GET` where the status says so (`303`, and a
-    ///   `POST` answered with `301` or `302`), a `307` or `308` keeping the method of the request it
-    ///   answers (which, after a `303`, is a `GET`), whose body is sent again, and the credential
-    ///   headers already removed if it leads to another origin than the original request's.
-    /// - `hopNumber`: which hop this is: `1` for the first redirect of a request, `2` for the
-    ///   next, and so on.
+    ///   redirected URL; the method `GET` after a `303`, or a `POST` answered with `301` or `302`;
+    ///   after a `307` or `308`, the method and body of the request it answers; the credential
+    ///   headers removed if it leads to another origin than the original request's.
+    /// - `hopNumber`: `1` for the first redirect of a request, `2` for the next, and so on.
     ///
-    /// `decide` runs once per hop, on the session's thread (for ``URLSessionTransport``,
-    /// `URLSession`'s delegate queue), before the next request is sent: keep it quick and do
-    /// not block. `response` is not `Sendable` on every system (`HTTPURLResponse` is not on
-    /// Linux): copy what you need out of it (the status, the `Location`) rather than keep it.
-    /// Credential headers are removed from the request `decide` returns when that request goes
-    /// to another origin than the original request's, whatever it returns.
+    /// `decide` runs on the session's thread (for ``URLSessionTransport``, `URLSession`'s delegate
+    /// queue): keep it quick. `response` is not `Sendable` on Linux: copy out what you need.
+    /// Credential headers are removed from what `decide` returns when it goes to another origin.
     ///
-    /// - Parameter decide: called at each hop with the redirect response, the request that would
-    ///   be sent next and the hop's number (from 1); returns the request to send, or `nil` to stop.
+    /// - Parameter decide: called at each hop; returns the request to send, or `nil` to stop.
     public static func decide(
         _ decide: @escaping @Sendable (_ response: HTTPURLResponse, _ next: URLRequest, _ hopNumber: Int) -> URLRequest?
     ) -> RedirectPolicy {

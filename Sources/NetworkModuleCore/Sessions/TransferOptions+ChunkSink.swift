@@ -30,18 +30,12 @@ extension TransferOptions {
             self.receiver = receive
         }
 
-        /// Takes `chunk`, the next bytes of the body of `response` (the same response for every
-        /// chunk of a task), and returns whether there is room for more.
-        ///
-        /// - Returns `true`: the session goes on reading; `onRoom` is never called.
-        /// - Returns `false`: the sink is full. The session stops reading as soon as it can (the
-        ///   chunks it has already read it still hands over, and the sink takes them) and waits;
-        ///   the sink calls `onRoom` once, from any thread, when its consumer has made room, and
-        ///   the session reads on. A sink that is finished (its request ended, or cancelled)
-        ///   may never call it: the task is cancelled then.
-        ///
-        /// Sessions call it from any thread, one chunk at a time and in order, and never after
-        /// the task's completion handler.
+        /// Takes `chunk`, the next bytes of the body of `response` (the same for every chunk of a
+        /// task), and returns whether there is room for more; if not (`false`), the session stops
+        /// reading as soon as it can (chunks already read it still hands over) and reads on when
+        /// the sink calls `onRoom`, once, from any thread (a finished sink may never call it: the
+        /// task is cancelled then). Sessions call it from any thread, one chunk at a time and in
+        /// order, never after the task's completion handler.
         package func receive(_ chunk: Data, of response: HTTPURLResponse, onRoom: @escaping @Sendable () -> Void)
             -> Bool
         {

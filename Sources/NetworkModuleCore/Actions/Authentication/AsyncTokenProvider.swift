@@ -1,8 +1,6 @@
-/// An ``AccessTokenProvider`` made of `async throws` closures, for token stores written with
-/// async/await: what `.authentication(current:refresh:scheme:refreshStatusCodes:)` runs.
-///
-/// Each call runs its closure in a new `Task`; a thrown error fails the requests waiting for the
-/// token with that error. The ``AuthenticationAction`` calls the provider one call at a time.
+/// The ``AccessTokenProvider`` of `.authentication(current:refresh:scheme:refreshStatusCodes:)`:
+/// each call runs its closure in a new `Task` (the action makes one call at a time), and a thrown
+/// error fails the requests waiting for the token.
 struct AsyncTokenProvider: AccessTokenProvider {
     private let current: @Sendable () async throws -> String
     private let refresh: @Sendable () async throws -> String

@@ -33,10 +33,8 @@ public final class AuthenticationAction: NetworkModuleAction {
 
     enum Phase {
         case idle
-        /// Asking the provider (current or refreshed token); `id` tells this request for a
-        /// token from earlier ones, so a provider that answers twice is ignored. `isInvalidated`:
-        /// ``AuthenticationAction/resetToken()`` ran since it started, so its answer is dropped
-        /// and the current token is asked for again for the waiters.
+        /// Asking the provider, as request `id` (a second answer is ignored); `isInvalidated`:
+        /// ``AuthenticationAction/resetToken()`` ran since, so the answer is dropped and asked again.
         case obtaining(id: Int, waiters: [Waiter], isInvalidated: Bool = false)
     }
 
@@ -124,11 +122,8 @@ public final class AuthenticationAction: NetworkModuleAction {
         }
 
         /// A request whose token was rejected: retry it once, after a refresh if the token it
-        /// carried is still the current one and no request to the provider runs.
-        ///
-        /// A retry after a refresh is decided once the refresh has answered: `retryAfterRefresh`
-        /// waits for it, so the retry is prepared with the new token, or fails with the refresh's
-        /// error, whenever the module gets round to preparing it.
+        /// carried is still current and no request to the provider runs; `retryAfterRefresh` waits
+        /// for that refresh, so the retry is prepared with the new token or fails with its error.
         mutating func retry(requestID: UUID, retryAfterRefresh: @escaping Waiter) -> RetryStep {
             guard var record = requests[requestID], let sentGeneration = record.generation, !record.wasRetried
             else { return .doNotRetry }
@@ -204,8 +199,7 @@ public final class AuthenticationAction: NetworkModuleAction {
     /// refresh (for fixed credentials, whose rejection the caller should see).
     let refreshStatusCodes: Set<Int>
 
-    // One struct of mutable state behind one lock; the provider and every completion are
-    // called after leaving it.
+    // The provider and every completion are called outside the lock.
     private let state = LockedState(State())
 
     /// Creates an authentication action; its factories (``NetworkModuleAction/authentication(_:scheme:refreshStatusCodes:)``
@@ -219,12 +213,9 @@ public final class AuthenticationAction: NetworkModuleAction {
         CredentialHeaders.register(scheme.headerName)
     }
 
-    /// Forgets the token: the next request asks the provider for the current one. Call it
-    /// when the user signs out or in.
-    ///
-    /// A request to the provider still in flight is invalidated: its answer is dropped, and the
-    /// requests waiting for it wait for a new ``AccessTokenProvider/currentToken(completion:)``
-    /// instead, asked when the dropped answer arrives (see "Sign-out and sign-in" above).
+    /// Forgets the token: the next request asks the provider for the current one. Call it when
+    /// the user signs out or in. A request to the provider in flight is invalidated: its answer
+    /// is dropped, and its waiters wait for a new ``AccessTokenProvider/currentToken(completion:)``.
     public func resetToken() {
         state.withLock { $0.reset() }
     }

@@ -5,11 +5,7 @@ struct MetricsAction: NetworkModuleAction {
     private let redaction: Redaction
     private let report: @Sendable (RequestMetrics) -> Void
 
-    /// Creates a metrics action.
-    ///
-    /// - Parameters:
-    ///   - redaction: which query values are masked in ``RequestMetrics/url``.
-    ///   - report: receives the metrics of each request.
+    /// Creates the action; `redaction` masks ``RequestMetrics/url``, `report` gets each request's metrics.
     init(redaction: Redaction, report: @escaping @Sendable (RequestMetrics) -> Void) {
         self.redaction = redaction
         self.report = report

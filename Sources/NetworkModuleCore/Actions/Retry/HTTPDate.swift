@@ -1,22 +1,14 @@
 import Foundation
 
-/// Reads an HTTP-date (RFC 9110, section 5.6.7) from ASCII bytes, without `DateFormatter`.
-///
-/// The three forms HTTP allows are accepted: IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`),
-/// the obsolete RFC 850 form (`Sunday, 06-Nov-94 08:49:37 GMT`) and asctime
-/// (`Sun Nov  6 08:49:37 1994`, the day also as `6` or `06` after one space). Names match
-/// ignoring ASCII case. Anything else is `nil`: another layout, a day that does not exist
-/// (`30 Feb`), a time out of range, trailing text, any non-ASCII byte.
-///
-/// The header comes from the server, so the parser must hold up against any bytes:
-/// swift-corelibs-foundation's `DateFormatter` stops the process on some non-ASCII input
-/// (found by `scripts/fuzz.sh`), which a parser this small cannot do.
+/// Reads an HTTP-date (RFC 9110, section 5.6.7) from ASCII bytes, without `DateFormatter`: the
+/// IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), RFC 850 (`Sunday, 06-Nov-94 08:49:37 GMT`) and
+/// asctime (`Sun Nov  6 08:49:37 1994`, the day also `6` or `06`) forms, names ignoring case.
+/// Anything else is `nil` (another layout, `30 Feb`, a time out of range, trailing text,
+/// non-ASCII). The server sends it, so it must hold up against any bytes, which Linux's
+/// `DateFormatter` does not (it stops the process on some non-ASCII input: `scripts/fuzz.sh`).
 enum HTTPDate {
-    /// The date `text` names, or `nil` if it is not an HTTP-date.
-    ///
-    /// - Parameter now: the current time, which places a two-digit RFC 850 year: a date that
-    ///   would be more than 50 years in the future is taken from the century before, as RFC
-    ///   9110 asks.
+    /// The date `text` names, or `nil` if it is not an HTTP-date; `now` places a two-digit RFC 850
+    /// year (a date more than 50 years ahead is taken from the century before, as RFC 9110 asks).
     static func parse(_ text: String, now: Date) -> Date? {
         let bytes = Array(text.utf8)
         guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }

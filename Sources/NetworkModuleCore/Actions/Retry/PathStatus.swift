@@ -2,13 +2,11 @@
     import Network
 #endif
 
-/// What the system says of the network path, in the three states `NWPathMonitor` reports, and
-/// the one decision ``NetworkConnectivity`` takes from it: whether a request may be sent.
-///
-/// `requiresConnection` counts as reachable. The system reports it when the path is down but a
-/// new connection may bring it up (an on-demand VPN, a cellular link that must be activated): a
-/// request sent then is what brings it up, while a request that waited would sit until its time
-/// limit.
+/// What the system says of the network path (`NWPathMonitor`'s three states), and the one
+/// decision ``NetworkConnectivity`` takes from it: whether a request may be sent.
+/// `requiresConnection` counts as reachable: the path is down but a new connection may bring it
+/// up (an on-demand VPN, a cellular link to activate), which a request sent does, while a
+/// request that waited would sit until its time limit.
 enum PathStatus: Equatable {
     /// The path can be used now.
     case satisfied

@@ -4,14 +4,11 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// The `Cache-Control` directives ``CachedSession`` acts on (RFC 9111, section 5.2), read from
-/// a request or a response, with the two of RFC 5861 (`stale-while-revalidate`,
-/// `stale-if-error`). Unknown directives are ignored, and so are `s-maxage` and
-/// `proxy-revalidate`, which are for shared caches.
-///
-/// Seconds are read defensively: only ASCII digits count, a value beyond 2^31 is taken as
-/// 2^31 (section 1.2.2), and a malformed `max-age` or `max-stale` is taken as `0`, the
-/// conservative reading (section 4.2.1). When a directive appears twice, the first wins.
+/// The `Cache-Control` directives ``CachedSession`` acts on (RFC 9111, section 5.2, and RFC
+/// 5861's `stale-while-revalidate` and `stale-if-error`), of a request or a response. Unknown
+/// directives, and `s-maxage` and `proxy-revalidate` (for shared caches), are ignored. Seconds
+/// are ASCII digits only, at most 2^31 (section 1.2.2); a malformed `max-age` or `max-stale` is
+/// `0`, the conservative reading (section 4.2.1). When a directive appears twice, the first wins.
 struct CacheControl: Equatable {
     /// `no-store`: do not keep the response at all (on a request: and do not answer from the cache).
     var noStore = false

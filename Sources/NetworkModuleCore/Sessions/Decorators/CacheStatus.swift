@@ -5,23 +5,17 @@ import Foundation
 #endif
 
 /// The `Cache-Status` header field (RFC 9211) as ``CachedSession`` writes it and
-/// ``NetworkResponse/isStale`` reads it: one entry per cache that handled the response, the
-/// cache nearest the origin first, each its name followed by parameters. This cache's entry
-/// says how the stored response answered (`hit`, or `fwd=stale` when the server was asked) and
-/// its `ttl`, the freshness left in whole seconds, negative when stale.
-///
-/// A server can send a `Cache-Status` too, with an entry of any name, this cache's included; so
-/// only a response this cache made counts, and the cache makes each as an ``Answer``, which no
-/// server can: the wire yields plain `HTTPURLResponse`s.
+/// ``NetworkResponse/isStale`` reads it: one entry per cache, the one nearest the origin first.
+/// This cache's says how the stored response answered (`hit`, or `fwd=stale` when the server was
+/// asked) and its `ttl`, the freshness left in whole seconds (negative when stale). A server may
+/// send an entry of this cache's name, so only an ``Answer`` counts, which no server can make.
 enum CacheStatus {
     /// The name this cache gives itself.
     static let cacheName = "NetworkModule"
 
-    /// The response ``CachedSession`` hands out when it answers from memory: an
-    /// `HTTPURLResponse` like any other, whose class alone says that its `Cache-Status` entry
-    /// named ``cacheName`` was written by this cache (the header says nothing a server cannot
-    /// forge). A copy made elsewhere (a recorded and replayed response, one rebuilt by a
-    /// decorator) is a plain `HTTPURLResponse` again, and reads as not stale.
+    /// The response ``CachedSession`` hands out when it answers from memory: its class alone
+    /// says that its ``cacheName`` entry is this cache's. A copy made elsewhere (a replayed
+    /// recording) is a plain `HTTPURLResponse`, and reads as not stale.
     final class Answer: HTTPURLResponse, @unchecked Sendable {
         // @unchecked Sendable is safe with no lock: restated as Swift requires of a subclass of
         // an `@unchecked Sendable` class; `Answer` adds no state to the immutable response.

@@ -41,15 +41,10 @@ struct CachedResponse {
         "keep-alive",
     ]
 
-    /// The response to keep, or `nil` if it must not or need not be kept: not a `200`, not an
-    /// answer for the request's own URL (the end of followed redirects: each `3xx` on the way
-    /// decided for itself whether it could be stored, and the cache never saw them),
-    /// `no-store`, `Vary: *`, a request with `Authorization` the response does not allow to
-    /// store (section 3.5), or neither fresh for any time nor revalidatable.
-    ///
-    /// - Parameters:
-    ///   - request: the request it answers, whose `Authorization` and `Vary`-named headers count.
-    ///   - sentAt: when the request was sent; `receivedAt`, when the response came.
+    /// The response to `request` (sent at `sentAt`) to keep, or `nil` if it must not or need not
+    /// be kept: not a `200`, not for the request's own URL (the cache never saw the redirects on
+    /// the way), `no-store`, `Vary: *`, `Authorization` the response does not allow to store
+    /// (section 3.5), or neither fresh for any time nor revalidatable.
     init?(data: Data?, response: HTTPURLResponse, request: URLRequest, sentAt: Date, receivedAt: Date) {
         guard response.statusCode == 200, let data, Self.answers(request, response) else { return nil }
         let directives = CacheControl(cacheControl: response.value(forHTTPHeaderField: "Cache-Control"))
@@ -76,7 +71,7 @@ struct CachedResponse {
         let correctedAgeValue = ageValue + max(0, receivedAt.timeIntervalSince(sentAt))
         self.initialAge = max(apparentAge, correctedAgeValue)
         self.lifetime = Self.lifetime(of: response, directives: directives, dateValue: dateValue, now: receivedAt)
-        guard (lifetime > initialAge && !noCache) || entityTag != nil || lastModified != nil else { return nil }
+        guard (lifetime > initialAge && !noCache) || hasValidators else { return nil }
     }
 
     /// Whether `response` answers `request`'s own URL (RFC 9111, section 2: a response is stored
@@ -108,9 +103,7 @@ struct CachedResponse {
     }
 
     /// Whether it may answer at once, stale, while the cache revalidates it in the background
-    /// (RFC 5861, section 3): stale by no more than its `stale-while-revalidate`, neither
-    /// `no-cache` nor `must-revalidate`, and asked for by a request that accepts a stored
-    /// response of its age without wanting it fresh (no `no-cache`, `min-fresh` or reload).
+    /// (RFC 5861, section 3), for a request that does not want it fresh.
     func isUsableWhileRevalidating(at now: Date, for directives: CacheControl) -> Bool {
         guard let window = staleWhileRevalidate, !noCache, !mustRevalidate, !directives.noCache, !directives.reload,
             directives.minFresh == nil
@@ -121,9 +114,7 @@ struct CachedResponse {
     }
 
     /// Whether it may answer, stale, a request the server failed (RFC 5861, section 4; RFC 9111,
-    /// section 4.2.4): stale by no more than the `stale-if-error` of the response or of the
-    /// request, whichever allows more, neither `no-cache` nor `must-revalidate`, and the request
-    /// no reload.
+    /// section 4.2.4): within the larger `stale-if-error` of the response and the request.
     func isUsableOnError(at now: Date, for directives: CacheControl) -> Bool {
         guard !noCache, !mustRevalidate, !directives.reload else { return false }
         let window = max(staleIfError ?? -.infinity, directives.staleIfError ?? -.infinity)
@@ -148,7 +139,9 @@ struct CachedResponse {
     func served(at now: Date, as use: Use) -> HTTPURLResponse {
         let age = age(at: now)
         let freshnessLeft = lifetime - age
-        let ttl = freshnessLeft > 0 ? Self.wholeSeconds(freshnessLeft) : min(-1, Self.wholeSeconds(freshnessLeft))
+        let ttl =
+            freshnessLeft > 0
+            ? HeaderNumber.wholeSeconds(freshnessLeft) : min(-1, HeaderNumber.wholeSeconds(freshnessLeft))
         let parameters =
             switch use {
             case .hit: "hit"
@@ -158,18 +151,13 @@ struct CachedResponse {
             case .revalidated: "fwd=stale; fwd-status=304; stored"
             }
         var fields = HTTPHeaders(response.allHeaderFields)
-        fields["Age"] = String(max(0, Self.wholeSeconds(age)))
+        fields["Age"] = String(max(0, HeaderNumber.wholeSeconds(age)))
         fields["Cache-Status"] = CacheStatus.appending(to: fields["Cache-Status"], parameters: parameters, ttl: ttl)
         guard let url = response.url,
             let served = CacheStatus.Answer(
                 url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: fields.dictionary)
         else { return response }
         return served
-    }
-
-    /// `seconds` rounded down, within ±2^31 (section 1.2.2), 0 if it is not a number.
-    private static func wholeSeconds(_ seconds: TimeInterval) -> Int {
-        HeaderNumber.wholeSeconds(seconds)
     }
 
     /// Whether `request` has the values this response's `Vary` names (section 4.1).
@@ -192,10 +180,8 @@ struct CachedResponse {
         -> CachedResponse?
     {
         var fields = HTTPHeaders(response.allHeaderFields)
-        // `Date` and `Age` describe a message, not the stored representation: the refreshed
-        // response's are the 304's, and a 304 without them was generated when it was received
-        // (RFC 9110, section 6.6.1) and has aged in no cache. The stored ones would make it
-        // start out as old as the stored response was.
+        // `Date` and `Age` describe a message: the refreshed response's are the 304's (one
+        // without them was generated when received, RFC 9110, section 6.6.1), never the stored ones.
         fields["Date"] = nil
         fields["Age"] = nil
         for field in HTTPHeaders(notModified.allHeaderFields)

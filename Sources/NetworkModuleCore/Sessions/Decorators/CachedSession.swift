@@ -6,59 +6,34 @@ import Foundation
 
 /// A ``NetworkSession`` that keeps `200` answers to `GET` requests in memory and answers
 /// repeated requests from them as RFC 9111 allows a private cache to, and revalidates them
-/// with `ETag` and `Last-Modified` when it does not.
+/// with `ETag` and `Last-Modified` when it does not. The Sessions guide (docs/sessions.md,
+/// "Caching") tells every rule, RFC section by section.
 ///
 /// ```swift
 /// let session = URLSessionTransport.shared.cached(maximumBytes: 5_000_000)
 /// ```
 ///
-/// **What is stored.** A `200` answer to a `GET`, keyed by URL and request headers (as
-/// ``DeduplicatedSession`` compares them; `Cache-Control`, `Pragma` and the conditional
-/// headers do not count, and neither do `ignoredHeaderNames`), unless the response says
-/// `Cache-Control: no-store` or `Vary: *`. `Authorization` counts, so users do not see each
-/// other's responses, and a response to a request with `Authorization` is kept only when it says
-/// `public`, `must-revalidate` or `s-maxage`. A response whose `Vary` names a header is used only
-/// for requests with the same values of that header. The cache is bounded by `maximumEntries`
-/// and by `maximumBytes` of bodies: the least recently used entry goes first.
-///
-/// **Freshness.** A response is fresh for its `max-age`, else until its `Expires` (measured
-/// from its `Date`), else, with a `Last-Modified`, for 10% of the time since then (at most a
-/// day), less its age (its `Age` and the time it has been stored). A response with none of
-/// these is only kept to be revalidated. `no-cache` makes it stale at once, so it is
-/// revalidated every time. A usable response is served without a call, inside `resume()`, on
-/// the calling thread.
-///
-/// **Revalidation.** A stale response with an `ETag` or `Last-Modified` is revalidated: the
-/// request goes out with `If-None-Match` / `If-Modified-Since`, and a `304 Not Modified` is
-/// answered with the stored `200`, its header fields updated from the 304's, fresh again: its
-/// age is the 304's (`Date` and `Age` are the 304's own, or the time it arrived and 0).
-///
-/// **Serving stale** (RFC 5861). A response with `stale-while-revalidate=N` answers at once
-/// for N seconds past its freshness, while one background request revalidates it. When the
-/// server fails (a transport error other than a cancellation, or a `500`, `502`, `503` or
-/// `504`), a stored response within the `stale-if-error=N` of the response, or of the request
-/// (a request's opt-in), answers instead. A response with `must-revalidate` or `no-cache`, and
-/// a request that reloads, never get a stale response this way; a request with `only-if-cached`
-/// gets the stale answer without the background request. Every response served from memory
-/// carries its `Age` and a `Cache-Status` (RFC 9211), which ``NetworkResponse/isStale`` reads
-/// (only on a response this cache made: a server's `Cache-Status` does not count).
-///
-/// **Per request.** The request's `Cache-Control` (`no-store`, `no-cache`, `max-age`,
-/// `max-stale`, `min-fresh`, `only-if-cached`, `stale-if-error`), or `Pragma: no-cache` without it, and its
-/// `cachePolicy`: `.reloadIgnoringLocalCacheData` fetches without using or revalidating the
-/// stored response, `.reloadRevalidatingCacheData` is `no-cache`, `.returnCacheDataElseLoad`
-/// is `max-stale`, and `.returnCacheDataDontLoad` is `max-stale` with `only-if-cached`, which
-/// answers `504 Gateway Timeout` without a call when nothing usable is stored. A stale
-/// response with `must-revalidate` is never served stale. A request with its own
-/// `If-None-Match`, `If-Modified-Since` or `Range` goes to the wrapped session untouched.
-///
-/// **Unsafe methods.** When a request with a method other than `GET`, `HEAD`, `OPTIONS` or
-/// `TRACE` succeeds (`2xx` or `3xx`), the stored responses for its URL, and for the URLs of
-/// its `Location` and `Content-Location` on the same origin, are removed.
-///
-/// **Transfers** (downloads, requests with a progress handler) bypass the cache: they go to the
-/// wrapped session as they are, so a download is never served from memory (nor half-written
-/// from it) and never stored.
+/// - **Stored**: a `200` to a `GET`, keyed by URL and request headers (as ``DeduplicatedSession``
+///   compares them, less `Cache-Control`, `Pragma`, the conditional headers and
+///   `ignoredHeaderNames`), unless it says `no-store` or `Vary: *`. `Authorization` counts, and
+///   its response is kept only when it says `public`, `must-revalidate` or `s-maxage`. Bounded
+///   by `maximumEntries` and `maximumBytes`, the least recently used entry first out.
+/// - **Fresh** for its `max-age`, else until its `Expires`, else 10% of the time since its
+///   `Last-Modified` (at most a day), less its age; `no-cache` makes it stale at once. A usable
+///   response is served inside `resume()`, on the calling thread, without a call.
+/// - **Revalidated** when stale, with `If-None-Match` / `If-Modified-Since`: a `304` is answered
+///   with the stored `200`, its fields updated from the 304's, fresh again.
+/// - **Served stale** (RFC 5861) within `stale-while-revalidate` while one background request
+///   revalidates it, and within `stale-if-error` (the response's or the request's) when the
+///   server fails; never with `must-revalidate` or `no-cache`. A response served from memory
+///   carries its `Age` and a `Cache-Status`, which ``NetworkResponse/isStale`` reads.
+/// - **Per request**: its `Cache-Control`, `Pragma: no-cache` and `cachePolicy` count;
+///   `only-if-cached` answers `504` without a call when nothing usable is stored, and a request
+///   with its own `If-None-Match`, `If-Modified-Since` or `Range` goes through untouched.
+/// - **Unsafe methods** that succeed remove what is stored for their URL, and for their same-origin
+///   `Location` and `Content-Location`.
+/// - **Transfers** (downloads, requests with a progress handler) bypass the cache: never served
+///   from memory, never stored.
 ///
 /// Every resumed or cancelled task calls its completion handler exactly once. Thread-safe;
 /// ``statistics`` counts hits, misses, revalidations and evictions.
@@ -95,9 +70,8 @@ public final class CachedSession: NetworkSession, TransferringSession {
         /// time per key.
         var revalidatingInBackground: Set<RequestKey> = []
 
-        /// Which ``removeAll()`` the cache is at: a request sent in one generation changes
-        /// nothing stored in a later one (``record(_:_:forKey:request:revalidating:sentAt:receivedAt:sentIn:)``
-        /// checks it), so that no answer to a request made before a sign-out is stored after it.
+        /// Which ``removeAll()`` the cache is at: an answer to a request sent in an earlier
+        /// generation (before a sign-out) stores nothing.
         var generation: UInt64 = 0
 
         /// Stores `response` for `key`, counting the evictions it causes.
@@ -113,13 +87,11 @@ public final class CachedSession: NetworkSession, TransferringSession {
             generation &+= 1
         }
 
-        /// Records the server's answer `http` (with `data`) to `request`, sent for `key` at
-        /// `sentAt` in `generation` to revalidate `revalidating` (or to fetch, when `nil`), and
-        /// returns what the caller gets for it: for a `304`, the stored response, fresh again;
-        /// otherwise `nil`, meaning the answer as it came. A new `200` is stored; any other
-        /// answer below `500` removes what was stored, which it replaces (RFC 9111, section
-        /// 4.4). The one way an answer reaches the store: an answer to a request sent before the
-        /// last ``removeAll()`` changes nothing stored (its caller still gets it).
+        /// The one way an answer reaches the store: records `http` (with `data`), the answer to
+        /// `request` sent to revalidate `revalidating` (or to fetch, when `nil`), and returns the
+        /// stored response, fresh again, for a `304`; otherwise `nil` (the answer as it came). A
+        /// new `200` is stored; any other answer below `500` removes what it replaces (RFC 9111,
+        /// section 4.4); an answer from an earlier `generation` changes nothing stored.
         mutating func record(
             _ data: Data?, _ http: HTTPURLResponse, forKey key: RequestKey, request: URLRequest,
             revalidating: CachedResponse?, sentAt: Date, receivedAt: Date, sentIn generation: UInt64
@@ -148,7 +120,6 @@ public final class CachedSession: NetworkSession, TransferringSession {
         }
     }
 
-    /// The wrapped session, as the decorator sends on it.
     let wrapped: any TransferringSession
     /// The clock: tests pass their own to move time without sleeping.
     let now: @Sendable () -> Date
@@ -197,22 +168,15 @@ public final class CachedSession: NetworkSession, TransferringSession {
         state.withLock { $0.removeAll() }
     }
 
-    /// Forwards to the wrapped session: this cache shares no calls of its own (its stored
-    /// responses stay; ``removeAll()`` is what forgets them).
-    package func stopSharingCallsInFlight() {
-        wrapped.stopSharingCallsInFlight()
-    }
+    /// Forwards to the wrapped session: the cache shares no calls (``removeAll()`` forgets what it stores).
+    package func stopSharingCallsInFlight() { wrapped.stopSharingCallsInFlight() }
 
     /// The wrapped session's.
     package var underlyingTransport: URLSessionTransport? { wrapped.underlyingTransport }
 
-    /// Answers from the cache when it can, and asks the wrapped session otherwise, for a plain
-    /// request (redirects followed, the body in memory, nobody told of progress). Anything else
-    /// bypasses the cache, neither answered from it nor stored, and goes to the wrapped session as
-    /// it is: what is stored is the end of followed redirects; a download is always written by the
-    /// wrapped session (streamed to its file by a ``URLSessionTransport``) and never replayed from
-    /// memory; a large body never fills the cache. An unsafe request still invalidates what it
-    /// changes.
+    /// Answers a plain `GET` (redirects followed, the body in memory, no progress) from the cache
+    /// when it can; anything else bypasses the cache (see "Transfers" above), and an unsafe
+    /// request still invalidates what it changes.
     package func transferTask(
         with request: URLRequest, transfer: TransferOptions,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
@@ -255,8 +219,7 @@ public final class CachedSession: NetworkSession, TransferringSession {
     }
 
     /// A request's directives, from its `Cache-Control` and `Pragma` fields and its cache
-    /// policy: the one reading of them, whichever path the request takes (the plain `GET` reads
-    /// the fields in the pass that builds its key; the others ask for them).
+    /// policy: the one reading of them, whichever path the request takes.
     private static func directives(
         cacheControl: String?, pragma: String?, cachePolicy: URLRequest.CachePolicy
     ) -> CacheControl {
@@ -276,11 +239,9 @@ public final class CachedSession: NetworkSession, TransferringSession {
         return .response(Data(), response)
     }
 
-    /// Revalidates `stale`, stored for `key`, with a request of the cache's own (RFC 5861,
-    /// section 3), once the caller put `key` in `revalidatingInBackground` in `generation`: the
-    /// caller got `stale` already, and the answer only updates what is stored. Nobody waits for
-    /// it, so it is never cancelled; a failure leaves `stale` stored. After a ``removeAll()``
-    /// its answer changes nothing.
+    /// Revalidates `stale` with a request of the cache's own (RFC 5861, section 3), once the
+    /// caller put `key` in `revalidatingInBackground`: its answer only updates what is stored.
+    /// Nobody waits for it, so it is never cancelled; a failure leaves `stale` stored.
     func revalidateInBackground(
         _ stale: CachedResponse, forKey key: RequestKey, request: URLRequest, at now: Date, in generation: UInt64
     ) {

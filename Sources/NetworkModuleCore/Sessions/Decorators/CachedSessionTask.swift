@@ -24,18 +24,15 @@ final class CachedSessionTask: NetworkSessionTask, @unchecked Sendable {
     private let key: RequestKey
     private let directives: CacheControl
     private let session: CachedSession
-    /// Guarded by `session.state`: runs the wrapped session's task once sent (none for an answer
-    /// from the cache).
+    /// Runs the wrapped session's task once sent (none for an answer from the cache).
     private var lifecycle: SessionTaskLifecycle<any NetworkSessionTask>
-    /// Guarded by `session.state`: the stored response a conditional request was sent for.
+    /// The stored response a conditional request was sent for.
     private var revalidating: CachedResponse?
-    /// Guarded by `session.state`: the stored response for this request, too old to answer it
-    /// unasked, which may answer it if the server cannot (`stale-if-error`).
+    /// The stored response, too old to answer unasked, that may answer if the server cannot.
     private var stale: CachedResponse?
-    /// Guarded by `session.state`: when the request was sent, for the response's age.
+    /// When the request was sent, for the response's age.
     private var sentAt = Date.distantPast
-    /// Guarded by `session.state`: the cache's generation when the request was sent; its answer
-    /// is stored only if no ``CachedSession/removeAll()`` came in between.
+    /// The cache's generation when sent: its answer is stored only if no ``CachedSession/removeAll()`` came since.
     private var generation: UInt64 = 0
 
     init(

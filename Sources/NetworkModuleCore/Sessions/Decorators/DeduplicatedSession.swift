@@ -12,25 +12,18 @@ import Foundation
 /// let session = URLSessionTransport.shared.deduplicated()
 /// ```
 ///
-/// Two requests are identical when they have the same method, URL, body bytes, timeout,
-/// cache policy, and headers (names ignoring case, values exactly), apart from the headers named in
-/// `ignoredHeaderNames` (by default ``defaultIgnoredHeaderNames``: `X-Request-ID`, `X-Correlation-ID`,
-/// `traceparent` and `tracestate`, which differ on every request without changing what it
-/// asks for). `Authorization` counts: requests made with different credentials never share
-/// a call. Only requests whose method is in `methods` (`GET` and `HEAD` by
-/// default) are shared; others, and requests with a streamed body, go to the wrapped
-/// session as they are.
+/// Two requests are identical when they have the same method, URL, body bytes, timeout, cache
+/// policy and headers (names ignoring case, values exactly), apart from `ignoredHeaderNames`
+/// (``defaultIgnoredHeaderNames`` by default). `Authorization` counts: requests made with
+/// different credentials never share a call. Only requests whose method is in `methods` (`GET`
+/// and `HEAD` by default) are shared; others, streamed bodies and transfers (downloads, requests
+/// with a progress handler) go to the wrapped session as they are.
 ///
-/// - A request joins a call only while that call is in flight; once it has answered, the
-///   next identical request makes a new call.
-/// - After ``CachedSession/removeAll()`` on a cache that wraps it (sign-out), no request joins
-///   a call made before: the next identical request makes a new call.
-/// - Cancelling one caller completes it with `URLError.cancelled` at once and leaves the
-///   call running for the others; when every caller has cancelled, the call is cancelled.
+/// - A request joins a call only while it is in flight; after it, or after
+///   ``CachedSession/removeAll()`` on a cache that wraps it (sign-out), the next makes a new call.
+/// - Cancelling one caller completes it with `URLError.cancelled` at once and leaves the call
+///   running for the others; when every caller has cancelled, the call is cancelled.
 /// - Every resumed or cancelled task calls its completion handler exactly once.
-///
-/// Transfers (downloads, requests with a progress handler) are never shared: they go to the
-/// wrapped session as they are, streamed by it.
 ///
 /// Thread-safe. ``statistics`` counts calls and joined requests.
 public final class DeduplicatedSession: NetworkSession, TransferringSession {
@@ -77,7 +70,6 @@ public final class DeduplicatedSession: NetworkSession, TransferringSession {
         }
     }
 
-    /// The wrapped session, as the decorator sends on it.
     let wrapped: any TransferringSession
     let state = LockedState(State())
     /// The shared methods, uppercase.
@@ -115,10 +107,8 @@ public final class DeduplicatedSession: NetworkSession, TransferringSession {
     package var underlyingTransport: URLSessionTransport? { wrapped.underlyingTransport }
 
     /// Shares a call with identical requests in flight, for a plain request (redirects followed,
-    /// the body in memory, nobody told of progress). Anything else is never shared and gets the
-    /// wrapped session's own task: two callers' redirect policies cannot be told apart, and each
-    /// caller of a transfer has its own file and its own progress handler (one caller's download
-    /// must not land in another's file).
+    /// the body in memory, no progress); anything else gets the wrapped session's own task: two
+    /// callers' redirect policies cannot be told apart, and each transfer has its own file.
     package func transferTask(
         with request: URLRequest, transfer: TransferOptions,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void

@@ -5,19 +5,13 @@ import Foundation
 #endif
 
 extension LockedState {
-    /// How every decorator hands a request to the session it wraps: creates the task with
-    /// no lock held, lets `adopt` (run inside the lock) keep it if the decorator's task still
-    /// wants it, and resumes it if so.
-    ///
-    /// `adopt` returns `false` when the decorator's task was cancelled meanwhile, or when
-    /// the wrapped session answered inside `dataTask(with:)`. The task is the wrapped session's
-    /// ``TransferringSession/transferTask(with:transfer:completionHandler:)``. The new task is then cancelled,
-    /// never resumed: a task left alone would hold its completion handler (and everything
-    /// it captures) for as long as the wrapped session keeps it, which for a
-    /// swift-corelibs-foundation `URLSession` is until the session is invalidated. Its
-    /// answer to the cancel is dropped by the decorator's task, already finished.
-    /// (``NetworkSessionTask/cancel()`` before `resume()` is safe: the framework's own
-    /// tasks then never reach `URLSession` at all.)
+    /// How every decorator hands a request to the session it wraps: creates the wrapped session's
+    /// task with no lock held, lets `adopt` (inside the lock) keep it if the decorator's task
+    /// still wants it, and resumes it if so. When `adopt` returns `false` (the decorator's task
+    /// was cancelled, or the wrapped session answered inside the call), the new task is cancelled,
+    /// never resumed: left alone, it would hold its completion handler as long as the wrapped
+    /// session keeps it (for swift-corelibs-foundation, until the session is invalidated). Its
+    /// answer to the cancel is dropped; a cancel before `resume()` is safe.
     func send(
         _ request: URLRequest, on session: any TransferringSession, transfer: TransferOptions = TransferOptions(),
         adopt: (inout State, any NetworkSessionTask) -> Bool, completionHandler: @escaping SessionCompletionHandler

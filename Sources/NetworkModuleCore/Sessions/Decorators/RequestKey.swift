@@ -4,17 +4,11 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// What makes two requests "the same request" for ``DeduplicatedSession`` and
-/// ``CachedSession``: the method, the URL, every header except the ignored ones (names
-/// compared ignoring case, values exactly), and the body bytes; for de-duplication also the
-/// timeout and the cache policy, which change what a caller of a shared call gets.
-///
-/// A request whose body is a stream has no key: its bytes cannot be compared without
-/// reading them.
-///
-/// The hash is computed once, when the key is made: a key is looked up, inserted and removed
-/// in its session's table, and hashing the URL, headers and body each time would cost more
-/// than the rest of a decorator's work.
+/// What makes two requests "the same request" for ``DeduplicatedSession`` and ``CachedSession``:
+/// the method, the URL, the headers but the ignored ones (names ignoring case), the body bytes,
+/// and for de-duplication the timeout and the cache policy. A streamed body has no key: its bytes
+/// cannot be compared unread. The hash is computed once, when the key is made: hashing the URL,
+/// headers and body on every table lookup would cost more than the rest of a decorator's work.
 struct RequestKey: Hashable, Sendable {
     /// One header that counts, with its name lowercased.
     struct Header: Hashable, Sendable {
@@ -39,14 +33,9 @@ struct RequestKey: Hashable, Sendable {
         let cachePolicy: UInt
     }
 
-    /// The key of `request`, or `nil` if it has no URL or a streamed body.
-    ///
-    /// - Parameters:
-    ///   - ignoredHeaderNames: lowercased names of headers that do not count.
-    ///   - includingLoadOptions: whether the timeout and the cache policy count.
-    ///   - onIgnoredHeader: sees each ignored header, name lowercased, so a caller that
-    ///     needs some of them reads them in the same pass (`value(forHTTPHeaderField:)`
-    ///     costs a pass over every header per call).
+    /// The key of `request`, or `nil` if it has no URL or a streamed body. `onIgnoredHeader` sees
+    /// each ignored header (`ignoredHeaderNames` are lowercased, and so is the name it gets), so
+    /// that a caller reads the ones it needs in the same pass.
     init?(
         _ request: URLRequest, ignoringHeaderNames ignoredHeaderNames: Set<String>, includingLoadOptions: Bool = false,
         onIgnoredHeader: (_ lowercasedName: String, _ value: String) -> Void = { _, _ in }

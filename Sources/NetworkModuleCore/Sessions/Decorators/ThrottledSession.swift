@@ -11,18 +11,14 @@ import Foundation
 /// let session = URLSessionTransport.shared.throttled(maxConcurrent: 4)
 /// ```
 ///
-/// - A resumed task starts at once if fewer than `maxConcurrent` tasks are in flight, and
-///   otherwise joins the back of the queue. Waiting costs no thread and no polling: the
-///   next waiter is started by the task that finishes.
-/// - Cancelling a waiting task removes it from the queue and completes it with
-///   `URLError.cancelled` at once. Cancelling a task in flight cancels it in the wrapped
-///   session, completes it with `URLError.cancelled` at once, and gives its place to the
-///   next waiter. Cancelling a task that was never resumed completes it as cancelled too.
-/// - Every resumed or cancelled task calls its completion handler exactly once, on the
-///   thread where the wrapped session answered, or on the thread that cancelled it.
-///
-/// Transfers (downloads, progress) wait for a place like any request, and are then handed to the
-/// wrapped session as transfers, so a ``URLSessionTransport`` still streams them to disk.
+/// A resumed task starts at once if fewer than `maxConcurrent` tasks are in flight, and otherwise
+/// joins the back of the queue; waiting costs no thread and no polling (the task that finishes
+/// starts the next). Cancelling a task, waiting, in flight or never resumed, completes it with
+/// `URLError.cancelled` at once (one in flight is cancelled in the wrapped session and gives its
+/// place to the next waiter). Every resumed or cancelled task calls its completion handler
+/// exactly once, on the thread where the wrapped session answered or the one that cancelled it.
+/// Transfers wait for a place like any request, then go to the wrapped session as transfers
+/// (streamed to disk by a ``URLSessionTransport``).
 ///
 /// Thread-safe. ``statistics`` shows how many tasks are in flight and waiting.
 public final class ThrottledSession: NetworkSession, TransferringSession {
@@ -70,7 +66,6 @@ public final class ThrottledSession: NetworkSession, TransferringSession {
     /// The largest number of tasks in flight at once (at least 1).
     let maxConcurrent: Int
 
-    /// The wrapped session, as the decorator sends on it.
     let wrapped: any TransferringSession
     let state = LockedState(State())
 
@@ -96,9 +91,7 @@ public final class ThrottledSession: NetworkSession, TransferringSession {
     }
 
     /// Forwards to the wrapped session: a throttle shares no calls, it only queues them.
-    package func stopSharingCallsInFlight() {
-        wrapped.stopSharingCallsInFlight()
-    }
+    package func stopSharingCallsInFlight() { wrapped.stopSharingCallsInFlight() }
 
     /// The wrapped session's.
     package var underlyingTransport: URLSessionTransport? { wrapped.underlyingTransport }

@@ -24,15 +24,12 @@ final class ThrottledSessionTask: NetworkSessionTask, @unchecked Sendable {
     /// What the wrapped session is asked to do with the request.
     private let transfer: TransferOptions
     private let session: ThrottledSession
-    /// Guarded by `session.state`: runs the wrapped session's task once it holds a place.
+    /// Runs the wrapped session's task once it holds a place.
     private var lifecycle: SessionTaskLifecycle<any NetworkSessionTask>
-    /// Guarded by `session.state`.
     var place = Place.none
-    /// Guarded by `session.state`: `true` while ``start()`` is handing this task to the wrapped
-    /// session, which may answer (and so give up the place) before it returns.
+    /// `true` while ``start()`` hands this task to the wrapped session, which may answer first.
     private var isSending = false
-    /// Guarded by `session.state`: the waiter this task gave its place to while it was being
-    /// sent, which ``start()`` starts once the send has returned.
+    /// The waiter this task gave its place to while being sent, for ``start()`` to start after.
     private var handoff: ThrottledSessionTask?
 
     init(
@@ -80,13 +77,11 @@ final class ThrottledSessionTask: NetworkSessionTask, @unchecked Sendable {
         handler(nil, nil, URLError.cancelled(request))
     }
 
-    /// Sends the request on the wrapped session; called once the task holds a place.
-    ///
-    /// A wrapped session may answer inside `resume()` (a cache hit, a fake), and the answer
-    /// hands the place to the next waiter. Starting that waiter there would nest one start in
-    /// the other, one stack frame deeper per waiter, until thousands of waiters overflow the
-    /// stack. So a place given up while its task is being sent is handed back here, and this
-    /// loop starts the waiters one after the other at the same depth.
+    /// Sends the request on the wrapped session, once the task holds a place. A wrapped session
+    /// may answer inside `resume()` (a cache hit, a fake), handing the place to the next waiter;
+    /// starting it there would nest one start per waiter and overflow the stack with thousands.
+    /// So a place given up while its task is being sent comes back here, and this loop starts
+    /// the waiters one after the other at the same depth.
     func start() {
         var next: ThrottledSessionTask? = self
         while let task = next {
