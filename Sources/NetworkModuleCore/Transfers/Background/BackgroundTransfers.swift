@@ -272,18 +272,7 @@ public final class BackgroundTransfers: Sendable {
             throw BackgroundTransferRefusal.redirectPolicy.networkError(url: nil)
         }
         var urlRequest = try module.buildRequest(request)
-        if let stream = urlRequest.httpBodyStream {
-            // The system reads the file itself: the builder's stream of it is not sent.
-            BodyStreams.release(stream)
-            urlRequest.httpBodyStream = nil
-            guard case .upload = kind else {
-                throw BackgroundTransferRefusal.downloadWithBody.networkError(url: urlRequest.url)
-            }
-        }
-        if urlRequest.httpBody != nil {
-            let refusal: BackgroundTransferRefusal = kind.isDownload ? .downloadWithBody : .bodyNotAFile
-            throw refusal.networkError(url: urlRequest.url)
-        }
+        try Self.removeBody(of: &urlRequest, kind: kind)
         let (requestID, sequenceNumber) = RequestIdentifiers.next(in: module.requestCount)
         let start = BackgroundTransferLedger.Start(
             id: id, token: UUID().uuidString, kind: kind, networkRequest: request,
@@ -318,8 +307,11 @@ public final class BackgroundTransfers: Sendable {
     /// Checks the prepared request's credentials (unless the app allowed them to follow
     /// redirects) and an upload's file (the actions may have taken long enough for it to go),
     /// writes the transfer down and hands it to the system.
-    private func send(_ request: URLRequest, _ start: BackgroundTransferLedger.Start) {
+    private func send(_ prepared: URLRequest, _ start: BackgroundTransferLedger.Start) {
+        var request = prepared
         do throws(NetworkError) {
+            // Checked again: an action may have given the request a body.
+            try Self.removeBody(of: &request, kind: start.kind)
             // The system raises an exception for an upload file it cannot open: it is opened
             // here, after the actions, so that only the ledger's save stands between the two.
             if case .upload(let file) = start.kind { _ = try BodyStreamSource.checkedFile(file) }
@@ -340,6 +332,24 @@ public final class BackgroundTransfers: Sendable {
                     carriesCredentials: !credentials.isEmpty
                         || request.url.map { Redaction.default.redacted($0) != $0 } == true)
             })
+    }
+
+    /// Takes off `request` the stream of an upload's file (the system reads the file itself)
+    /// and refuses any other body: a download has none, and an upload's is its file.
+    private static func removeBody(of request: inout URLRequest, kind: BackgroundTransferRecord.Kind)
+        throws(NetworkError)
+    {
+        if let stream = request.httpBodyStream {
+            BodyStreams.release(stream)
+            request.httpBodyStream = nil
+            guard case .upload = kind else {
+                throw BackgroundTransferRefusal.downloadWithBody.networkError(url: request.url)
+            }
+        }
+        if request.httpBody != nil {
+            let refusal: BackgroundTransferRefusal = kind.isDownload ? .downloadWithBody : .bodyNotAFile
+            throw refusal.networkError(url: request.url)
+        }
     }
 
     private func failPreparation(_ start: BackgroundTransferLedger.Start, _ error: NetworkError) {

@@ -269,10 +269,11 @@ extension BackgroundTransfersTests {
         print(
             "action body on a download: sent=\(system.sent.count) body=\(body.map { String(decoding: $0, as: UTF8.self) } ?? "nil") reports=\(reports.ids)"
         )
-        withKnownIssue(
-            "BREAK: a body an action adds to a download reaches the system (the body refusal runs only before the actions)"
-        ) {
-            #expect(system.sent.allSatisfy { $0.request.httpBody == nil && $0.request.httpBodyStream == nil })
-        }
+        #expect(system.sent.isEmpty)
+        #expect(reports.ids == ["a"])
+        #expect(
+            reports.results.first?.error?.transportFailure?.message?.contains("A background download sends no body")
+                == true,
+            "\(reports.results)")
     }
 }
