@@ -131,7 +131,12 @@ struct ActionPipeline: Sendable {
                     (next, request) = update { $0.preparationDeadlineScheduled(deadline) }
                 case .send(_, let deadline):
                     deadline?.cancel()
-                    return completion(Result { () throws(NetworkError) in try checked(request) })
+                    // Not `Result { … }`: the Swift 5.9 of Apple's SDKs has no typed-throws `init(catching:)`.
+                    do throws(NetworkError) {
+                        return completion(.success(try checked(request)))
+                    } catch {
+                        return completion(.failure(error))
+                    }
                 case .finish(let finish):
                     finish.timerToCancel?.cancel()
                     if case .failure(let error) = finish.result { completion(.failure(error)) }
