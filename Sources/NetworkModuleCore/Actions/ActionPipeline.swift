@@ -89,23 +89,22 @@ struct ActionPipeline: Sendable {
         return .prepared(request)
     }
 
-    /// Prepares `request` with every action, and calls `completion` once: with the prepared,
-    /// checked request, the first failure, or ``NetworkError/timedOut`` when the request's timeout
-    /// passes while an action prepares. For a background transfer, which has no
-    /// ``RequestOperation``: its one attempt goes through a ``RequestStateMachine`` all the same,
-    /// and `completion` gets the request where the module would send it. Once `isAbandoned` says
-    /// the caller gave it up, the next completion of an action ends it with
-    /// ``NetworkError/cancelled``.
-    func prepare(
-        _ request: URLRequest, context: @escaping @Sendable () -> ActionContext,
-        isAbandoned: @escaping @Sendable () -> Bool,
+    /// Prepares `request` with every action, for a background transfer, which has no
+    /// ``RequestOperation``: its one attempt goes through a ``RequestStateMachine`` all the same.
+    /// `completion` gets, once, the prepared and checked request where the module would send it,
+    /// the first failure, ``NetworkError/timedOut`` when the request's timeout passes while an
+    /// action prepares, or ``NetworkError/cancelled`` after `cancel()` on the returned handle
+    /// (which, as for a module's request, waits for an action's `prepare` that is running).
+    ///
+    /// - Returns: the handle, and `start`, which begins the preparation: the caller keeps the
+    ///   handle where a cancel finds it before any action runs.
+    func preparation(
+        of request: URLRequest, context: @escaping @Sendable () -> ActionContext,
         completion: @escaping @Sendable (Result<URLRequest, NetworkError>) -> Void
-    ) {
+    ) -> (handle: any NetworkCancellable, start: @Sendable () -> Void) {
         typealias Answer = (next: RequestStateMachine.Next, request: URLRequest?)
         var machine = RequestStateMachine(actionCount: actions.count, maximumAttempts: 1, completion: nil)
         _ = machine.start()
-        var noStream: InputStream?
-        let first: Answer = (machine.built(.success(request), bodyStream: &noStream), machine.takeRequest())
         let state = LockedState(machine)
         @Sendable func update(_ event: (inout RequestStateMachine) -> RequestStateMachine.Next) -> Answer {
             state.withLock { machine in (event(&machine), machine.takeRequest()) }
@@ -119,7 +118,6 @@ struct ActionPipeline: Sendable {
                     let outcome =
                         request.take().map {
                             prepare($0, from: from, context: context) { index, result in
-                                let result = isAbandoned() ? .failure(.cancelled) : result
                                 run(update { $0.actionPrepared(attempt: 1, index: index, result) })
                             }
                         } ?? .failed(.invalidRequest(.missingURL))
@@ -146,7 +144,14 @@ struct ActionPipeline: Sendable {
                 }
             }
         }
-        run(first)
+        // Built before it starts: a cancel before `start` ends it without calling an action.
+        return (
+            PreparationHandle { run(update { $0.cancel() }) },
+            {
+                var noStream: InputStream?
+                run(update { $0.built(.success(request), bodyStream: &noStream) })
+            }
+        )
     }
 
     /// Runs `onExpiry` when a request whose timeout is `timeout` has waited that long for its
@@ -220,4 +225,11 @@ struct ActionPipeline: Sendable {
 /// The handle of a deadline that was never set.
 private struct NoDeadline: NetworkCancellable {
     func cancel() {}
+}
+
+/// The handle of a background transfer's preparation.
+private struct PreparationHandle: NetworkCancellable {
+    let cancelPreparation: @Sendable () -> Void
+
+    func cancel() { cancelPreparation() }
 }

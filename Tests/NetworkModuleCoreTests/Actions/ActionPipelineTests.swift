@@ -150,9 +150,10 @@ struct ActionPipelineTests {
         request.timeoutInterval = 3
         let ends = LockedState<[Result<URLRequest, NetworkError>]>([])
 
-        pipeline.prepare(
-            request, context: { ActionContext(networkRequest: nil) }, isAbandoned: { false },
-            completion: { result in ends.withLock { $0.append(result) } })
+        pipeline.preparation(
+            of: request, context: { ActionContext(networkRequest: nil) },
+            completion: { result in ends.withLock { $0.append(result) } }
+        ).start()
         clock.advance(by: 2.9)
         let before = ends.value.count
         clock.advance(by: 0.1)
@@ -171,9 +172,10 @@ struct ActionPipelineTests {
         let pipeline = ActionPipeline(actions: [later, .headers(["X-After": "1"])], delayScheduler: clock)
         let ends = LockedState<[Result<URLRequest, NetworkError>]>([])
 
-        pipeline.prepare(
-            try Self.request(), context: { ActionContext(networkRequest: nil) }, isAbandoned: { false },
-            completion: { result in ends.withLock { $0.append(result) } })
+        pipeline.preparation(
+            of: try Self.request(), context: { ActionContext(networkRequest: nil) },
+            completion: { result in ends.withLock { $0.append(result) } }
+        ).start()
         let pendingWhileWaiting = clock.pendingCount
         later.release()
         clock.runAll()
@@ -182,6 +184,50 @@ struct ActionPipelineTests {
         #expect(clock.pendingCount == 0)
         #expect(ends.value.count == 1)
         #expect((try? ends.value.first?.get())?.value(forHTTPHeaderField: "X-After") == "1")
+    }
+
+    @Test(
+        "when a preparation is cancelled while an action prepares later, should end once with .cancelled, cancel the deadline and ignore the late completion"
+    )
+    func wholePreparationCancelledWhileWaiting() throws {
+        let clock = ManualDelayScheduler()
+        let later = LaterAction()
+        let pipeline = ActionPipeline(actions: [later, .headers(["X-After": "1"])], delayScheduler: clock)
+        let ends = LockedState<[Result<URLRequest, NetworkError>]>([])
+        let preparation = pipeline.preparation(
+            of: try Self.request(), context: { ActionContext(networkRequest: nil) },
+            completion: { result in ends.withLock { $0.append(result) } })
+
+        preparation.start()
+        let pendingWhileWaiting = clock.pendingCount
+        preparation.handle.cancel()
+        let pendingAfterCancel = clock.pendingCount
+        later.release()
+        preparation.handle.cancel()
+        clock.runAll()
+
+        #expect(pendingWhileWaiting == 1)
+        #expect(pendingAfterCancel == 0)
+        #expect(ends.value.count == 1)
+        #expect(ends.value.first?.error == .cancelled)
+    }
+
+    @Test("when a preparation is cancelled before it starts, should end once with .cancelled and call no action")
+    func wholePreparationCancelledBeforeStart() throws {
+        let seen = LockedState<[String: String]?>(nil)
+        let pipeline = ActionPipeline(
+            actions: [FieldRecordingAction(seen: seen)], delayScheduler: ManualDelayScheduler())
+        let ends = LockedState<[Result<URLRequest, NetworkError>]>([])
+        let preparation = pipeline.preparation(
+            of: try Self.request(), context: { ActionContext(networkRequest: nil) },
+            completion: { result in ends.withLock { $0.append(result) } })
+
+        preparation.handle.cancel()
+        preparation.start()
+
+        #expect(seen.value == nil)
+        #expect(ends.value.count == 1)
+        #expect(ends.value.first?.error == .cancelled)
     }
 }
 

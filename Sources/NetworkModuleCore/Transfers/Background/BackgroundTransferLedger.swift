@@ -14,10 +14,11 @@ import Foundation
 /// ## One transfer's life
 /// | state | event | next state | step |
 /// |---|---|---|---|
-/// | (none) | ``begin(_:)`` | preparing | — (`false` if the ID is taken: nothing changes) |
-/// | preparing | ``prepared(id:token:request:sentDate:)`` | sent | save, send |
+/// | (none) | ``begin(_:preparation:)`` | preparing | — (`false` if the ID is taken: nothing changes) |
+/// | preparing | ``prepared(id:token:request:sentDate:carriesCredentials:)`` | sent (cancelled: none) | save, send (cancelled: deliver `.cancelled`, unsaved) |
+/// | preparing | ``cancel(id:)`` | preparing, cancelled | cancel the preparation: its end comes as one of the events here |
 /// | sent, this launch | ``notSaved(id:token:error:)`` (the save before sending failed) | finished (the error, unsent) | deliver |
-/// | preparing | ``preparationFailed(id:token:error:)``, ``cancel(id:)`` | (none) | deliver the error, unsaved |
+/// | preparing | ``preparationFailed(id:token:error:)`` | (none) | deliver the error, unsaved |
 /// | sent, unlisted | ``bodyReceived(token:data:limit:)`` | same | — (`false` past the limit: cancel the task) |
 /// | sent, unlisted | ``downloadFinished(token:)`` | placing | — (the caller places the file) |
 /// | sent, unlisted, placing | ``completed(token:_:resumeData:limit:)`` | finished (a download sent, not placed, with an accepted status: failed, no file) | resume data, save, deliver |
@@ -168,6 +169,8 @@ struct BackgroundTransferLedger {
         /// The system's tasks to cancel, by token.
         var tokensToCancel: [String] = []
         var send: Send?
+        /// A transfer's preparation to cancel (``ActionPipeline/preparation(of:context:completion:)``).
+        var preparationToCancel: (any NetworkCancellable)?
         var deliveries: [Delivery] = []
     }
 
@@ -189,7 +192,10 @@ struct BackgroundTransferLedger {
     }
 
     private enum State {
-        case preparing(Start)
+        /// Its actions prepare it; `cancelled` once the app cancelled it, and the preparation's
+        /// end is awaited (``prepared(id:token:request:sentDate:carriesCredentials:)`` or
+        /// ``preparationFailed(id:token:error:)``).
+        case preparing(Start, handle: any NetworkCancellable, cancelled: Bool)
         case sent(Transfer)
         /// Sent in an earlier launch and missing from the system's listing: ended unseen, or its
         /// end is still to be delivered (Apple does not document the order). Its end, if it
@@ -419,27 +425,22 @@ struct BackgroundTransferLedger {
         if case .sent = state(of: id, token: token) { true } else { false }
     }
 
-    /// Whether transfer `id` with `token` is still being prepared: a preparation that was
-    /// cancelled or timed out calls no further action.
-    func isPreparing(id: String, token: String) -> Bool {
-        if case .preparing = state(of: id, token: token) { true } else { false }
-    }
-
-    /// The app asks for a transfer.
-    mutating func begin(_ start: Start) -> Begun {
+    /// The app asks for a transfer, whose actions' preparation `preparation` cancels.
+    mutating func begin(_ start: Start, preparation: any NetworkCancellable) -> Begun {
         guard mode != .locked else { return .ledgerUnreadable }
         guard entries[start.id] == nil, ids[start.token] == nil else { return .idTaken }
-        entries[start.id] = Entry(token: start.token, state: .preparing(start))
+        entries[start.id] = Entry(token: start.token, state: .preparing(start, handle: preparation, cancelled: false))
         ids[start.token] = start.id
         return .begun
     }
 
-    /// The actions prepared `request`: it is written down and handed to the system. Nothing
-    /// happens if the transfer is no longer preparing (cancelled meanwhile).
+    /// The actions prepared `request`: it is written down and handed to the system, unless the
+    /// app cancelled it meanwhile (``NetworkError/cancelled`` is delivered).
     mutating func prepared(
         id: String, token: String, request: URLRequest, sentDate: Date, carriesCredentials: Bool = false
     ) -> Step {
-        guard case .preparing(let start) = state(of: id, token: token) else { return Step() }
+        guard case .preparing(let start, _, let cancelled) = state(of: id, token: token) else { return Step() }
+        guard !cancelled else { return preparationFailed(id: id, token: token, error: .cancelled) }
         let record = BackgroundTransferRecord(
             id: id, token: token, kind: start.kind, acceptableStatusCodes: start.acceptableStatusCodes,
             url: request.url, method: request.httpMethod ?? "GET", requestID: start.requestID,
@@ -459,7 +460,7 @@ struct BackgroundTransferLedger {
     /// An action failed the transfer before it was sent: the error is delivered, and nothing was
     /// written down.
     mutating func preparationFailed(id: String, token: String, error: NetworkError) -> Step {
-        guard case .preparing(let start) = state(of: id, token: token) else { return Step() }
+        guard case .preparing(let start, _, _) = state(of: id, token: token) else { return Step() }
         remove(id, token: token)
         return Step(deliveries: [failure(of: start, error)])
     }
@@ -570,9 +571,11 @@ struct BackgroundTransferLedger {
             return step
         }
         switch entries[id]?.state {
-        case .preparing(let start)?:
-            remove(id, token: start.token)
-            step.deliveries.append(failure(of: start, .cancelled))
+        case .preparing(let start, let handle, cancelled: false)?:
+            entries[id]?.state = .preparing(start, handle: handle, cancelled: true)
+            step.preparationToCancel = handle
+            return step
+        case .preparing?:
             return step
         case .sent(let transfer)?, .unlisted(let transfer)?:
             step.deliveries.append(finish(id, transfer, with: BackgroundTransferOutcome(.cancelled)))

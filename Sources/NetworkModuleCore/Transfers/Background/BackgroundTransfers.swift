@@ -223,7 +223,8 @@ public final class BackgroundTransfers: Sendable {
         return try start(request, id: id, kind: kind)
     }
 
-    /// Cancels transfer `id`: one being prepared or under way ends at once, and the handler gets
+    /// Cancels transfer `id`: one under way ends at once, one being prepared once no action's
+    /// `prepare` is running (as a module's request does), and the handler gets
     /// ``NetworkError/cancelled``; one that has ended keeps its result. The ID's resume data is
     /// dropped, so its next download starts over. Harmless for an unknown ID. While the ledger
     /// cannot be read (a device locked since it restarted), the cancel waits for the read, and
@@ -279,28 +280,28 @@ public final class BackgroundTransfers: Sendable {
             acceptableStatusCodes: request.acceptableStatusCodes.resolved(moduleDefault: module.acceptableStatusCodes)
                 .closedRanges,
             requestID: requestID, sequenceNumber: sequenceNumber, startDate: Date())
-        switch ledger.withLock({ $0.begin(start) }) {
-        case .begun: break
-        case .idTaken: return false
-        case .ledgerUnreadable: throw NetworkError(store.notSavedError(url: urlRequest.url))
-        }
         // The module's pipeline, bounded by the request's timeout as a module's request is.
         let pipeline = module.pipeline
-        pipeline.prepare(
-            urlRequest,
+        let preparation = pipeline.preparation(
+            of: urlRequest,
             context: {
                 let elapsed = Self.seconds(since: start.startDate)
                 return pipeline.context(
                     for: start.networkRequest, attempt: 1, sentRequest: nil, requestID: start.requestID,
                     sequenceNumber: start.sequenceNumber, elapsed: elapsed, preparationTime: elapsed)
             },
-            isAbandoned: { [ledger] in !ledger.withLock { $0.isPreparing(id: start.id, token: start.token) } },
             completion: { [self] result in
                 switch result {
                 case .success(let prepared): send(prepared, start)
                 case .failure(let error): failPreparation(start, error)
                 }
             })
+        switch ledger.withLock({ $0.begin(start, preparation: preparation.handle) }) {
+        case .begun: break
+        case .idTaken: return false
+        case .ledgerUnreadable: throw NetworkError(store.notSavedError(url: urlRequest.url))
+        }
+        preparation.start()
         return true
     }
 
@@ -414,6 +415,7 @@ public final class BackgroundTransfers: Sendable {
     /// be saved before are tried again.
     private func perform(_ step: BackgroundTransferLedger.Step) {
         let saved = store.apply(step)
+        step.preparationToCancel?.cancel()
         if !step.tokensToCancel.isEmpty {
             handOff.withLock { _ in
                 for token in step.tokensToCancel { system?.cancel(token: token) }

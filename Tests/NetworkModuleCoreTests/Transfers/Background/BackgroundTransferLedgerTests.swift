@@ -124,6 +124,7 @@ struct BackgroundTransferLedgerTests {
         _ = ledger.cancel(id: "a")
         _ = ledger.begin(start("b"))
 
+        _ = ledger.preparationFailed(id: "a", token: "token-a", error: .cancelled)
         let cancelled = ledger.prepared(id: "a", token: "token-a", request: request(), sentDate: Date())
         let wrongToken = ledger.prepared(id: "b", token: "other", request: request(), sentDate: Date())
 
@@ -148,17 +149,40 @@ struct BackgroundTransferLedgerTests {
         #expect(ledger.count == 0)
     }
 
-    @Test("when cancelled while preparing, should deliver .cancelled at once and send nothing later")
+    @Test(
+        "when cancelled while preparing, should cancel the preparation once and deliver .cancelled when it ends, sending nothing later"
+    )
     func cancelWhilePreparing() {
+        var ledger = Ledger()
+        let preparation = PreparationStub()
+        _ = ledger.begin(start("a"), preparation: preparation)
+
+        let step = ledger.cancel(id: "a")
+        let again = ledger.cancel(id: "a")
+        let end = ledger.preparationFailed(id: "a", token: "token-a", error: .cancelled)
+        let late = ledger.prepared(id: "a", token: "token-a", request: request(), sentDate: Date())
+
+        #expect(step.preparationToCancel as? PreparationStub === preparation)
+        #expect(step.deliveries.isEmpty && step.tokensToCancel.isEmpty && step.snapshot == nil)
+        #expect(again.preparationToCancel == nil && again.deliveries.isEmpty)
+        #expect(end.deliveries.count == 1 && error(of: end.deliveries.first) == .cancelled)
+        #expect(late.send == nil && late.deliveries.isEmpty)
+        #expect(ledger.count == 0)
+    }
+
+    @Test(
+        "when cancelled after the preparation handed the request on, should deliver .cancelled instead of sending it"
+    )
+    func cancelAfterPreparationHandedOn() {
         var ledger = Ledger()
         _ = ledger.begin(start("a"))
 
-        let step = ledger.cancel(id: "a")
-        let late = ledger.prepared(id: "a", token: "token-a", request: request(), sentDate: Date())
+        _ = ledger.cancel(id: "a")
+        let step = ledger.prepared(id: "a", token: "token-a", request: request(), sentDate: Date())
 
-        #expect(error(of: step.deliveries.first) == .cancelled)
-        #expect(step.deliveries.count == 1 && step.tokensToCancel.isEmpty)
-        #expect(late.send == nil)
+        #expect(step.send == nil && step.snapshot == nil)
+        #expect(step.deliveries.count == 1 && error(of: step.deliveries.first) == .cancelled)
+        #expect(ledger.count == 0 && ledger.persisted.transfers.isEmpty)
     }
 
     @Test("when a sent transfer could not be written down, should deliver the error as unsent, reported as any result")
@@ -809,5 +833,17 @@ struct BackgroundTransferLedgerTests {
         let third = ledger.reporting(id: "a", token: "token-a")?.snapshot
 
         #expect(first?.number == 1 && second?.number == 2 && third?.number == 3)
+    }
+}
+
+/// A preparation's handle, told apart by identity: the ledger hands it back to be cancelled.
+final class PreparationStub: NetworkCancellable {
+    func cancel() {}
+}
+
+extension BackgroundTransferLedger {
+    /// Begins `start` with a preparation handle no test looks at.
+    mutating func begin(_ start: Start) -> Begun {
+        begin(start, preparation: PreparationStub())
     }
 }

@@ -11,8 +11,9 @@ import Testing
 
 /// Background preparation on the request state machine (one attempt), probed by a tester who
 /// did not write it: a cancel while a hook runs, the deadline after a cancel, timeouts an action
-/// writes, and a completion racing the deadline racing `cancel(id:)`. A break is pinned with
-/// `withKnownIssue("BREAK: …")`.
+/// writes, and a completion racing the deadline racing `cancel(id:)`. The two breaks it found
+/// (a cancel while a hook runs, and the deadline after a cancel) are fixed: `cancel(id:)` cancels
+/// the preparation's machine.
 extension BackgroundTransfersTests {
     /// Shared log of hook events, across actions.
     final class HookLog: Sendable {
@@ -72,9 +73,7 @@ extension BackgroundTransfersTests {
         print("cancel while a hook runs: log=\(log.entries.value) reports=\(reports.ids) sent=\(system.sent.count)")
         #expect(reports.ids == ["a"])
         #expect(system.sent.isEmpty)
-        withKnownIssue("BREAK: cancel(id:) runs didFinish while the action's prepare is still running") {
-            #expect(log.entries.value == ["prepare-begin", "prepare-end", "didFinish"])
-        }
+        #expect(log.entries.value == ["prepare-begin", "prepare-end", "didFinish"])
     }
 
     @Test(
@@ -105,12 +104,8 @@ extension BackgroundTransfersTests {
         )
         #expect(reports.ids == ["a"])
         #expect(pendingBefore == 1)
-        withKnownIssue(
-            "BREAK: cancel(id:) leaves the preparation deadline scheduled, keeping the machine and its closures"
-        ) {
-            #expect(pendingAfter == 0)
-            #expect(!alive)
-        }
+        #expect(pendingAfter == 0)
+        #expect(!alive)
         clock.runAll()
         #expect(reports.ids == ["a"])
         #expect(weakRequest == nil)
