@@ -37,7 +37,8 @@ public final class BackgroundTransfers: Sendable {
 
     let module: DefaultNetworkModule
     private let handler: @Sendable (_ id: String, _ result: Result<NetworkResponse, NetworkError>) -> Void
-    private let ledger: LockedState<BackgroundTransferLedger>
+    /// Not private: a test waits on what it has written down.
+    let ledger: LockedState<BackgroundTransferLedger>
     private let store: BackgroundTransferStore
     /// The system's side; `nil` on Linux, where every transfer is refused.
     private let system: (any BackgroundTaskSystem)?

@@ -492,7 +492,7 @@ struct BackgroundTransfersAttackTests {
     }
 
     @Test("item 4: a failed 'prepared' save racing another transfer's save: the unsent transfer is reported once")
-    func notSavedRacingAnotherSave() throws {
+    func notSavedRacingAnotherSave() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         let gate = Gate()
         let s1 = LogSystem()
@@ -515,7 +515,11 @@ struct BackgroundTransfersAttackTests {
             _ = try? t1.upload(request: Upload(file: c, name: "c"), id: "c")
             group.leave()
         }.start()
-        Thread.sleep(forTimeInterval: 0.3)
+        // c's snapshot, taken with its `prepared`, names b as sent: its save follows b's failing one.
+        let cPrepared = await TransferTestSupport.waitUntil(within: 30) {
+            t1.ledger.withLock { $0.persisted.transfers.contains { $0.id == "c" } }
+        }
+        #expect(cPrepared)
         gate.release.signal()
         group.wait()
         print(
