@@ -508,7 +508,7 @@ struct BackgroundTransfersAttackTests {
             _ = try? t1.upload(request: Upload(file: b, name: "b"), id: "b")
             group.leave()
         }.start()
-        gate.entered.wait()
+        #expect(await gate.entered.signalled(within: 30))
         // While b's save is on its way to failing, c is prepared: its snapshot names b as sent.
         group.enter()
         Thread {
@@ -521,7 +521,7 @@ struct BackgroundTransfersAttackTests {
         }
         #expect(cPrepared)
         gate.release.signal()
-        group.wait()
+        #expect(await group.emptied(within: 30))
         print(
             "race: ledger after the race:", (try? String(contentsOf: ledgerFile, encoding: .utf8)) ?? "none", "writes",
             gate.ledgerWrites.value, reports.ids)
