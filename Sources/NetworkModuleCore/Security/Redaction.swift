@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
 /// Which header, query and body values are secrets, and how they are masked wherever the
 /// framework writes requests and responses down: log lines, `curl` commands, recorded traffic.
 ///

@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
 /// A finished download: the file at its destination, and the response it came with.
 ///
 /// ```swift
