@@ -14,13 +14,6 @@ package struct BufferedSession: TransferringSession {
     /// How the failure of a policy it cannot apply names the session.
     let name: String
 
-    package func dataTask(
-        with request: URLRequest,
-        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
-    ) -> any NetworkSessionTask {
-        base.dataTask(with: request, completionHandler: completionHandler)
-    }
-
     package func transferTask(
         with request: URLRequest, transfer: TransferOptions,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
