@@ -466,18 +466,20 @@ public final class BackgroundTransfers: Sendable {
     /// observe the result and hands it to the handler; after a failed save, neither.
     private func deliver(_ delivery: BackgroundTransferLedger.Delivery) {
         module.completionExecutor.execute { [self] in
+            let id = delivery.start.id
             if let token = delivery.token {
-                guard let step = ledger.withLock({ $0.reporting(id: delivery.id, token: token) }) else { return }
-                let saved = store.applyReport(step, of: delivery.id)
-                guard ledger.withLock({ $0.reported(id: delivery.id, token: token, saved: saved) }) else { return }
+                guard let step = ledger.withLock({ $0.reporting(id: id, token: token) }) else { return }
+                let saved = store.applyReport(step, of: id)
+                guard ledger.withLock({ $0.reported(id: id, token: token, saved: saved) }) else { return }
                 perform(ledger.withLock { $0.retryReports() })
             }
-            handler(delivery.id, result(of: delivery))
+            handler(id, result(of: delivery))
         }
     }
 
     /// The result of `delivery`, validated and observed by the actions.
     private func result(of delivery: BackgroundTransferLedger.Delivery) -> Result<NetworkResponse, NetworkError> {
+        let start = delivery.start
         let inFlight = delivery.sentDate.map(Self.seconds(since:)) ?? 0
         var result: Result<NetworkResponse, NetworkError>
         var bytes: (sent: Int64, received: Int64) = (0, 0)
@@ -487,23 +489,23 @@ public final class BackgroundTransfers: Sendable {
         case .outcome(let outcome):
             result = outcome.result(
                 request: delivery.request ?? URLRequest(url: URL(fileURLWithPath: "/")),
-                acceptableStatusCodes: AcceptableStatusCodes(closedRanges: delivery.acceptableStatusCodes),
+                acceptableStatusCodes: AcceptableStatusCodes(closedRanges: start.acceptableStatusCodes),
                 duration: inFlight)
             bytes = (outcome.bytesSent, outcome.bytesReceived)
         }
         let pipeline = module.pipeline
         guard !pipeline.actions.isEmpty else { return result }
         let context = pipeline.context(
-            for: delivery.networkRequest, attempt: 1, sentRequest: delivery.request, requestID: delivery.requestID,
-            sequenceNumber: delivery.sequenceNumber, elapsed: Self.seconds(since: delivery.startDate),
-            preparationTime: max(0, (delivery.sentDate ?? Date()).timeIntervalSince(delivery.startDate)),
+            for: start.networkRequest, attempt: 1, sentRequest: delivery.request, requestID: start.requestID,
+            sequenceNumber: start.sequenceNumber, elapsed: Self.seconds(since: start.startDate),
+            preparationTime: max(0, (delivery.sentDate ?? Date()).timeIntervalSince(start.startDate)),
             timeInFlight: inFlight, bytesSent: Self.count(bytes.sent), bytesReceived: Self.count(bytes.received))
         // As the module's last attempt: validated, observed if it was sent, then finished. A
         // download whose validation fails leaves no file.
         let validated =
             delivery.request == nil
             ? pipeline.validated(result, context: context) : pipeline.observe(result, context: context)
-        if case .success = result, case .failure = validated, let destination = delivery.destination {
+        if case .success = result, case .failure = validated, let destination = start.kind.destination {
             try? FileManager.default.removeItem(at: destination.url)
         }
         pipeline.finish(validated, context: context)
