@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
 extension ResponseStream {
     /// The bytes a stream lets wait for its consumer unless told otherwise: 1 MiB.
     @usableFromInline static let defaultBufferSize = 1 << 20
