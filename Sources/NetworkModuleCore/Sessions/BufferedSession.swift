@@ -19,9 +19,8 @@ package struct BufferedSession: TransferringSession {
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
         guard transfer.redirectPolicy.isFollow else {
-            return UnsentTask(
-                error: RedirectPolicy.unsupportedError(by: name, url: request.url), completionHandler: completionHandler
-            )
+            let error = RedirectPolicy.unsupportedError(by: name, url: request.url)
+            return UnsentTask(answer: .failure(error), completionHandler: completionHandler)
         }
         return base.dataTask(
             with: request,
