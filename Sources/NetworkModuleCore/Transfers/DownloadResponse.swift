@@ -13,12 +13,6 @@ public struct DownloadResponse: Sendable, Equatable {
     /// The response, whose ``NetworkResponse/data`` is empty: the body is in the file.
     public let response: NetworkResponse
 
-    /// Creates a download response; the module creates them, callers read them.
-    init(fileURL: URL, response: NetworkResponse) {
-        self.fileURL = fileURL
-        self.response = response
-    }
-
     /// The HTTP status code.
     public var statusCode: Int { response.statusCode }
 }
