@@ -78,21 +78,16 @@ public final class BackgroundTransfers: Sendable {
     ///     and delivers through its completion executor; its session is not used.
     ///   - stateDirectory: where the ledger and the resume data go, in a folder named after
     ///     `identifier`; Application Support (`NetworkModule/BackgroundTransfers`) when `nil`.
-    ///   - serverTrust: which HTTPS servers the transfers trust. When `nil`, the default, they
-    ///     keep the `serverTrust:` policy of the module's ``URLSessionTransport``, found through the framework's decorators in front of
-    ///     it (``CachedSession``, ``DeduplicatedSession``, ``ThrottledSession``, the testing
-    ///     library's recorder); a plain `URLSession` without a delegate trusts as the system
-    ///     does. Any other session of your own hides it: give the policy here then
-    ///     (``ServerTrustPolicy/system`` when the transport pins nothing), or every transfer is
-    ///     refused, unsent. Given, it is used as it is.
+    ///   - serverTrust: which HTTPS servers the transfers trust; when `nil`, the default, the
+    ///     `serverTrust:` policy of the module's ``URLSessionTransport``, found behind the
+    ///     framework's decorators (or the system's, for a plain `URLSession` without a delegate).
+    ///     Give it for any other session of your own (``ServerTrustPolicy/system`` when the
+    ///     transport pins nothing), or every transfer is refused, unsent (`docs/transfers.md`).
     ///   - credentialsMayFollowRedirects: whether a transfer may carry credential header fields
-    ///     (`Authorization`, cookies, API keys: the names ``Redaction`` masks). The system follows
-    ///     redirects without asking the app, so they could reach any origin the server redirects
-    ///     to. Such a download keeps no resume data (it would hold them on disk, and be sent again
-    ///     with them unchanged): interrupted, it starts over. When `false`, the default, such a
+    ///     (the names ``Redaction`` masks), which the system keeps on the redirects it follows
+    ///     unasked; such a download keeps no resume data. When `false`, the default, such a
     ///     transfer fails unsent, through `handler`, with
-    ///     ``NetworkError/transportError(_:)-enum.case`` (`URLError.unsupportedURL`). Set it only
-    ///     for a server that redirects to origins you trust.
+    ///     ``NetworkError/transportError(_:)-enum.case`` (`URLError.unsupportedURL`).
     ///   - handler: called once per transfer, on the module's completion executor, with its ID
     ///     and result. An upload's response holds the server's reply (up to 1 MiB); a download's
     ///     has an empty `data`, its body being at the destination.
