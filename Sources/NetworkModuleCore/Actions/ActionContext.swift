@@ -13,6 +13,8 @@ public struct ActionContext: Sendable {
     /// The base URL of the module's request builder, if it has one. Credentials belong only
     /// to requests for this URL's origin.
     public let baseURL: URL?
+    /// The origin of ``baseURL``, worked out once per module rather than on every check.
+    let baseOrigin: Origin?
     /// The request as it was sent in this attempt; `nil` during preparation.
     public let sentRequest: URLRequest?
     /// Seconds since `perform` was called.
@@ -36,6 +38,20 @@ public struct ActionContext: Sendable {
     /// Body bytes received so far, over all attempts, error responses included.
     public let bytesReceived: Int
 
+    /// Whether `url` has the same origin (scheme, host and port) as ``baseURL``; `false`
+    /// when there is no base URL. Credentials should be attached only when this is `true`.
+    public func isSameOrigin(as url: URL?) -> Bool {
+        guard let url, let baseOrigin else { return false }
+        // Fast path: most URLs start with the base's own "scheme://host[:port]" text.
+        if baseOrigin.isPrefix(of: url.absoluteString) { return true }
+        guard let origin = Origin(url) else { return false }
+        return origin == baseOrigin
+    }
+}
+
+// In an extension, so that the module's contexts use the memberwise initializer, with the base
+// URL's origin worked out once.
+extension ActionContext {
     /// Creates a context for testing an action on its own; the module makes its own contexts.
     ///
     /// The timings and byte counts are zero, ``requestID`` is a new identifier and
@@ -53,40 +69,6 @@ public struct ActionContext: Sendable {
             networkRequest: networkRequest, attempt: attempt, baseURL: baseURL,
             baseOrigin: baseURL.flatMap(Origin.init), sentRequest: sentRequest, elapsed: 0, requestID: UUID(),
             sequenceNumber: 1, preparationTime: 0, timeInFlight: 0, bytesSent: 0, bytesReceived: 0)
-    }
-
-    /// A context for the module, with the base URL's origin already worked out.
-    init(
-        networkRequest: (any NetworkRequest)?, attempt: Int, baseURL: URL?, baseOrigin: Origin?,
-        sentRequest: URLRequest?, elapsed: TimeInterval, requestID: UUID, sequenceNumber: Int,
-        preparationTime: TimeInterval,
-        timeInFlight: TimeInterval, bytesSent: Int, bytesReceived: Int
-    ) {
-        self.networkRequest = networkRequest
-        self.attempt = attempt
-        self.baseURL = baseURL
-        self.baseOrigin = baseOrigin
-        self.sentRequest = sentRequest
-        self.elapsed = elapsed
-        self.requestID = requestID
-        self.sequenceNumber = sequenceNumber
-        self.preparationTime = preparationTime
-        self.timeInFlight = timeInFlight
-        self.bytesSent = bytesSent
-        self.bytesReceived = bytesReceived
-    }
-
-    /// The origin of ``baseURL``, worked out once per module rather than on every check.
-    let baseOrigin: Origin?
-
-    /// Whether `url` has the same origin (scheme, host and port) as ``baseURL``; `false`
-    /// when there is no base URL. Credentials should be attached only when this is `true`.
-    public func isSameOrigin(as url: URL?) -> Bool {
-        guard let url, let baseOrigin else { return false }
-        // Fast path: most URLs start with the base's own "scheme://host[:port]" text.
-        if baseOrigin.isPrefix(of: url.absoluteString) { return true }
-        guard let origin = Origin(url) else { return false }
-        return origin == baseOrigin
     }
 }
 

@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
 /// Whether `error` is a cancelled URL load (`NSURLErrorDomain`, `NSURLErrorCancelled`),
 /// whichever way it came: a `URLError` bridged to `NSError`, or the plain `NSError` that
 /// swift-corelibs-foundation's tasks end with, which is not a `URLError`.

@@ -17,9 +17,9 @@ import Foundation
 ///
 /// ## Equality
 /// Two errors are equal when they are the same case with the same status response (its status
-/// code and body: see ``HTTPErrorResponse/==(_:_:)``), reason or
-/// failure; for the transport cases, what counts is the case and, for
-/// ``secureConnectionFailed(_:)-enum.case`` and ``transportError(_:)-enum.case``, the code.
+/// code and body: see ``HTTPErrorResponse/==(_:_:)``), reason or failure; for the transport
+/// cases, what counts is the case and, for ``secureConnectionFailed(_:)-enum.case`` and
+/// ``transportError(_:)-enum.case``, the code.
 /// The failing URL and the message describe one occurrence (and differ between platforms), so
 /// they are not part of equality: `error == .timedOut` holds for every time-out, and
 /// `error == .transportError(.badServerResponse)` for every such failure. The same goes for

@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
 /// What the session said about a transport failure: the `URLError`'s code, the URL that
 /// failed, and the session's message.
 ///

@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
 extension URLError {
     /// A `code` error whose description is `message`, for `failingURL`: how the framework says
     /// why it failed or refused a request in `URLSession`'s own terms.

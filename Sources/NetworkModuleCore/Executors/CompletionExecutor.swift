@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
 /// Where a module delivers completions: the main queue, a queue of your choice, or
 /// immediately on the thread that finished the request (for tests).
 ///

@@ -82,8 +82,8 @@ public final class DefaultNetworkModule: NetworkModule {
     ///   - delayScheduler: waits before retries, and bounds the wait for actions that prepare
     ///     a request later (a token fetch) by the request's timeout; a dispatch timer by default.
     ///   - maximumAttempts: the most attempts one request makes, its retries included, whatever
-    ///     its actions decide (10 by default; values below 1 count as 1).
-    ///     After the last attempt its failure is delivered.
+    ///     its actions decide (10 by default; values below 1 count as 1); after the last, its
+    ///     failure is delivered.
     ///   - redirectPolicy: how redirects are treated for a request sent with
     ///     `perform(urlRequest:)` and for a ``NetworkRequest`` whose
     ///     ``NetworkRequest/redirectPolicy`` is `nil`; ``RedirectPolicy/follow`` by default.

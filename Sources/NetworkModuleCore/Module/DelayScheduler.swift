@@ -3,9 +3,9 @@ import Foundation
 /// Runs work after a delay: how a module waits before retrying a request, and how it bounds
 /// the wait for an action that prepares a request later (by the request's timeout).
 ///
-/// The default is a dispatch timer. Tests inject a scheduler
-/// they advance by hand (`ManualDelayScheduler` in `NetworkModuleTesting`), so retry delays
-/// and preparation timeouts are tested without sleeping. The module hands it delays from 0 to
+/// The default is a dispatch timer. Tests inject a scheduler they advance by hand
+/// (`ManualDelayScheduler` in `NetworkModuleTesting`), so retry delays and preparation timeouts
+/// are tested without sleeping. The module hands it delays from 0 to
 /// 10⁹ seconds: a negative or NaN retry delay counts as 0.
 public protocol DelayScheduler: Sendable {
     /// Runs `work` once after `delay` seconds, unless the returned handle is cancelled first:

@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
 /// An ordered list of HTTP header fields whose names are compared case-insensitively.
 ///
 /// HTTP field names are case-insensitive (RFC 9110, section 5.1), and servers and

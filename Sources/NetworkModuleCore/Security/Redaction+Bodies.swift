@@ -176,9 +176,8 @@ extension Redaction {
     }
 
     /// Form fields (`name=value&…`, a form body or a URL's fragment) with the values of secret
-    /// fields masked, and the secrets other values hold (see ``maskedNestedValue(_:)``), or
-    /// `nil` if there is none. A byte-order mark before the first name is
-    /// not part of it.
+    /// fields masked, and the secrets other values hold (see ``maskedNestedValue(_:)``), or `nil`
+    /// if there is none. A byte-order mark before the first name is not part of it.
     func maskedFormFields(_ text: Substring) -> String? {
         let pairs = text.split(separator: "&", omittingEmptySubsequences: false).map { pair in
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)

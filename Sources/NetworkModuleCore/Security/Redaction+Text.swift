@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
 /// Masking secrets in text that is not a URL, a header or a body the framework can parse (an
 /// error's description, a `userInfo` dump with a failing URL), and in the header values that carry
 /// URLs (`Location`, `Content-Location`, `Link`, `Refresh`). Every text the framework writes down

@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
 /// Which header, query and body values are secrets, and how they are masked wherever the
 /// framework writes requests and responses down: log lines, `curl` commands, recorded traffic.
 ///
@@ -137,11 +133,10 @@ public struct Redaction: Sendable, Equatable {
         HTTPHeaders(headers.map { ($0.name, value($0.value, forHeader: $0.name)) })
     }
 
-    /// `url` with its password (`https://user:password@host`) and the values of secret query
-    /// items masked, and those of secret items in its fragment too (`#access_token=…&state=…`,
-    /// OAuth's implicit flow, on either side of a `?` in it: `#/callback?token=…`); the rest is
-    /// left as it was. A URL with none of these is returned at
-    /// once.
+    /// `url` with its password (`https://user:password@host`) and the values of secret query items
+    /// masked, and those of secret items in its fragment too (`#access_token=…&state=…`, OAuth's
+    /// implicit flow, on either side of a `?` in it: `#/callback?token=…`); the rest is left as it
+    /// was. A URL with none of these is returned at once.
     public func redacted(_ url: URL) -> URL {
         // Read off the URL's text, which Foundation keeps, rather than through `url.password`
         // and `url.query`, which parse it again: a password needs an `@`, the query is what

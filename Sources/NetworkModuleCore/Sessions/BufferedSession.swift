@@ -14,21 +14,13 @@ package struct BufferedSession: TransferringSession {
     /// How the failure of a policy it cannot apply names the session.
     let name: String
 
-    package func dataTask(
-        with request: URLRequest,
-        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
-    ) -> any NetworkSessionTask {
-        base.dataTask(with: request, completionHandler: completionHandler)
-    }
-
     package func transferTask(
         with request: URLRequest, transfer: TransferOptions,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
         guard transfer.redirectPolicy.isFollow else {
-            return UnsentTask(
-                error: RedirectPolicy.unsupportedError(by: name, url: request.url), completionHandler: completionHandler
-            )
+            let error = RedirectPolicy.unsupportedError(by: name, url: request.url)
+            return UnsentTask(answer: .failure(error), completionHandler: completionHandler)
         }
         return base.dataTask(
             with: request,

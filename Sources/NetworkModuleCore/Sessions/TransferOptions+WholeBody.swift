@@ -14,9 +14,8 @@ extension TransferOptions {
         of request: URLRequest, completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> @Sendable (Data?, URLResponse?, (any Error)?) -> Void {
         guard needsApplying else { return completionHandler }
-        let transfer = self
         return { data, response, error in
-            if case .chunks(let sink) = transfer.destination, error == nil,
+            if case .chunks(let sink) = destination, error == nil,
                 let response = response as? HTTPURLResponse,
                 AcceptableStatusCodes.successful.contains(response.statusCode)
             {
@@ -26,43 +25,38 @@ extension TransferOptions {
                 }
                 return
             }
-            let (data, error) = Self.complete(transfer, request: request, data: data, response: response, error: error)
+            let (data, error) = complete(request: request, data: data, response: response, error: error)
             completionHandler(data, response, error)
         }
     }
 
-    /// Reports the transfer's final progress, writes a successful body where the transfer says,
-    /// and returns the data and error to complete the task with.
-    private static func complete(
-        _ transfer: TransferOptions, request: URLRequest, data: Data?, response: URLResponse?, error: (any Error)?
+    /// Reports the final progress, writes a successful body where ``destination`` says, and
+    /// returns the data and error to complete the task with.
+    private func complete(
+        request: URLRequest, data: Data?, response: URLResponse?, error: (any Error)?
     ) -> (data: Data?, error: (any Error)?) {
         guard error == nil, let response = response as? HTTPURLResponse else { return (data, error) }
         let body = data ?? Data()
-        if let progress = transfer.progress, let sent = request.httpBody, !sent.isEmpty {
-            progress(
-                TransferProgress(
-                    isUpload: true, completedBytes: Int64(sent.count), expectedBytes: Int64(sent.count)))
-        }
-        guard case .file(let url, let resumingAt) = transfer.destination,
+        if let sent = request.httpBody, !sent.isEmpty { report(isUpload: true, Int64(sent.count)) }
+        guard case .file(let url, let resumingAt) = destination,
             AcceptableStatusCodes.successful.contains(response.statusCode)
         else {
-            reportDownload(transfer, received: Int64(body.count), before: 0)
+            report(isUpload: false, Int64(body.count))
             return (data, nil)
         }
         do throws(URLError) {
             let kept = try ContentRange.keptBytes(of: response, to: request, resumingAt: resumingAt)
             let file = try TransferFile(url: url, keeping: kept)
             try file.write(body)
-            reportDownload(transfer, received: Int64(body.count), before: kept)
+            report(isUpload: false, kept + Int64(body.count))
             return (nil, nil)
         } catch {
             return (nil, error)
         }
     }
 
-    private static func reportDownload(_ transfer: TransferOptions, received: Int64, before: Int64) {
-        transfer.progress?(
-            TransferProgress(
-                isUpload: false, completedBytes: before + received, expectedBytes: before + received))
+    /// Tells ``progress`` that one direction moved all its `bytes`.
+    private func report(isUpload: Bool, _ bytes: Int64) {
+        progress?(TransferProgress(isUpload: isUpload, completedBytes: bytes, expectedBytes: bytes))
     }
 }

@@ -48,8 +48,8 @@ package struct TransferOptions: Sendable {
         self.progress = progress
     }
 
-    /// Whether a session that holds bodies in memory has anything to do besides its data task:
-    /// a destination other than memory, or someone to tell of progress.
+    /// Whether a task has anything to do besides a plain data task's: a destination other than
+    /// memory, or someone to tell of progress.
     var needsApplying: Bool {
         if case .memory = destination { progress != nil } else { true }
     }

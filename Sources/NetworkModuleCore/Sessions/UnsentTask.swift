@@ -31,12 +31,6 @@ final class UnsentTask: NetworkSessionTask {
         self.lifecycle = LockedState(SessionTaskLifecycle(handler: completionHandler))
     }
 
-    convenience init(
-        error: URLError, completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
-    ) {
-        self.init(answer: .failure(error), completionHandler: completionHandler)
-    }
-
     func resume() { report(answer) }
 
     func cancel() { report(.failure(URLError(.cancelled))) }

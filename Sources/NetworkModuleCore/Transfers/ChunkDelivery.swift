@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
 /// The chunks and the end of one streamed request, handed to the caller's callbacks through the
 /// completion executor: in order, one at a time (one delivery job runs at once, whatever the
 /// executor), the end after the last chunk and exactly once.

@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
 /// A finished download: the file at its destination, and the response it came with.
 ///
 /// ```swift
@@ -16,12 +12,6 @@ public struct DownloadResponse: Sendable, Equatable {
     public let fileURL: URL
     /// The response, whose ``NetworkResponse/data`` is empty: the body is in the file.
     public let response: NetworkResponse
-
-    /// Creates a download response; the module creates them, callers read them.
-    init(fileURL: URL, response: NetworkResponse) {
-        self.fileURL = fileURL
-        self.response = response
-    }
 
     /// The HTTP status code.
     public var statusCode: Int { response.statusCode }

@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
 extension ResponseStream {
     /// The bytes a stream lets wait for its consumer unless told otherwise: 1 MiB.
     @usableFromInline static let defaultBufferSize = 1 << 20
@@ -21,10 +17,10 @@ extension NetworkModule {
     /// }
     /// ```
     ///
-    /// - At most about `bufferSize` bytes (1 MiB, unless
-    ///   given) wait for `onChunk`: a consumer slower than the network
-    ///   (a busy executor, a slow `onChunk`) pauses the transfer. (``URLSessionTransport`` on
-    ///   Linux cannot pause one: there its ``URLSessionTransport/maximumResponseSize`` bounds it.)
+    /// - At most about `bufferSize` bytes (1 MiB, unless given) wait for `onChunk`: a consumer
+    ///   slower than the network (a busy executor, a slow `onChunk`) pauses the transfer.
+    ///   (``URLSessionTransport`` on Linux cannot pause one: there its
+    ///   ``URLSessionTransport/maximumResponseSize`` bounds it.)
     /// - Only a 2xx body is streamed; any other status is read whole and handled as for
     ///   ``NetworkModule/perform(request:completion:)`` (an error status is its status's ``NetworkError`` case,
     ///   with the body in ``NetworkError/httpErrorResponse``).
@@ -53,8 +49,8 @@ extension NetworkModule {
     }
 
     /// The body of `request` as an `AsyncSequence` of chunks, sent when iteration starts, with at
-    /// most about `bufferSize` bytes (1 MiB, unless given)
-    /// waiting for the consumer; the transfer pauses while they do. See ``ResponseStream``.
+    /// most about `bufferSize` bytes (1 MiB, unless given) waiting for the consumer; the transfer
+    /// pauses while they do. See ``ResponseStream``.
     ///
     /// ```swift
     /// for try await chunk in module.stream(request: GetExport(id: 7)) {

@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
 extension NetworkModule {
     /// Performs `request` and tells `progress` how far its upload and download have got, through
     /// the completion executor, at most about 60 times a second per direction, the last time at

@@ -61,7 +61,7 @@ final class TransferOperationSession: TransferringSession {
                 // A range the caller asked for is honoured: never replaced by a resume.
                 attempt = try download.beginAttempt(resumable: request.value(forHTTPHeaderField: "Range") == nil)
             } catch {
-                return UnsentTask(error: error, completionHandler: completionHandler)
+                return UnsentTask(answer: .failure(error), completionHandler: completionHandler)
             }
             if let validator = attempt.validator, attempt.resumingAt > 0 {
                 request.setValue("bytes=\(attempt.resumingAt)-", forHTTPHeaderField: "Range")

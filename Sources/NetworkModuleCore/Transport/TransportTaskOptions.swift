@@ -37,7 +37,7 @@ final class TransportTaskOptions: Sendable {
     /// The transfer of a task sending `request`; `nil` when `transfer` asks for nothing beyond a
     /// data task (the body in memory, no progress).
     init?(_ transfer: TransferOptions, request: URLRequest) {
-        guard transfer.destination != .memory || transfer.progress != nil else { return nil }
+        guard transfer.needsApplying else { return nil }
         self.destination = transfer.destination
         self.progress = transfer.progress
         self.request = request

@@ -125,7 +125,7 @@ public final class URLSessionTransport: NetworkSession, TransferringSession {
         }
         if delegate.refusesHTTPS, TransportDelegate.isHTTPS(request.url) {
             return UnsentTask(
-                error: LinuxURLSessionQuirks.pinningUnsupportedError(url: request.url),
+                answer: .failure(LinuxURLSessionQuirks.pinningUnsupportedError(url: request.url)),
                 completionHandler: completionHandler)
         }
         return TransportTask(

@@ -161,13 +161,10 @@ extension NetworkModuleAction where Self == BuiltInAction {
     /// A request whose latest attempt ends without an answer (cancelled, or failed by an action
     /// before it was sent) gets one `✗` line. The times are seconds since `perform` was called.
     ///
-    /// **Redaction.** Header values, query values and body fields named by ``Redaction`` are
-    /// masked everywhere, the `curl` command included: by default credential headers (the
-    /// authentication actions' too, whatever their name), `password`, `token`, `access_token`,
-    /// `client_secret` and the other documented fields, in query items, JSON bodies (at any depth,
-    /// request and response) and form bodies; so is a password in the URL. Other bodies are
-    /// written as they are: turn `bodies` off for APIs that put secrets in bodies that are neither
-    /// JSON nor forms, or add their field names to the redaction.
+    /// **Redaction.** What `redaction` masks (``Redaction`` lists what ``Redaction/default`` does)
+    /// is masked everywhere, the `curl` command included. Bodies that are neither JSON nor forms
+    /// are written as they are: turn `bodies` off for APIs that put secrets in them, or add their
+    /// field names to the redaction.
     ///
     /// - Parameters:
     ///   - redaction: the header and field names whose values are masked; ``Redaction/default``

@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
 /// The action of ``NetworkModuleAction/retry(_:random:now:)``.
 struct RetryAction: NetworkModuleAction {
     /// The policy for requests that do not set their own.

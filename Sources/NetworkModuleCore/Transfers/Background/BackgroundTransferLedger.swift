@@ -79,7 +79,8 @@ struct BackgroundTransferLedger {
         var adoptsNextListing: Bool? = nil
     }
 
-    /// What a transfer is, known when the app asks for it.
+    /// What a transfer is, known when the app asks for it (after a relaunch: as its record keeps
+    /// it, without the ``NetworkRequest``).
     struct Start: Sendable {
         let id: String
         let token: String
@@ -114,21 +115,15 @@ struct BackgroundTransferLedger {
             case failure(NetworkError)
         }
 
-        let id: String
+        /// The transfer as the app asked for it (after a relaunch: as its record keeps it).
+        let start: Start
         /// The token to mark reported; `nil` for a transfer never in a snapshot (it ended in
         /// preparation), which is reported at once.
         let token: String?
         let ending: Ending
-        let networkRequest: (any NetworkRequest)?
         /// The request as sent (after a relaunch: its URL and method); `nil` before it was.
         let request: URLRequest?
-        let acceptableStatusCodes: [ClosedRange<Int>]
-        let requestID: UUID
-        let sequenceNumber: Int
-        let startDate: Date
         let sentDate: Date?
-        /// A download's destination.
-        let destination: DownloadDestination?
     }
 
     /// A numbered copy of what is saved: the larger number is the newer.
@@ -694,18 +689,16 @@ struct BackgroundTransferLedger {
                 .outcome(outcome)
             } else { .failure(.invalidResponse) }
         let sent = transfer.unsentError == nil
+        let start = Start(
+            id: record.id, token: record.token, kind: record.kind, networkRequest: transfer.networkRequest,
+            acceptableStatusCodes: record.acceptableStatusCodes, requestID: record.requestID,
+            sequenceNumber: record.sequenceNumber, startDate: record.startDate)
         return Delivery(
-            id: record.id, token: record.token, ending: ending, networkRequest: transfer.networkRequest,
-            request: sent ? transfer.request : nil, acceptableStatusCodes: record.acceptableStatusCodes,
-            requestID: record.requestID, sequenceNumber: record.sequenceNumber, startDate: record.startDate,
-            sentDate: sent ? record.sentDate : nil, destination: record.kind.destination)
+            start: start, token: record.token, ending: ending, request: sent ? transfer.request : nil,
+            sentDate: sent ? record.sentDate : nil)
     }
 
     private func failure(of start: Start, _ error: NetworkError) -> Delivery {
-        Delivery(
-            id: start.id, token: nil, ending: .failure(error), networkRequest: start.networkRequest, request: nil,
-            acceptableStatusCodes: start.acceptableStatusCodes, requestID: start.requestID,
-            sequenceNumber: start.sequenceNumber, startDate: start.startDate, sentDate: nil,
-            destination: start.kind.destination)
+        Delivery(start: start, token: nil, ending: .failure(error), request: nil, sentDate: nil)
     }
 }

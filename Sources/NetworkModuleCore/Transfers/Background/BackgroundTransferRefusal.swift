@@ -44,7 +44,7 @@ enum BackgroundTransferRefusal {
     static func unsentDataTask(
         for request: URLRequest, completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
-        UnsentTask(error: dataTask.error(url: request.url), completionHandler: completionHandler)
+        UnsentTask(answer: .failure(dataTask.error(url: request.url)), completionHandler: completionHandler)
     }
 
     /// ``error(url:)`` as the ``NetworkError`` a caller gets.

@@ -79,21 +79,16 @@ public final class BackgroundTransfers: Sendable {
     ///     and delivers through its completion executor; its session is not used.
     ///   - stateDirectory: where the ledger and the resume data go, in a folder named after
     ///     `identifier`; Application Support (`NetworkModule/BackgroundTransfers`) when `nil`.
-    ///   - serverTrust: which HTTPS servers the transfers trust. When `nil`, the default, they
-    ///     keep the `serverTrust:` policy of the module's ``URLSessionTransport``, found through the framework's decorators in front of
-    ///     it (``CachedSession``, ``DeduplicatedSession``, ``ThrottledSession``, the testing
-    ///     library's recorder); a plain `URLSession` without a delegate trusts as the system
-    ///     does. Any other session of your own hides it: give the policy here then
-    ///     (``ServerTrustPolicy/system`` when the transport pins nothing), or every transfer is
-    ///     refused, unsent. Given, it is used as it is.
+    ///   - serverTrust: which HTTPS servers the transfers trust; when `nil`, the default, the
+    ///     `serverTrust:` policy of the module's ``URLSessionTransport``, found behind the
+    ///     framework's decorators (or the system's, for a plain `URLSession` without a delegate).
+    ///     Give it for any other session of your own (``ServerTrustPolicy/system`` when the
+    ///     transport pins nothing), or every transfer is refused, unsent (`docs/transfers.md`).
     ///   - credentialsMayFollowRedirects: whether a transfer may carry credential header fields
-    ///     (`Authorization`, cookies, API keys: the names ``Redaction`` masks). The system follows
-    ///     redirects without asking the app, so they could reach any origin the server redirects
-    ///     to. Such a download keeps no resume data (it would hold them on disk, and be sent again
-    ///     with them unchanged): interrupted, it starts over. When `false`, the default, such a
+    ///     (the names ``Redaction`` masks), which the system keeps on the redirects it follows
+    ///     unasked; such a download keeps no resume data. When `false`, the default, such a
     ///     transfer fails unsent, through `handler`, with
-    ///     ``NetworkError/transportError(_:)-enum.case`` (`URLError.unsupportedURL`). Set it only
-    ///     for a server that redirects to origins you trust.
+    ///     ``NetworkError/transportError(_:)-enum.case`` (`URLError.unsupportedURL`).
     ///   - handler: called once per transfer, on the module's completion executor, with its ID
     ///     and result. An upload's response holds the server's reply (up to 1 MiB); a download's
     ///     has an empty `data`, its body being at the destination.
@@ -467,18 +462,20 @@ public final class BackgroundTransfers: Sendable {
     /// observe the result and hands it to the handler; after a failed save, neither.
     private func deliver(_ delivery: BackgroundTransferLedger.Delivery) {
         module.completionExecutor.execute { [self] in
+            let id = delivery.start.id
             if let token = delivery.token {
-                guard let step = ledger.withLock({ $0.reporting(id: delivery.id, token: token) }) else { return }
-                let saved = store.applyReport(step, of: delivery.id)
-                guard ledger.withLock({ $0.reported(id: delivery.id, token: token, saved: saved) }) else { return }
+                guard let step = ledger.withLock({ $0.reporting(id: id, token: token) }) else { return }
+                let saved = store.applyReport(step, of: id)
+                guard ledger.withLock({ $0.reported(id: id, token: token, saved: saved) }) else { return }
                 perform(ledger.withLock { $0.retryReports() })
             }
-            handler(delivery.id, result(of: delivery))
+            handler(id, result(of: delivery))
         }
     }
 
     /// The result of `delivery`, validated and observed by the actions.
     private func result(of delivery: BackgroundTransferLedger.Delivery) -> Result<NetworkResponse, NetworkError> {
+        let start = delivery.start
         let inFlight = delivery.sentDate.map(Self.seconds(since:)) ?? 0
         var result: Result<NetworkResponse, NetworkError>
         var bytes: (sent: Int64, received: Int64) = (0, 0)
@@ -488,23 +485,23 @@ public final class BackgroundTransfers: Sendable {
         case .outcome(let outcome):
             result = outcome.result(
                 request: delivery.request ?? URLRequest(url: URL(fileURLWithPath: "/")),
-                acceptableStatusCodes: AcceptableStatusCodes(closedRanges: delivery.acceptableStatusCodes),
+                acceptableStatusCodes: AcceptableStatusCodes(closedRanges: start.acceptableStatusCodes),
                 duration: inFlight)
             bytes = (outcome.bytesSent, outcome.bytesReceived)
         }
         let pipeline = module.pipeline
         guard !pipeline.actions.isEmpty else { return result }
         let context = pipeline.context(
-            for: delivery.networkRequest, attempt: 1, sentRequest: delivery.request, requestID: delivery.requestID,
-            sequenceNumber: delivery.sequenceNumber, elapsed: Self.seconds(since: delivery.startDate),
-            preparationTime: max(0, (delivery.sentDate ?? Date()).timeIntervalSince(delivery.startDate)),
+            for: start.networkRequest, attempt: 1, sentRequest: delivery.request, requestID: start.requestID,
+            sequenceNumber: start.sequenceNumber, elapsed: Self.seconds(since: start.startDate),
+            preparationTime: max(0, (delivery.sentDate ?? Date()).timeIntervalSince(start.startDate)),
             timeInFlight: inFlight, bytesSent: Self.count(bytes.sent), bytesReceived: Self.count(bytes.received))
         // As the module's last attempt: validated, observed if it was sent, then finished. A
         // download whose validation fails leaves no file.
         let validated =
             delivery.request == nil
             ? pipeline.validated(result, context: context) : pipeline.observe(result, context: context)
-        if case .success = result, case .failure = validated, let destination = delivery.destination {
+        if case .success = result, case .failure = validated, let destination = start.kind.destination {
             try? FileManager.default.removeItem(at: destination.url)
         }
         pipeline.finish(validated, context: context)

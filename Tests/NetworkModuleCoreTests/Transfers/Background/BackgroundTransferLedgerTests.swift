@@ -196,7 +196,7 @@ struct BackgroundTransferLedgerTests {
         #expect(step.deliveries.count == 1)
         #expect(error(of: delivery) == .transportError(.cannotWriteToFile))
         #expect(delivery?.token == "token-a" && delivery?.request == nil && delivery?.sentDate == nil)
-        #expect(delivery?.destination?.url == destination)
+        #expect(delivery?.start.kind.destination?.url == destination)
         #expect(step.snapshot == nil && step.send == nil)
         // Reported as any result: forgotten once a ledger without it is on disk.
         let reporting = ledger.reporting(id: "a", token: "token-a")
@@ -527,7 +527,7 @@ struct BackgroundTransferLedgerTests {
         let step = after.completed(token: "token-a", response(204), limit: limit)
 
         #expect(statusCode(of: step.deliveries.first) == 204)
-        #expect(step.deliveries.first?.networkRequest == nil)
+        #expect(step.deliveries.first?.start.networkRequest == nil)
     }
 
     @Test("when the events are drained and an unlisted transfer never ended, should report it lost once")
@@ -544,7 +544,7 @@ struct BackgroundTransferLedgerTests {
 
         #expect(listing.deliveries.isEmpty && listing.snapshot == nil)
         #expect(listing.timers == [.grace])
-        #expect(step.deliveries.map(\.id) == ["a"])
+        #expect(step.deliveries.map(\.start.id) == ["a"])
         guard case .outcome(let outcome)? = step.deliveries.first?.ending else { return #expect(Bool(false)) }
         #expect(outcome == .lost)
         #expect(step.snapshot?.persisted.transfers.first { $0.id == "a" }?.outcome == .lost)
@@ -608,7 +608,7 @@ struct BackgroundTransferLedgerTests {
 
         #expect(step.resumeDataToWrite.map(\.id) == ["a"])
         #expect(step.snapshot?.persisted.resumeData == ["a"])
-        #expect(step.deliveries.map(\.id) == ["a"])
+        #expect(step.deliveries.map(\.start.id) == ["a"])
     }
 
     @Test("when an unlisted transfer is cancelled, or the grace timer fires twice, should deliver once")
@@ -728,14 +728,14 @@ struct BackgroundTransferLedgerTests {
         let drained = after.eventsDrained()
 
         #expect(armedAlready.timers.isEmpty && fired.readsAgain && stillLocked.timers == [.reload])
-        #expect(step.deliveries.map(\.id) == ["a", "b"])
+        #expect(step.deliveries.map(\.start.id) == ["a", "b"])
         #expect(statusCode(of: step.deliveries.last) == 201)
         #expect(step.resumeDataToWrite.map(\.id) == ["a"])
         #expect(step.snapshot?.persisted.resumeData == ["a"])
         #expect(step.tokensToCancel == ["stray"])
         #expect(step.timers == [.grace])
         #expect(again.deliveries.isEmpty && again.snapshot == nil)
-        #expect(drained.deliveries.map(\.id) == ["c"])
+        #expect(drained.deliveries.map(\.start.id) == ["c"])
     }
 
     @Test("when the locked file turns out damaged, should drop the kept ends and stay blind")
@@ -782,8 +782,8 @@ struct BackgroundTransferLedgerTests {
         #expect(whileLocked.deliveries.isEmpty && whileLocked.tokensToCancel.isEmpty)
         #expect(step.tokensToCancel == ["token-a"])
         let endings = step.deliveries.map { delivery -> String in
-            guard case .outcome(let outcome) = delivery.ending else { return "\(delivery.id): failure" }
-            return "\(delivery.id): \(outcome.ending == .cancelled ? "cancelled" : "its result")"
+            guard case .outcome(let outcome) = delivery.ending else { return "\(delivery.start.id): failure" }
+            return "\(delivery.start.id): \(outcome.ending == .cancelled ? "cancelled" : "its result")"
         }
         #expect(endings.sorted() == ["a: cancelled", "b: its result"], "b ended before the read")
     }
@@ -804,7 +804,7 @@ struct BackgroundTransferLedgerTests {
         #expect(removal?.snapshot?.persisted.transfers == [])
         #expect(!told)
         #expect(ledger.persisted.transfers.map(\.id) == ["a"])
-        #expect(retried.deliveries.map(\.id) == ["a"] && twice.deliveries.isEmpty)
+        #expect(retried.deliveries.map(\.start.id) == ["a"] && twice.deliveries.isEmpty)
         #expect(statusCode(of: retried.deliveries.first) == 200)
     }
 
