@@ -16,9 +16,9 @@ import Foundation
 /// |---|---|---|---|
 /// | (none) | ``begin(_:preparation:)`` | preparing | — (`false` if the ID is taken: nothing changes) |
 /// | preparing | ``prepared(id:token:request:sentDate:carriesCredentials:)`` | sent (cancelled: none) | save, send (cancelled: deliver `.cancelled`, unsaved) |
-/// | preparing | ``cancel(id:)`` | preparing, cancelled | cancel the preparation: its end comes as one of the events here |
+/// | preparing | ``cancel(id:)`` | preparing, cancelled | drop resume data, cancel the preparation: its end comes as one of the events here |
 /// | sent, this launch | ``notSaved(id:token:error:)`` (the save before sending failed) | finished (the error, unsent) | deliver |
-/// | preparing | ``preparationFailed(id:token:error:)`` | (none) | deliver the error, unsaved |
+/// | preparing | ``preparationFailed(id:token:error:)`` | (none) | deliver the error (cancelled: `.cancelled`), unsaved |
 /// | sent, unlisted | ``bodyReceived(token:data:limit:)`` | same | — (`false` past the limit: cancel the task) |
 /// | sent, unlisted | ``downloadFinished(token:)`` | placing | — (the caller places the file) |
 /// | sent, unlisted, placing | ``completed(token:_:resumeData:limit:)`` | finished (a download sent, not placed, with an accepted status: failed, no file) | resume data, save, deliver |
@@ -452,12 +452,13 @@ struct BackgroundTransferLedger {
         return step
     }
 
-    /// An action failed the transfer before it was sent: the error is delivered, and nothing was
-    /// written down.
+    /// An action failed the transfer before it was sent, or a check of the prepared request did:
+    /// the error is delivered (``NetworkError/cancelled`` once the app cancelled it, as a
+    /// module's request's cancel wins), and nothing was written down.
     mutating func preparationFailed(id: String, token: String, error: NetworkError) -> Step {
-        guard case .preparing(let start, _, _) = state(of: id, token: token) else { return Step() }
+        guard case .preparing(let start, _, let cancelled) = state(of: id, token: token) else { return Step() }
         remove(id, token: token)
-        return Step(deliveries: [failure(of: start, error)])
+        return Step(deliveries: [failure(of: start, cancelled ? .cancelled : error)])
     }
 
     /// The transfer could not be written down before it was sent: it is not handed to the
@@ -569,9 +570,8 @@ struct BackgroundTransferLedger {
         case .preparing(let start, let handle, cancelled: false)?:
             entries[id]?.state = .preparing(start, handle: handle, cancelled: true)
             step.preparationToCancel = handle
-            return step
         case .preparing?:
-            return step
+            break
         case .sent(let transfer)?, .unlisted(let transfer)?:
             step.deliveries.append(finish(id, transfer, with: BackgroundTransferOutcome(.cancelled)))
             step.tokensToCancel.append(transfer.record.token)

@@ -286,6 +286,8 @@ public final class BackgroundTransfers: Sendable {
                     for: start.networkRequest, attempt: 1, sentRequest: nil, requestID: start.requestID,
                     sequenceNumber: start.sequenceNumber, elapsed: elapsed, preparationTime: elapsed)
             },
+            // Holds the instance until the preparation ends (its deadline at the latest), so that a
+            // transfer whose action completes after the app let go of the instance is not lost.
             completion: { [self] result in
                 switch result {
                 case .success(let prepared): send(prepared, start)

@@ -12,12 +12,12 @@ import Testing
 /// Attack 40d on acdc6c8: `cancel(id:)` of a transfer being prepared cancels its preparation's
 /// `RequestStateMachine` (the handle the ledger keeps in `.preparing(start, handle:, cancelled:)`),
 /// and the ledger remembers the cancel until the preparation ends. Probed by a tester who did not
-/// write it, as an attacker and as a careless caller. Each test asserts the promise; a break is
-/// pinned with `withKnownIssue("BREAK: …")` and prints what it saw.
+/// write it, as an attacker and as a careless caller. Each test asserts the promise and prints
+/// what it saw.
 ///
-/// Run against acdc6c8's parent as well: the send-window refusal and the dropped instance's leak
-/// are new in acdc6c8; the kept resume data is older; the stress test catches the parent's
-/// didFinish-inside-prepare (about one round in 300) and passes on acdc6c8.
+/// Its breaks, fixed: a cancel just before the hand-off reported the prepared request's refusal
+/// instead of `.cancelled`; a cancel during preparation kept the ID's resume data (older). The
+/// stress test caught acdc6c8's parent running didFinish inside a prepare (about one round in 300).
 extension BackgroundTransfersTests {
     // MARK: - Harness
 
@@ -547,15 +547,7 @@ extension BackgroundTransfersTests {
         #expect(reports.ids == ["a"])
         #expect(system.sent.isEmpty)
         #expect(moduleError == .cancelled)
-        if variant == .plain {
-            #expect(error == .cancelled)
-        } else {
-            withKnownIssue(
-                "BREAK (new in acdc6c8): a cancel between the machine's send and the ledger's prepared delivers the prepared request's refusal, not .cancelled: the ledger's preparationFailed ignores its cancelled flag (a module's request delivers .cancelled: sendRejected keeps callOut.end; the parent delivered .cancelled at once)"
-            ) {
-                #expect(error == .cancelled)
-            }
-        }
+        #expect(error == .cancelled)
         box.transfers.withLock { $0 = nil }
     }
 
@@ -650,12 +642,8 @@ extension BackgroundTransfersTests {
         )
         #expect(kept == Data("resume here".utf8))
         #expect(reports.results.map(\.error) == [.networkConnectionLost, .cancelled])
-        withKnownIssue(
-            "BREAK (older than acdc6c8): cancel(id:) of a transfer being prepared keeps the ID's resume data: the ledger's .preparing cases return before dropping it, so the next download resumes"
-        ) {
-            #expect(afterCancel == nil)
-            #expect(third == .download)
-        }
+        #expect(afterCancel == nil)
+        #expect(third == .download)
     }
 
     @Test(
@@ -694,9 +682,9 @@ extension BackgroundTransfersTests {
     }
 
     @Test(
-        "an instance dropped while a transfer prepares with no deadline (timeout 1e10) and an action that gave up its completion: released, and its state folder free for a new instance"
+        "an instance dropped while a transfer prepares and its action gave up its completion: kept until the deadline ends the transfer, then released, and its state folder free for a new instance"
     )
-    func droppedInstanceWhilePreparingForever() throws {
+    func droppedInstanceWhileAnActionGaveUp() throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         let gaveUp = HeldCompletionAction()
         let clock = ManualDelayScheduler()
@@ -709,11 +697,13 @@ extension BackgroundTransfersTests {
                 claimsDirectory: true, handler: reports.handler)
             weakTransfers = transfers
             try transfers.download(
-                request: TimedGet(timeout: 1e10), to: DownloadDestination(folder.appendingPathComponent("v")),
-                id: "a")
+                request: TimedGet(timeout: 5), to: DownloadDestination(folder.appendingPathComponent("v")), id: "a")
         }()
         gaveUp.completions.withLock { $0.removeAll() }  // the action gives up, never completing
-        let alive = weakTransfers != nil
+        // Kept while the transfer prepares: an action completing late must still find it.
+        let aliveWhilePreparing = weakTransfers != nil
+
+        clock.advance(by: 5)
         let again = BackgroundTransfers(
             identifier: "com.example.transfers", module: module(actions: [], clock: clock), directory: directory,
             system: FakeSystem(), serverTrust: .system, credentialsMayFollowRedirects: true, claimsDirectory: true,
@@ -723,15 +713,13 @@ extension BackgroundTransfersTests {
             == nil
 
         print(
-            "dropped while preparing forever: pending=\(clock.pendingCount) instanceAlive=\(alive) newInstanceRefuses=\(refused)"
+            "dropped while an action gave up: aliveWhilePreparing=\(aliveWhilePreparing) aliveAfterDeadline=\(weakTransfers != nil) newInstanceRefuses=\(refused) reports=\(reports.ids)"
         )
+        #expect(aliveWhilePreparing)
+        #expect(reports.results.first?.error == .timedOut)
+        #expect(weakTransfers == nil)
+        #expect(!refused)
         #expect(clock.pendingCount == 0)
-        withKnownIssue(
-            "LEAK (edge, new in acdc6c8, outside the listed promises: the transfer never ends): the ledger's .preparing keeps the handle, whose closures hold the completion, which holds the instance: a cycle, so the dropped instance lives on and keeps its state folder's claim"
-        ) {
-            #expect(!alive)
-            #expect(!refused)
-        }
     }
 
     // MARK: - Stress
