@@ -475,8 +475,8 @@ extension BackgroundTransfersTests {
         case invalidHeader
     }
 
-    /// Writes an invalid header field value, completing inside its `prepare` (as the header
-    /// check's own test writes one: `setValue` on Linux drops such a value).
+    /// Writes an invalid header field value, completing inside its `prepare` (`setValue` on
+    /// Linux would drop such a value).
     struct WritesBadHeader: NetworkModuleAction {
         func prepare(
             _ urlRequest: URLRequest, context: ActionContext,

@@ -21,18 +21,6 @@ extension BackgroundTransfersTests {
         arguments: ["caller", "defaults", "action"])
     func issue40BadHeaderNeverHandedOff(source: String) throws {
         defer { try? FileManager.default.removeItem(at: folder) }
-        struct Injecting: NetworkModuleAction {
-            func prepare(
-                _ urlRequest: URLRequest, context: ActionContext,
-                completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void
-            ) {
-                var request = urlRequest
-                var fields = request.allHTTPHeaderFields ?? [:]
-                fields["X-Bad"] = "v\r\nX-Injected: 1"
-                request.allHTTPHeaderFields = fields
-                completion(.success(request))
-            }
-        }
         let bad = HTTPHeaders([("X-Bad", "v\r\nX-Injected: 1")])
         let module: DefaultNetworkModule =
             switch source {
@@ -41,7 +29,7 @@ extension BackgroundTransfersTests {
                     requestBuilder: DefaultRequestBuilder(
                         baseURL: URL(string: "https://api.example.com/v2")!, defaultHeaders: bad),
                     session: FakeNetworkSession(), actions: [action], completionExecutor: .immediate)
-            case "action": self.module(actions: [action, Injecting()])
+            case "action": self.module(actions: [action, WritesBadHeader()])
             default: self.module()
             }
         let transfers = transfers(module: module)
