@@ -88,7 +88,8 @@ public final class BackgroundTransfers: Sendable {
     ///     (the names ``Redaction`` masks), which the system keeps on the redirects it follows
     ///     unasked; such a download keeps no resume data. When `false`, the default, such a
     ///     transfer fails unsent, through `handler`, with
-    ///     ``NetworkError/transportError(_:)-enum.case`` (`URLError.unsupportedURL`).
+    ///     ``NetworkError/transportError(_:)-enum.case`` (`URLError.unsupportedURL`). Set it only
+    ///     for a server that redirects to origins you trust (`docs/transfers.md`).
     ///   - handler: called once per transfer, on the module's completion executor, with its ID
     ///     and result. An upload's response holds the server's reply (up to 1 MiB); a download's
     ///     has an empty `data`, its body being at the destination.
