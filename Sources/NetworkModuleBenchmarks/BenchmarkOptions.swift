@@ -26,6 +26,8 @@ struct BenchmarkOptions {
     var profileSide: ProfileSide?
     /// The path `--profile` requests.
     var profilePath = "/users/42.json?fields=name%2Cemail"
+    /// The requests `--profile` keeps in flight.
+    var profileInFlight = 4
     /// Download mode: the file downloaded (scripts/bench.sh makes a 1 GB `/huge.bin`).
     var downloadPath = "/huge.bin"
     /// Download mode, in a child process the harness started: download once on this side.
@@ -64,8 +66,9 @@ struct BenchmarkOptions {
           --iterations N    pipeline mode: requests per round (default 20000; profiling runs two
                             counts and subtracts, so one-time costs cancel out)
           --profile SIDE    loopback mode, for a profiler: --requests N requests on one side only
-                            (raw, module or transport), 4 in flight, nothing measured
+                            (raw, module or transport), nothing measured
           --path PATH       the path --profile requests (default the ~400-byte JSON)
+          --in-flight N     the requests --profile keeps in flight (default 4)
           --download-path PATH
                             download mode: the file downloaded, --pairs times on each side, each
                             run in a child process (default /huge.bin, 1 GB from scripts/bench.sh)
@@ -118,6 +121,7 @@ struct BenchmarkOptions {
                 guard let side = ProfileSide(rawValue: name) else { throw UsageError("unknown side \(name)") }
                 options.profileSide = side
             case "--path": options.profilePath = try value(for: argument)
+            case "--in-flight": options.profileInFlight = try number(for: argument)
             case "--download-path": options.downloadPath = try value(for: argument)
             case "--download-child":
                 let name = try value(for: argument)

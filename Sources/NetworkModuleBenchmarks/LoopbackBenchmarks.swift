@@ -14,6 +14,11 @@ struct LoopbackBenchmarks {
     struct Side: Codable {
         let requestsPerSecond: Summary
         let cpuMicrosecondsPerRequest: Summary
+        /// Voluntary plus involuntary context switches of the whole process per request: the
+        /// thread wake-ups a request costs (docs/performance.md, "Context switches").
+        let contextSwitchesPerRequest: Summary
+        /// The voluntary part: a thread that waited for something another thread then did.
+        let voluntarySwitchesPerRequest: Summary
         let peakResidentMegabytes: Double
         let failures: Int
     }
@@ -24,6 +29,10 @@ struct LoopbackBenchmarks {
         let side: Side
         /// Module requests/s over raw requests/s, per pair of neighbouring runs.
         let ratio: Summary
+        /// Module CPU µs per request minus raw's, per pair of neighbouring runs.
+        let cpuMicrosecondsOverRaw: Summary
+        /// Module context switches per request minus raw's, per pair of neighbouring runs.
+        let contextSwitchesOverRaw: Summary
     }
 
     struct Comparison: Codable {
@@ -69,10 +78,10 @@ struct LoopbackBenchmarks {
         ]
         let url = baseURL.absoluteString + path
 
-        let rawRun: () -> (Double, Double, Int, Int) = {
+        let rawRun: () -> RunMeasurement = {
             measureRun(requests: requests, inFlight: inFlight, send: Self.rawSend(rawSession, url: url))
         }
-        func moduleRun(_ module: DefaultNetworkModule, count: Int) -> (Double, Double, Int, Int) {
+        func moduleRun(_ module: DefaultNetworkModule, count: Int) -> RunMeasurement {
             measureRun(requests: count, inFlight: inFlight, send: Self.moduleSend(module, request: request))
         }
         // Warm-up: connections, caches and code paths of every side.
@@ -82,8 +91,8 @@ struct LoopbackBenchmarks {
         for (_, module) in modules { _ = moduleRun(module, count: min(requests, 200)) }
 
         // Alternating runs: raw, then each module, then raw again, … so drift hits all alike.
-        var raw: [(Double, Double, Int, Int)] = []
-        var moduleRuns = Array(repeating: [(Double, Double, Int, Int)](), count: modules.count)
+        var raw: [RunMeasurement] = []
+        var moduleRuns = Array(repeating: [RunMeasurement](), count: modules.count)
         for _ in 0..<options.pairs {
             raw.append(rawRun())
             for (index, (_, module)) in modules.enumerated() {
@@ -95,18 +104,25 @@ struct LoopbackBenchmarks {
         return Comparison(
             name: name, inFlight: inFlight, requestsPerRun: requests, raw: side(raw, requests: requests),
             modules: modules.enumerated().map { index, entry in
-                let ratios = zip(raw, moduleRuns[index]).map { $0.0.0 / $0.1.0 }
+                let pairs = zip(raw, moduleRuns[index])
                 return ModuleSide(
-                    session: entry.0, side: side(moduleRuns[index], requests: requests), ratio: Summary(ratios))
+                    session: entry.0, side: side(moduleRuns[index], requests: requests),
+                    ratio: Summary(pairs.map { raw, module in raw.seconds / module.seconds }),
+                    cpuMicrosecondsOverRaw: Summary(
+                        pairs.map { raw, module in (module.cpuSeconds - raw.cpuSeconds) / Double(requests) * 1e6 }),
+                    contextSwitchesOverRaw: Summary(
+                        pairs.map { raw, module in
+                            Double(module.contextSwitches - raw.contextSwitches) / Double(requests)
+                        }))
             })
     }
 
-    /// `--profile SIDE`: `options.loopbackRequests` requests of `path` on one side alone, 4 in
-    /// flight, in a process of their own, with nothing sampled or printed: for a profiler
+    /// `--profile SIDE`: `options.loopbackRequests` requests of `path` on one side alone,
+    /// `options.profileInFlight` in flight, in a process of their own, with nothing sampled or printed: for a profiler
     /// (`valgrind --tool=callgrind`, `perf`), whose counts for two request counts, subtracted,
     /// give one request's cost on that side. Returns the number of failed requests.
     func profile(_ side: BenchmarkOptions.ProfileSide, path: String) -> Int {
-        let configuration = Self.configuration(inFlight: 4)
+        let configuration = Self.configuration(inFlight: options.profileInFlight)
         let builder = DefaultRequestBuilder(baseURL: baseURL, defaultHeaders: ["Accept": "application/json"])
         let send: (@escaping @Sendable (Bool) -> Void) -> Void
         switch side {
@@ -123,7 +139,7 @@ struct LoopbackBenchmarks {
                 requestBuilder: builder, session: transport, completionExecutor: .immediate)
             send = Self.moduleSend(module, request: PathRequest(path: path))
         }
-        return LoadDriver(total: options.loopbackRequests, send: send).run(inFlight: 4).failures
+        return LoadDriver(total: options.loopbackRequests, send: send).run(inFlight: options.profileInFlight).failures
     }
 
     /// The same configuration for every side: enough connections for the requests in flight,
@@ -158,22 +174,44 @@ struct LoopbackBenchmarks {
         }
     }
 
-    private func side(_ runs: [(Double, Double, Int, Int)], requests: Int) -> Side {
-        Side(
-            requestsPerSecond: Summary(runs.map { Double(requests) / $0.0 }),
-            cpuMicrosecondsPerRequest: Summary(runs.map { $0.1 / Double(requests) * 1e6 }),
-            peakResidentMegabytes: Double(runs.map(\.2).max() ?? 0) / 1_048_576,
-            failures: runs.map(\.3).reduce(0, +))
+    private func side(_ runs: [RunMeasurement], requests: Int) -> Side {
+        let perRequest = { (value: Double) in value / Double(requests) }
+        return Side(
+            requestsPerSecond: Summary(runs.map { Double(requests) / $0.seconds }),
+            cpuMicrosecondsPerRequest: Summary(runs.map { perRequest($0.cpuSeconds) * 1e6 }),
+            contextSwitchesPerRequest: Summary(runs.map { perRequest(Double($0.contextSwitches)) }),
+            voluntarySwitchesPerRequest: Summary(runs.map { perRequest(Double($0.voluntarySwitches)) }),
+            peakResidentMegabytes: Double(runs.map(\.peakResidentBytes).max() ?? 0) / 1_048_576,
+            failures: runs.map(\.failures).reduce(0, +))
     }
 }
 
-/// One run: wall seconds, CPU seconds, peak resident bytes, failures.
+/// What one run of a loopback side measured, for the whole process while it ran.
+struct RunMeasurement {
+    let seconds: Double
+    let cpuSeconds: Double
+    let voluntarySwitches: Int
+    let involuntarySwitches: Int
+    let peakResidentBytes: Int
+    let failures: Int
+
+    var contextSwitches: Int { voluntarySwitches + involuntarySwitches }
+}
+
+/// One run of `requests` requests, `inFlight` at a time.
+///
+/// The memory sampler's thread wakes every 5 ms, adding the same few switches a second to every
+/// side alike (about 0.1 per request at 2,000 requests a second).
 func measureRun(
     requests: Int, inFlight: Int, send: @escaping (@escaping @Sendable (Bool) -> Void) -> Void
-) -> (Double, Double, Int, Int) {
+) -> RunMeasurement {
     let sampler = PeakMemorySampler()
-    let cpuBefore = ResourceUsage.cpuSeconds()
+    let before = ResourceUsage.Snapshot()
     let (seconds, failures) = LoadDriver(total: requests, send: send).run(inFlight: inFlight)
-    let cpu = ResourceUsage.cpuSeconds() - cpuBefore
-    return (seconds, cpu, sampler.stop(), failures)
+    let after = ResourceUsage.Snapshot()
+    return RunMeasurement(
+        seconds: seconds, cpuSeconds: after.cpuSeconds - before.cpuSeconds,
+        voluntarySwitches: after.voluntarySwitches - before.voluntarySwitches,
+        involuntarySwitches: after.involuntarySwitches - before.involuntarySwitches,
+        peakResidentBytes: sampler.stop(), failures: failures)
 }

@@ -26,32 +26,33 @@ struct BenchmarkReport: Codable {
         }
         if let loopback {
             print(
-                "\nLoopback mode (nginx on 127.0.0.1; requests/s, median of runs; ratio = median of per-pair module/raw)"
+                "\nLoopback mode (nginx on 127.0.0.1; medians of runs; ratio and \"over raw\" = median of per-pair differences;"
+                    + " ctx sw = context switches of the process, voluntary + involuntary)"
             )
             var rows: [[String]] = []
             for comparison in loopback {
-                rows.append([
-                    comparison.name, "\(comparison.inFlight)", "raw URLSession",
-                    format(comparison.raw.requestsPerSecond.median, decimals: 0),
-                    format(comparison.raw.cpuMicrosecondsPerRequest.median, decimals: 0),
-                    format(comparison.raw.peakResidentMegabytes, decimals: 1), "", "\(comparison.raw.failures)",
-                ])
-                for module in comparison.modules {
-                    rows.append([
-                        comparison.name, "\(comparison.inFlight)", "module on \(module.session)",
-                        format(module.side.requestsPerSecond.median, decimals: 0),
-                        format(module.side.cpuMicrosecondsPerRequest.median, decimals: 0),
-                        format(module.side.peakResidentMegabytes, decimals: 1),
-                        format(module.ratio.median, decimals: 3) + " (" + format(module.ratio.minimum, decimals: 3)
-                            + "–"
-                            + format(module.ratio.maximum, decimals: 3) + ")",
-                        "\(module.side.failures)",
+                let raw = comparison.raw
+                rows.append(
+                    [comparison.name, "\(comparison.inFlight)", "raw URLSession"] + sideCells(raw) + [
+                        "", "", "", "\(raw.failures)",
                     ])
+                for module in comparison.modules {
+                    rows.append(
+                        [comparison.name, "\(comparison.inFlight)", "module on \(module.session)"]
+                            + sideCells(module.side) + [
+                                format(module.ratio.median, decimals: 3) + " ("
+                                    + format(module.ratio.minimum, decimals: 3)
+                                    + "–" + format(module.ratio.maximum, decimals: 3) + ")",
+                                signed(module.cpuMicrosecondsOverRaw.median, decimals: 0),
+                                signed(module.contextSwitchesOverRaw.median, decimals: 1),
+                                "\(module.side.failures)",
+                            ])
                 }
             }
             printTable(
                 header: [
-                    "case", "in flight", "side", "req/s", "CPU µs/req", "peak RSS MB", "ratio (min–max)", "failures",
+                    "case", "in flight", "side", "req/s", "CPU µs/req", "ctx sw/req (vol)", "peak RSS MB",
+                    "ratio (min–max)", "CPU µs over raw", "ctx sw over raw", "failures",
                 ],
                 rows: rows)
         }
@@ -118,5 +119,20 @@ struct BenchmarkReport: Codable {
 
     private func format(_ value: Double, decimals: Int) -> String {
         String(format: "%.\(decimals)f", value)
+    }
+
+    private func signed(_ value: Double, decimals: Int) -> String {
+        (value >= 0 ? "+" : "") + format(value, decimals: decimals)
+    }
+
+    /// A loopback side's throughput, CPU, context switches and memory.
+    private func sideCells(_ side: LoopbackBenchmarks.Side) -> [String] {
+        [
+            format(side.requestsPerSecond.median, decimals: 0),
+            format(side.cpuMicrosecondsPerRequest.median, decimals: 0),
+            format(side.contextSwitchesPerRequest.median, decimals: 1) + " ("
+                + format(side.voluntarySwitchesPerRequest.median, decimals: 1) + ")",
+            format(side.peakResidentMegabytes, decimals: 1),
+        ]
     }
 }

@@ -45,15 +45,32 @@ enum ResourceUsage {
 
     /// User plus system CPU time of the process, in seconds.
     static func cpuSeconds() -> Double {
-        var usage = rusage()
-        #if os(Linux)
-            getrusage(RUSAGE_SELF.rawValue, &usage)
-        #else
-            getrusage(RUSAGE_SELF, &usage)
-        #endif
-        let user = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
-        let system = Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
-        return user + system
+        Snapshot().cpuSeconds
+    }
+
+    /// What `getrusage(RUSAGE_SELF)` reports for the whole process (every thread) at one moment.
+    struct Snapshot {
+        /// User plus system CPU time, in seconds.
+        let cpuSeconds: Double
+        /// Times a thread gave up the CPU to wait (a futex, a socket, a sleep): each is a thread
+        /// hand-off or a wait that a later event ends with a wake-up.
+        let voluntarySwitches: Int
+        /// Times the scheduler took the CPU from a thread that could have run on.
+        let involuntarySwitches: Int
+
+        init() {
+            var usage = rusage()
+            #if os(Linux)
+                getrusage(RUSAGE_SELF.rawValue, &usage)
+            #else
+                getrusage(RUSAGE_SELF, &usage)
+            #endif
+            let user = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+            let system = Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+            cpuSeconds = user + system
+            voluntarySwitches = Int(usage.ru_nvcsw)
+            involuntarySwitches = Int(usage.ru_nivcsw)
+        }
     }
 }
 
