@@ -44,11 +44,17 @@ struct ModuleCall {
 
     /// Starts the call, through `transfer` when given, and returns the caller's handle: on a
     /// module of the user's own, its own, so that it decides how a cancelled call ends, and where.
+    ///
+    /// - Parameter completionIsShort: whether `completion` only hands the result on, transforming
+    ///   nothing (``TransferOptions/handlerIsShort``).
     func start(
-        transfer: TransferOperationSession? = nil, completion: @escaping RequestOperation.Completion
+        transfer: TransferOperationSession? = nil, completionIsShort: Bool = false,
+        completion: @escaping RequestOperation.Completion
     ) -> any NetworkCancellable {
         guard let adapter else {
-            return RequestOperation.start(source: source, module: module, transfer: transfer, completion: completion)
+            return RequestOperation.start(
+                source: source, module: module, transfer: transfer, completionIsShort: completionIsShort,
+                completion: completion)
         }
         _ = RequestOperation.start(source: source, module: module, transfer: transfer) { result in
             completion(adapter.restoring(result))
@@ -60,7 +66,9 @@ struct ModuleCall {
     func start(
         delivering completion: @escaping @Sendable (Result<NetworkResponse, NetworkError>) -> Void
     ) -> any NetworkCancellable {
-        start { result in (result, { cancelled in completion(cancelled ? .failure(.cancelled) : result) }) }
+        start(completionIsShort: true) { result in
+            (result, { cancelled in completion(cancelled ? .failure(.cancelled) : result) })
+        }
     }
 }
 

@@ -25,12 +25,15 @@ final class RequestOperation: NetworkCancellable {
 
     private let source: RequestSource
     private let acceptableStatusCodes: AcceptableStatusCodes
-    private let redirectPolicy: RedirectPolicy
     private let module: DefaultNetworkModule
     /// The module's session, or the transfer's session around it.
     private let session: any TransferringSession
     /// The session of a transfer (a download, a request with progress); `nil` for the others.
     private let transfer: TransferOperationSession?
+    /// How the session sends each attempt: the request's redirect policy, and whether the
+    /// completion handler is short (``TransferOptions/handlerIsShort``): no action's hook, no
+    /// transfer and a completion that transforms nothing is all that is left once the answer is in.
+    private let sending: TransferOptions
     private let startTime: UInt64
     private let requestID: UUID
     private let sequenceNumber: Int
@@ -38,20 +41,24 @@ final class RequestOperation: NetworkCancellable {
     private let state: LockedState<RequestStateMachine>
 
     private init(
-        source: RequestSource, module: DefaultNetworkModule, transfer: TransferOperationSession?, startTime: UInt64,
-        machine: consuming RequestStateMachine
+        source: RequestSource, module: DefaultNetworkModule, transfer: TransferOperationSession?,
+        completionIsShort: Bool, startTime: UInt64, machine: consuming RequestStateMachine
     ) {
         self.source = source
         self.session = transfer ?? module.transferringSession
         self.transfer = transfer
+        let redirectPolicy: RedirectPolicy
         if case .description(let networkRequest) = source {
             self.acceptableStatusCodes = networkRequest.acceptableStatusCodes.resolved(
                 moduleDefault: module.acceptableStatusCodes)
-            self.redirectPolicy = networkRequest.redirectPolicy ?? module.redirectPolicy
+            redirectPolicy = networkRequest.redirectPolicy ?? module.redirectPolicy
         } else {
             self.acceptableStatusCodes = module.acceptableStatusCodes
-            self.redirectPolicy = module.redirectPolicy
+            redirectPolicy = module.redirectPolicy
         }
+        self.sending = TransferOptions(
+            redirectPolicy: redirectPolicy,
+            handlerIsShort: completionIsShort && transfer == nil && module.actions.isEmpty)
         self.module = module
         (requestID, sequenceNumber) = RequestIdentifiers.next(in: module.requestCount)
         self.startTime = startTime
@@ -64,10 +71,12 @@ final class RequestOperation: NetworkCancellable {
     /// The start and the first build go in before the operation exists: the builder gets nothing
     /// that leads to it, so no other thread can reach the machine yet and they need no lock.
     ///
-    /// - Parameter transfer: for a transfer, the session around the module's to send on.
+    /// - Parameters:
+    ///   - transfer: for a transfer, the session around the module's to send on.
+    ///   - completionIsShort: whether `completion` only hands the result on, transforming nothing.
     static func start(
         source: RequestSource, module: DefaultNetworkModule, transfer: TransferOperationSession? = nil,
-        completion: @escaping Completion
+        completionIsShort: Bool = false, completion: @escaping Completion
     ) -> RequestOperation {
         let startTime = DispatchTime.now().uptimeNanoseconds
         var machine = RequestStateMachine(
@@ -80,7 +89,8 @@ final class RequestOperation: NetworkCancellable {
         }
         let request = machine.takeRequest()
         let operation = RequestOperation(
-            source: source, module: module, transfer: transfer, startTime: startTime, machine: machine)
+            source: source, module: module, transfer: transfer, completionIsShort: completionIsShort,
+            startTime: startTime, machine: machine)
         // Moved, not copied: a copy left behind would share the request's storage, and the
         // preparation's first write to the request would copy all of it.
         operation.run((consume next, consume request))
@@ -218,7 +228,7 @@ final class RequestOperation: NetworkCancellable {
         }
         let sentAt = DispatchTime.now().uptimeNanoseconds
         let acceptableStatusCodes = acceptableStatusCodes
-        let task = session.transferTask(with: request, transfer: TransferOptions(redirectPolicy: redirectPolicy)) {
+        let task = session.transferTask(with: request, transfer: sending) {
             data, response, error in
             let now = DispatchTime.now().uptimeNanoseconds
             let duration = Double(now >= sentAt ? now - sentAt : 0) / 1e9

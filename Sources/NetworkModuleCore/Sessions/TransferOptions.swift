@@ -37,15 +37,25 @@ package struct TransferOptions: Sendable {
     /// bytes from the start of this task (a resumed ``Destination/file(_:resumingAt:)`` counts the
     /// kept bytes too); `nil` when nobody asked. The module bounds how often its callers hear it.
     package var progress: (@Sendable (TransferProgress) -> Void)?
+    /// Whether the completion handler returns at once: it runs no action's hook, decodes
+    /// nothing and hands its caller's completion to a queue (or calls one that asked to run on
+    /// the session's thread, ``CompletionExecutor/immediate``). Then ``URLSessionTransport`` and a
+    /// plain `URLSession` call it on `URLSession`'s delegate queue, as a raw completion handler
+    /// runs, rather than on a queue of the framework's own (``CompletionHandlerQueue``): the
+    /// hand-off costs each request thread wake-ups that nothing needs. `false` by default, so a
+    /// handler nobody vouched for never holds up the delegate queue. The module sets it
+    /// (`RequestOperation`); a decorator that shares one call among several callers does not.
+    package var handlerIsShort: Bool
 
     /// Creates a transfer; by default, redirects followed and the body collected in memory.
     package init(
         redirectPolicy: RedirectPolicy = .follow, destination: Destination = .memory,
-        progress: (@Sendable (TransferProgress) -> Void)? = nil
+        progress: (@Sendable (TransferProgress) -> Void)? = nil, handlerIsShort: Bool = false
     ) {
         self.redirectPolicy = redirectPolicy
         self.destination = destination
         self.progress = progress
+        self.handlerIsShort = handlerIsShort
     }
 
     /// Whether a task has anything to do besides a plain data task's: a destination other than

@@ -33,9 +33,14 @@ final class CompletionHandlerQueue: Sendable {
         _ handler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void, data: Data?,
         response: URLResponse?, error: (any Error)?
     ) {
+        run { handler(data, response, error) }
+    }
+
+    /// Runs `work` off the caller's queue, on a queue that runs nothing else until it returns.
+    func run(_ work: @escaping @Sendable () -> Void) {
         let queue = idle.withLock { $0.popLast() } ?? DispatchQueue(label: "NetworkModule.completionHandler")
         queue.async {
-            handler(data, response, error)
+            work()
             self.idle.withLock { queues in
                 if queues.count < Self.maximumIdleQueues { queues.append(queue) }
             }

@@ -42,11 +42,11 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
     /// runs (Linux; `nil` for none): returns its key.
     func add(
         request: URLRequest, timeout: TimeInterval?, redirectPolicy: RedirectPolicy, transfer: TransportTaskOptions?,
-        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+        handlerIsShort: Bool, completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> Int {
         let record = TransportTaskRecord(
-            request: request, completionHandler: completionHandler, redirectPolicy: redirectPolicy, timeout: timeout,
-            transfer: transfer)
+            request: request, completionHandler: completionHandler, handlerIsShort: handlerIsShort,
+            redirectPolicy: redirectPolicy, timeout: timeout, transfer: transfer)
         return tasks.withLock { $0.add(record) }
     }
 
@@ -90,8 +90,11 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
                 return self?.tasks.withLock { $0.modify(task: identifier) { $0.activity(now: now) } } ?? nil
             },
             onExpiry: { [weak self] in
-                self?.fail(identifier, with: URLError.timedOut(url))
-                URLSessionTransport.cancelWithoutWaiting(task)
+                // Off the deadlines' one queue: a short handler runs the rest of the request there.
+                CompletionHandlerQueue.shared.run { [weak self] in
+                    self?.fail(identifier, with: URLError.timedOut(url))
+                    URLSessionTransport.cancelWithoutWaiting(task)
+                }
             })
         let isPending = tasks.withLock { $0.modify(task: identifier) { $0.deadline = deadline } } != nil
         if !isPending { deadline.cancel() }
@@ -103,8 +106,9 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
     }
 
     /// Takes the record of task `identifier` out of the table, once, and reports what `report`
-    /// makes of it, on ``CompletionHandlerQueue`` (off the delegate queue) after the transfer's
-    /// file is closed: the module may remove it or resume it from there.
+    /// makes of it after the transfer's file is closed (the module may remove it or resume it
+    /// from there): on ``CompletionHandlerQueue``, off the delegate queue, unless the handler is
+    /// short (``TransferOptions/handlerIsShort``).
     private func finish(
         _ identifier: Int,
         report: (TransportTaskRecord) -> (data: Data?, response: URLResponse?, error: (any Error)?)
@@ -112,7 +116,11 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
         guard let record = tasks.withLock({ $0.remove(task: identifier) }) else { return }
         record.end()
         let (data, response, error) = report(record)
-        CompletionHandlerQueue.shared.call(record.completionHandler, data: data, response: response, error: error)
+        if record.handlerIsShort {
+            record.completionHandler(data, response, error)
+        } else {
+            CompletionHandlerQueue.shared.call(record.completionHandler, data: data, response: response, error: error)
+        }
     }
 
     // MARK: URLSessionDataDelegate

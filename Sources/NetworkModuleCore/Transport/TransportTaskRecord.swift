@@ -58,6 +58,8 @@ struct TransportTaskRecord {
     }
 
     let completionHandler: @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    /// Whether `completionHandler` may be called on the delegate queue (``TransferOptions/handlerIsShort``).
+    let handlerIsShort: Bool
     private(set) var phase = Phase.created
     let redirectPolicy: RedirectPolicy
     private let timeout: TimeInterval?
@@ -90,10 +92,12 @@ struct TransportTaskRecord {
 
     init(
         request: URLRequest, completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void,
-        redirectPolicy: RedirectPolicy, timeout: TimeInterval?, transfer: TransportTaskOptions?
+        handlerIsShort: Bool = false, redirectPolicy: RedirectPolicy, timeout: TimeInterval?,
+        transfer: TransportTaskOptions?
     ) {
         self.redirects = RedirectChain(caller: request)
         self.completionHandler = completionHandler
+        self.handlerIsShort = handlerIsShort
         self.redirectPolicy = redirectPolicy
         self.timeout = timeout
         self.transfer = transfer

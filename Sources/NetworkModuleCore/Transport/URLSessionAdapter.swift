@@ -33,37 +33,47 @@ package struct URLSessionAdapter: TransferringSession {
         self.isBackground = BackgroundTransferRefusal.refusesDataTasks(urlSession.configuration)
     }
 
-    /// Creates a data task of ``urlSession`` for `request` (adapted on Linux, see above); on a
-    /// session with a background configuration, a task that sends nothing and fails with
-    /// `URLError.unsupportedURL` (Apple's background sessions raise an exception for it).
+    /// Creates a data task of ``urlSession`` for `request` (adapted on Linux, see above), whose
+    /// `completionHandler` runs off the session's serial delegate queue (``CompletionHandlerQueue``).
     package func dataTask(
         with request: URLRequest,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
-        if isBackground {
-            return BackgroundTransferRefusal.unsentDataTask(for: request, completionHandler: completionHandler)
-        }
-        // Off the session's serial delegate queue: see CompletionHandlerQueue.
-        let handler: @Sendable (Data?, URLResponse?, (any Error)?) -> Void = { data, response, error in
+        task(with: request) { data, response, error in
             CompletionHandlerQueue.shared.call(completionHandler, data: data, response: response, error: error)
         }
-        #if canImport(FoundationNetworking)
-            return LinuxDataTask(session: urlSession, request: request, completionHandler: handler)
-        #else
-            return URLSessionDataTaskBox(task: urlSession.dataTask(with: request, completionHandler: handler))
-        #endif
     }
 
     /// A data task with `transfer` applied to its body once it has arrived whole; for a redirect
     /// policy other than ``RedirectPolicy/follow`` a task that sends nothing and fails with
     /// `URLError.unsupportedURL`: a completion-handler task of a `URLSession` whose delegate is
-    /// not the framework's shows no redirect the framework could act on.
+    /// not the framework's shows no redirect the framework could act on. A plain transfer whose
+    /// handler is short (``TransferOptions/handlerIsShort``) is called on the delegate queue.
     package func transferTask(
         with request: URLRequest, transfer: TransferOptions,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> any NetworkSessionTask {
-        BufferedSession(base: self, name: "A plain URLSession").transferTask(
-            with: request, transfer: transfer, completionHandler: completionHandler)
+        guard transfer.handlerIsShort, transfer.redirectPolicy.isFollow, !transfer.needsApplying else {
+            return BufferedSession(base: self, name: "A plain URLSession").transferTask(
+                with: request, transfer: transfer, completionHandler: completionHandler)
+        }
+        return task(with: request, completionHandler: completionHandler)
+    }
+
+    /// A data task of ``urlSession`` whose `completionHandler` is called where the session calls
+    /// it; on a session with a background configuration, a task that sends nothing and fails with
+    /// `URLError.unsupportedURL` (Apple's background sessions raise an exception for it).
+    private func task(
+        with request: URLRequest, completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    ) -> any NetworkSessionTask {
+        if isBackground {
+            return BackgroundTransferRefusal.unsentDataTask(for: request, completionHandler: completionHandler)
+        }
+        #if canImport(FoundationNetworking)
+            return LinuxDataTask(session: urlSession, request: request, completionHandler: completionHandler)
+        #else
+            return URLSessionDataTaskBox(task: urlSession.dataTask(with: request, completionHandler: completionHandler))
+        #endif
     }
 }
 

@@ -55,6 +55,8 @@ struct TransportDelegateAppleOrderTests {
         let status: Int?
         let errorCode: URLError.Code?
         let networkError: NetworkError?
+        /// Whether the handler ran on the thread that completed the task (``Harness/completeMarked()``).
+        let ranWhereCompleted: Bool
     }
 
     /// A transport, one of its unresumed tasks registered with the framework's `request`, and the
@@ -81,13 +83,24 @@ struct TransportDelegateAppleOrderTests {
             self.done = done
             self.key = transport.delegate.register(
                 task, request: request, redirectPolicy: redirectPolicy,
-                transfer: TransportTaskOptions(transfer, request: request),
+                transfer: TransportTaskOptions(transfer, request: request), handlerIsShort: transfer.handlerIsShort,
                 completionHandler: { data, response, error in
                     done.record(
                         Report(
                             data: data, status: (response as? HTTPURLResponse)?.statusCode,
-                            errorCode: (error as? URLError)?.code, networkError: error.map { NetworkError($0) }))
+                            errorCode: (error as? URLError)?.code, networkError: error.map { NetworkError($0) },
+                            ranWhereCompleted: Thread.current.threadDictionary[Self.completingKey] != nil))
                 })
+        }
+
+        /// Marks the thread that runs ``completeMarked()``.
+        private static let completingKey = "TransportDelegateAppleOrderTests.completing"
+
+        /// ``complete(_:)``, on a thread marked so that the handler can tell whether it runs there.
+        func completeMarked() {
+            Thread.current.threadDictionary[Self.completingKey] = true
+            complete()
+            Thread.current.threadDictionary[Self.completingKey] = nil
         }
 
         /// The response head; what the disposition's handler got.
@@ -130,6 +143,32 @@ struct TransportDelegateAppleOrderTests {
         let report = await harness.done.waited()
         #expect(report?.data == Data("hello".utf8))
         #expect(report?.errorCode == nil)
+    }
+
+    @Test("when the handler is short, should report on the delegate's thread before the task's end returns")
+    func shortHandlerRunsWhereTheTaskEnds() {
+        let harness = Harness(transfer: TransferOptions(handlerIsShort: true))
+
+        harness.head(200)
+        harness.body("hello")
+        harness.completeMarked()
+
+        #expect(harness.done.calls.count == 1, "reported before the delegate returned")
+        #expect(harness.done.value?.ranWhereCompleted == true)
+        #expect(harness.done.value?.data == Data("hello".utf8))
+    }
+
+    @Test("when the handler is not short, should report off the delegate's thread")
+    func otherHandlerRunsOffTheDelegateQueue() async {
+        let harness = Harness()
+
+        harness.head(200)
+        harness.body("hello")
+        harness.completeMarked()
+
+        let report = await harness.done.waited()
+        #expect(report?.ranWhereCompleted == false, "a slow hook there would hold up every other task")
+        #expect(report?.data == Data("hello".utf8))
     }
 
     @Test("when the redirect policy answers nil, should follow nothing and deliver the 3xx once")
@@ -383,12 +422,12 @@ extension TransportDelegate {
     @discardableResult
     func register(
         _ task: URLSessionDataTask, request: URLRequest, redirectPolicy: RedirectPolicy = .follow,
-        transfer: TransportTaskOptions? = nil,
+        transfer: TransportTaskOptions? = nil, handlerIsShort: Bool = false,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> Int {
         let key = add(
             request: request, timeout: nil, redirectPolicy: redirectPolicy, transfer: transfer,
-            completionHandler: completionHandler)
+            handlerIsShort: handlerIsShort, completionHandler: completionHandler)
         _ = resume(key)
         #expect(start(key, in: task))
         return key
