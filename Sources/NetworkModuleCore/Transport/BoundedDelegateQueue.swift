@@ -21,9 +21,16 @@
     /// The operations run on a serial queue of their own (libdispatch's overcommitting pool), not
     /// on a default concurrent `OperationQueue`, whose pool has no more threads than cores: when
     /// callers waiting for the work queue held all of those, every request of the process stalled.
+    ///
+    /// A block goes straight to that queue, not through `OperationQueue`'s machinery (an
+    /// `Operation`, key-value observing and two locks for each): swift-corelibs-foundation only
+    /// ever adds blocks to its delegate queue, three a small request, and the machinery cost the
+    /// transport 40 to 60 µs of CPU a request (docs/performance.md). ``isSuspended`` and
+    /// ``waitUntilAllOperationsAreFinished()`` act on the blocks as `OperationQueue`'s do.
     final class BoundedDelegateQueue: OperationQueue, @unchecked Sendable {
-        // @unchecked Sendable is safe: the only mutable state, `queued`, is touched only while
-        // holding `condition`; the rest is immutable or OperationQueue's own (thread-safe).
+        // @unchecked Sendable is safe: the mutable state, `queued` and `suspended`, is touched
+        // only while holding `condition`; the rest is immutable or OperationQueue's own
+        // (thread-safe).
 
         /// How many operations may be queued and not yet finished before `addOperation` waits.
         let capacity: Int
@@ -39,6 +46,10 @@
         private let condition = NSCondition()
         /// Operations added through `addOperation(_:)` and not yet finished.
         private var queued = 0
+        /// Whether `operationsQueue` is suspended by ``isSuspended``.
+        private var suspended = false
+        /// Set on `operationsQueue`: a block added from there never waits for room.
+        private static let runsHere = DispatchSpecificKey<Bool>()
 
         init(capacity: Int = 256, longestWait: TimeInterval = 0.01) {
             self.capacity = max(1, capacity)
@@ -47,6 +58,7 @@
             maxConcurrentOperationCount = 1
             name = "NetworkModule.URLSessionTransport.delegate"
             underlyingQueue = operationsQueue
+            operationsQueue.setSpecific(key: Self.runsHere, value: true)
         }
 
         /// The number of operations added and not yet finished (for tests).
@@ -57,16 +69,44 @@
         }
 
         override func addOperation(_ block: @escaping @Sendable () -> Void) {
-            let mayWait = OperationQueue.current !== self
+            let mayWait = DispatchQueue.getSpecific(key: Self.runsHere) != true
             let deadline = Date(timeIntervalSinceNow: longestWait)
             condition.lock()
             while mayWait, queued >= capacity, condition.wait(until: deadline) {}
             queued += 1
             condition.unlock()
-            super.addOperation { [weak self] in
+            operationsQueue.async { [weak self] in
                 block()
                 self?.operationFinished()
             }
+        }
+
+        deinit {
+            // libdispatch traps on the release of a suspended queue.
+            if suspended { operationsQueue.resume() }
+        }
+
+        /// Whether the blocks wait: set, no block starts until it is cleared.
+        override var isSuspended: Bool {
+            get {
+                condition.lock()
+                defer { condition.unlock() }
+                return suspended
+            }
+            set {
+                condition.lock()
+                defer { condition.unlock() }
+                guard newValue != suspended else { return }
+                suspended = newValue
+                if newValue { operationsQueue.suspend() } else { operationsQueue.resume() }
+                super.isSuspended = newValue
+            }
+        }
+
+        /// Waits until every block added so far has run.
+        override func waitUntilAllOperationsAreFinished() {
+            operationsQueue.sync {}
+            super.waitUntilAllOperationsAreFinished()
         }
 
         private func operationFinished() {
