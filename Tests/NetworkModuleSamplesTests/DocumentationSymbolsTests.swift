@@ -107,6 +107,7 @@ enum DocumentationSymbols {
         "NSError": "Foundation: how an error's domain and code are read",
         "NSURLErrorDomain": "Foundation: the domain of URLError",
         "NWPathMonitor": "Network.framework: what NetworkConnectivity watches on Apple platforms",
+        "OperationQueue": "Foundation: URLSession's delegate queue, whose machinery the transport skips on Linux",
         "SecTrust": "Security.framework: the server trust SECURITY.md says only Apple platforms evaluate",
         "RunLoop": "Foundation: RunLoop.main.run(), in the executors guide",
         "SubjectPublicKeyInfo": "X.509's name for a certificate's public key, which public-key pins hash",
