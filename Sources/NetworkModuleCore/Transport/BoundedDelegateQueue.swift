@@ -26,7 +26,9 @@
     /// `Operation`, key-value observing and two locks for each): swift-corelibs-foundation only
     /// ever adds blocks to its delegate queue, three a small request, and the machinery cost the
     /// transport 40 to 60 µs of CPU a request (docs/performance.md). ``isSuspended`` and
-    /// ``waitUntilAllOperationsAreFinished()`` act on the blocks as `OperationQueue`'s do.
+    /// ``waitUntilAllOperationsAreFinished()`` act on the blocks as `OperationQueue`'s do; an
+    /// `Operation` object (which URLSession never adds) still goes through `OperationQueue`, on the
+    /// same serial queue.
     final class BoundedDelegateQueue: OperationQueue, @unchecked Sendable {
         // @unchecked Sendable is safe: the mutable state, `queued` and `suspended`, is touched
         // only while holding `condition`; the rest is immutable or OperationQueue's own
@@ -48,8 +50,14 @@
         private var queued = 0
         /// Whether `operationsQueue` is suspended by ``isSuspended``.
         private var suspended = false
-        /// Set on `operationsQueue`: a block added from there never waits for room.
-        private static let runsHere = DispatchSpecificKey<Bool>()
+        /// The queue whose block the current thread is running, if any: per thread, as
+        /// `OperationQueue.current` answers, so that a block that adds another through a queue it
+        /// waits on (`sync`) is still known as this queue's.
+        private static let runningQueue: pthread_key_t = {
+            var key = pthread_key_t()
+            pthread_key_create(&key, nil)
+            return key
+        }()
 
         init(capacity: Int = 256, longestWait: TimeInterval = 0.01) {
             self.capacity = max(1, capacity)
@@ -58,7 +66,6 @@
             maxConcurrentOperationCount = 1
             name = "NetworkModule.URLSessionTransport.delegate"
             underlyingQueue = operationsQueue
-            operationsQueue.setSpecific(key: Self.runsHere, value: true)
         }
 
         /// The number of operations added and not yet finished (for tests).
@@ -68,15 +75,23 @@
             return queued
         }
 
+        /// Whether the current thread is running one of this queue's blocks.
+        private var isRunningOnThisThread: Bool {
+            pthread_getspecific(Self.runningQueue) == Unmanaged.passUnretained(self).toOpaque()
+        }
+
         override func addOperation(_ block: @escaping @Sendable () -> Void) {
-            let mayWait = DispatchQueue.getSpecific(key: Self.runsHere) != true
+            let mayWait = !isRunningOnThisThread
             let deadline = Date(timeIntervalSinceNow: longestWait)
             condition.lock()
             while mayWait, queued >= capacity, condition.wait(until: deadline) {}
             queued += 1
             condition.unlock()
             operationsQueue.async { [weak self] in
+                let outer = pthread_getspecific(Self.runningQueue)
+                pthread_setspecific(Self.runningQueue, self.map { Unmanaged.passUnretained($0).toOpaque() })
                 block()
+                pthread_setspecific(Self.runningQueue, outer)
                 self?.operationFinished()
             }
         }
@@ -103,8 +118,11 @@
             }
         }
 
-        /// Waits until every block added so far has run.
+        /// Waits until every block added so far has run. Called from one of the queue's own
+        /// blocks (a completion the module runs on the delegate queue), returns at once: the
+        /// blocks before it have run, and the ones after it cannot run until it returns.
         override func waitUntilAllOperationsAreFinished() {
+            guard !isRunningOnThisThread else { return }
             operationsQueue.sync {}
             super.waitUntilAllOperationsAreFinished()
         }

