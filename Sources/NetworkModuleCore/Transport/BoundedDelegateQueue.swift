@@ -14,9 +14,10 @@
     ///
     /// A wait lasts at most ``longestWait``: an operation that waits for the session's work queue
     /// (`resume()`, `cancel()`: `workQueue.sync`) while the work queue waits here would otherwise
-    /// deadlock. The transport never does that (it cancels from a background queue); the bound
-    /// turns an unforeseen cycle into a short stall that still keeps memory bounded. An operation
-    /// added from this queue itself never waits.
+    /// deadlock. The transport cancels from a background queue, but a short completion handler
+    /// (``TransferOptions/handlerIsShort``) runs the caller's `.immediate` completion here, which
+    /// may start the next request: while 256 chunks wait, its `resume()` stalls for at most that
+    /// bound, and memory stays bounded. An operation added from this queue itself never waits.
     ///
     /// The operations run on a serial queue of their own (libdispatch's overcommitting pool), not
     /// on a default concurrent `OperationQueue`, whose pool has no more threads than cores: when
