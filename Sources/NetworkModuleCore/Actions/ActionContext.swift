@@ -37,6 +37,14 @@ public struct ActionContext: Sendable {
     public let bytesSent: Int
     /// Body bytes received so far, over all attempts, error responses included.
     public let bytesReceived: Int
+    /// What the session observed of the last attempt answered, for the built-in actions that
+    /// read it (tracing, metrics); `nil` for the others.
+    let recorder: AttemptRecorder?
+
+    /// The method of the request: as sent in this attempt, else as described, else `GET`.
+    var method: String {
+        sentRequest?.httpMethod ?? networkRequest?.method.rawValue ?? "GET"
+    }
 
     /// Whether `url` has the same origin (scheme, host and port) as ``baseURL``; `false`
     /// when there is no base URL. Credentials should be attached only when this is `true`.
@@ -68,7 +76,7 @@ extension ActionContext {
         self.init(
             networkRequest: networkRequest, attempt: attempt, baseURL: baseURL,
             baseOrigin: baseURL.flatMap(Origin.init), sentRequest: sentRequest, elapsed: 0, requestID: UUID(),
-            sequenceNumber: 1, preparationTime: 0, timeInFlight: 0, bytesSent: 0, bytesReceived: 0)
+            sequenceNumber: 1, preparationTime: 0, timeInFlight: 0, bytesSent: 0, bytesReceived: 0, recorder: nil)
     }
 }
 

@@ -22,6 +22,9 @@ struct ActionPipeline: Sendable {
     let baseOrigin: Origin?
     /// Bounds the wait for an action that prepares later.
     let delayScheduler: any DelayScheduler
+    /// Whether an action reads what sessions observe of each attempt (``AttemptRecorder``):
+    /// tracing and metrics do. Only then does an attempt carry a recorder.
+    let recordsAttempts: Bool
 
     init(actions: [any NetworkModuleAction], baseURL: URL? = nil, delayScheduler: any DelayScheduler) {
         let actions = actions.map { $0.unwrapped }
@@ -30,6 +33,7 @@ struct ActionPipeline: Sendable {
         self.baseURL = baseURL
         self.baseOrigin = baseURL.flatMap(Origin.init)
         self.delayScheduler = delayScheduler
+        self.recordsAttempts = actions.contains { $0 is TracingAction || $0 is MetricsAction }
     }
 
     // MARK: - Preparing
@@ -212,13 +216,13 @@ struct ActionPipeline: Sendable {
     func context(
         for networkRequest: (any NetworkRequest)?, attempt: Int, sentRequest: URLRequest?, requestID: UUID,
         sequenceNumber: Int, elapsed: TimeInterval, preparationTime: TimeInterval, timeInFlight: TimeInterval = 0,
-        bytesSent: Int = 0, bytesReceived: Int = 0
+        bytesSent: Int = 0, bytesReceived: Int = 0, recorder: AttemptRecorder? = nil
     ) -> ActionContext {
         ActionContext(
             networkRequest: networkRequest, attempt: attempt, baseURL: baseURL, baseOrigin: baseOrigin,
             sentRequest: sentRequest, elapsed: elapsed, requestID: requestID, sequenceNumber: sequenceNumber,
             preparationTime: preparationTime, timeInFlight: timeInFlight, bytesSent: bytesSent,
-            bytesReceived: bytesReceived)
+            bytesReceived: bytesReceived, recorder: recorder)
     }
 }
 

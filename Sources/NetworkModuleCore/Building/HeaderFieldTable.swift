@@ -55,6 +55,18 @@ struct HeaderFieldTable {
         mustWrite = true
     }
 
+    /// The value of the field `name`, in any casing; `nil` without one.
+    func value(for name: String) -> String? {
+        storedName(for: name).flatMap { fields[$0] }
+    }
+
+    /// Removes the field `name`, in any casing, if there is one.
+    mutating func remove(_ name: String) {
+        guard let stored = storedName(for: name) else { return }
+        fields[stored] = nil
+        mustWrite = true
+    }
+
     /// `request` with the fields `edit` sets in its table, written in one go; or the error
     /// `edit` throws. What an action's own `prepare` does with the shared-table step.
     static func editing(

@@ -228,6 +228,9 @@ final class RequestOperation: NetworkCancellable {
         }
         let sentAt = DispatchTime.now().uptimeNanoseconds
         let acceptableStatusCodes = acceptableStatusCodes
+        var sending = sending
+        let recorder = module.pipeline.recordsAttempts ? AttemptRecorder() : nil
+        sending.recorder = recorder
         let task = session.transferTask(with: request, transfer: sending) {
             data, response, error in
             let now = DispatchTime.now().uptimeNanoseconds
@@ -236,7 +239,8 @@ final class RequestOperation: NetworkCancellable {
                 data: data, response: response, error: error, request: request,
                 acceptableStatusCodes: acceptableStatusCodes, duration: duration)
             let receivedBytes = self.transfer?.receivedBytes(data) ?? data?.count ?? 0
-            self.run(self.update { $0.answered(attempt: attempt, result, receivedBytes: receivedBytes) })
+            self.run(
+                self.update { $0.answered(attempt: attempt, result, receivedBytes: receivedBytes, recorder: recorder) })
         }
         return update { $0.taskCreated(task) }
     }
@@ -273,7 +277,7 @@ final class RequestOperation: NetworkCancellable {
             elapsed: Self.seconds(now >= startTime ? now - startTime : 0),
             preparationTime: Self.seconds(facts.preparationNanoseconds),
             timeInFlight: Self.seconds(facts.inFlightNanoseconds), bytesSent: facts.bytesSent,
-            bytesReceived: facts.bytesReceived)
+            bytesReceived: facts.bytesReceived, recorder: facts.recorder)
     }
 
     private static func seconds(_ nanoseconds: UInt64) -> TimeInterval {

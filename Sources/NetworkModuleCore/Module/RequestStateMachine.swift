@@ -149,6 +149,9 @@ struct RequestStateMachine {
         var inFlightNanoseconds: UInt64 = 0
         var bytesSent = 0
         var bytesReceived = 0
+        /// What the session observed of the last attempt answered (``AttemptRecorder``), when
+        /// an action reads it.
+        var recorder: AttemptRecorder?
     }
 
     /// What the machine's clock counts, for ``Facts``.
@@ -396,13 +399,15 @@ struct RequestStateMachine {
     /// The session answered `attempt`, having received `receivedBytes` body bytes (counted
     /// unless the request has finished).
     mutating func answered(
-        attempt: Int, _ result: Result<NetworkResponse, NetworkError>, receivedBytes: Int = 0
+        attempt: Int, _ result: Result<NetworkResponse, NetworkError>, receivedBytes: Int = 0,
+        recorder: AttemptRecorder? = nil
     ) -> Next {
         if receivedBytes > 0, !isFinished {
             let (total, overflowed) = facts.bytesReceived.addingReportingOverflow(receivedBytes)
             facts.bytesReceived = overflowed ? .max : total
         }
         guard attempt == self.attempt, case .sending = phase else { return .none }
+        facts.recorder = recorder
         return arrived(.answered(result))
     }
 

@@ -27,6 +27,16 @@ package enum CredentialHeaders {
         registered.withLock { _ = $0.insert(name) }
     }
 
+    // Header names that are no secret, but go to chosen origins only (the tracing action's).
+    private static let originBound = LockedState(Set<String>())
+
+    /// Records that `name`, no credential, must not follow a redirect to another origin either,
+    /// from now on, in the whole process: masked nowhere, stripped as credentials are.
+    static func registerOriginBound(_ name: String) {
+        let name = name.lowercased()
+        originBound.withLock { _ = $0.insert(name) }
+    }
+
     /// Whether `name` carries a credential: a fixed name or one an action registered.
     static func contains(_ name: String) -> Bool {
         let name = name.lowercased()
@@ -34,6 +44,7 @@ package enum CredentialHeaders {
     }
 
     /// `request` without its credential headers (the names above and `extraNames`, lowercased)
+    /// and the headers bound to their origin (``registerOriginBound(_:)``)
     /// if it goes to another origin than `originalURL`, or if either has no origin; otherwise
     /// `request` as it is. What a redirect may carry: applied to the request a redirect policy
     /// chose, so that no policy can send credentials to another origin.
@@ -44,7 +55,8 @@ package enum CredentialHeaders {
         let to = request.url.flatMap(Origin.init)
         guard from == nil || from != to else { return request }
         var stripped = request
-        for name in names(in: request, extraNames: extraNames) {
+        let bound = originBound.withLock { $0 }
+        for name in names(in: request, extraNames: extraNames.union(bound)) {
             stripped.setValue(nil, forHTTPHeaderField: name)
         }
         return stripped

@@ -46,16 +46,23 @@ package struct TransferOptions: Sendable {
     /// handler nobody vouched for never holds up the delegate queue. The module sets it
     /// (`RequestOperation`); a decorator that shares one call among several callers does not.
     package var handlerIsShort: Bool
+    /// Where the session writes what it learned of the attempt besides its answer (the
+    /// platform's timings, a shared call), before calling the completion handler; `nil` when
+    /// nobody reads it. A decorator that makes a call of its own passes on what that call's
+    /// recorder got.
+    package var recorder: AttemptRecorder?
 
     /// Creates a transfer; by default, redirects followed and the body collected in memory.
     package init(
         redirectPolicy: RedirectPolicy = .follow, destination: Destination = .memory,
-        progress: (@Sendable (TransferProgress) -> Void)? = nil, handlerIsShort: Bool = false
+        progress: (@Sendable (TransferProgress) -> Void)? = nil, handlerIsShort: Bool = false,
+        recorder: AttemptRecorder? = nil
     ) {
         self.redirectPolicy = redirectPolicy
         self.destination = destination
         self.progress = progress
         self.handlerIsShort = handlerIsShort
+        self.recorder = recorder
     }
 
     /// Whether a task has anything to do besides a plain data task's: a destination other than

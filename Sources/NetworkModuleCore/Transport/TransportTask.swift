@@ -25,7 +25,7 @@ final class TransportTask: NetworkSessionTask {
         self.key = transport.delegate.add(
             request: request, timeout: LinuxURLSessionQuirks.apply ? request.timeoutInterval : nil,
             redirectPolicy: transfer.redirectPolicy, transfer: TransportTaskOptions(transfer, request: request),
-            handlerIsShort: transfer.handlerIsShort, completionHandler: completionHandler)
+            handlerIsShort: transfer.handlerIsShort, recorder: transfer.recorder, completionHandler: completionHandler)
     }
 
     deinit {

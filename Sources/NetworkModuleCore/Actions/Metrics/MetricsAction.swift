@@ -15,7 +15,7 @@ struct MetricsAction: NetworkModuleAction {
     func didFinish(_ result: Result<NetworkResponse, NetworkError>, context: ActionContext) {
         report(
             RequestMetrics(
-                method: context.sentRequest?.httpMethod ?? context.networkRequest?.method.rawValue ?? "GET",
+                method: context.method,
                 url: context.sentRequest.map { redaction.loggable($0.url) },
                 attempts: context.attempt,
                 totalDuration: context.elapsed,
@@ -23,13 +23,14 @@ struct MetricsAction: NetworkModuleAction {
                 inFlightDuration: context.timeInFlight,
                 bytesSent: context.bytesSent,
                 bytesReceived: context.bytesReceived,
-                outcome: result.map(\.statusCode)))
+                outcome: result.map(\.statusCode), phases: context.recorder?.observations.phases))
     }
 }
 
 extension NetworkModuleAction where Self == BuiltInAction {
     /// Reports ``RequestMetrics`` for each request, once, when its result is known: attempts,
-    /// durations (total, preparation, in flight), bytes, and the final status or error.
+    /// durations (total, preparation, in flight), bytes, the final status or error, and where the
+    /// platform measures them (Apple platforms), the phases of the last attempt on the wire.
     ///
     /// ```swift
     /// actions: [.metrics { metrics in analytics.track("request", metrics.totalDuration, metrics.statusCode) }]

@@ -22,12 +22,29 @@ public struct RequestMetrics: Sendable, Equatable {
     public let bytesReceived: Int
     /// The final status code, or the error the request failed with.
     public let outcome: Result<Int, NetworkError>
+    /// Where the last answered attempt's time went on the wire (lookup, connect, TLS, first
+    /// byte…), as the platform measured it; `nil` where it measures nothing (Linux), for a
+    /// request that was never answered, and from a session that reports no timings.
+    public let phases: RequestPhases?
 
-    /// Creates metrics; the metrics action does, tests may too.
+    /// Creates metrics without phases.
     public init(
         method: String, url: String?, attempts: Int, totalDuration: TimeInterval, preparationDuration: TimeInterval,
         inFlightDuration: TimeInterval, bytesSent: Int, bytesReceived: Int, outcome: Result<Int, NetworkError>
     ) {
+        self.init(
+            method: method, url: url, attempts: attempts, totalDuration: totalDuration,
+            preparationDuration: preparationDuration, inFlightDuration: inFlightDuration, bytesSent: bytesSent,
+            bytesReceived: bytesReceived, outcome: outcome, phases: nil)
+    }
+
+    /// Creates metrics; the metrics action does, tests may too.
+    public init(
+        method: String, url: String?, attempts: Int, totalDuration: TimeInterval, preparationDuration: TimeInterval,
+        inFlightDuration: TimeInterval, bytesSent: Int, bytesReceived: Int, outcome: Result<Int, NetworkError>,
+        phases: RequestPhases?
+    ) {
+        self.phases = phases
         self.method = method
         self.url = url
         self.attempts = attempts

@@ -32,14 +32,16 @@ final class DeduplicatedCall: @unchecked Sendable {
         self.callers = [firstCaller]
     }
 
-    /// Sends the first caller's request on the wrapped session.
-    func start(_ request: URLRequest) {
-        session.state.send(request, on: session.wrapped) { _, inner in
+    /// Sends the first caller's request on the wrapped session, with a recorder of the call's
+    /// own when that caller's attempt has one: every caller's recorder gets what it observed.
+    func start(_ request: URLRequest, recording: Bool) {
+        let recorder = recording ? AttemptRecorder() : nil
+        session.state.send(request, on: session.wrapped, transfer: TransferOptions(recorder: recorder)) { _, inner in
             guard case .starting = phase else { return false }  // every caller cancelled meanwhile
             phase = .running(inner)
             return true
         } completionHandler: { [self] data, response, error in
-            finish(data, response, error)
+            finish(data, response, error, observed: recorder?.observations ?? AttemptObservations())
         }
     }
 
@@ -57,7 +59,9 @@ final class DeduplicatedCall: @unchecked Sendable {
     }
 
     /// Hands the wrapped session's answer to every caller still waiting, once.
-    private func finish(_ data: Data?, _ response: URLResponse?, _ error: (any Error)?) {
+    private func finish(
+        _ data: Data?, _ response: URLResponse?, _ error: (any Error)?, observed: AttemptObservations
+    ) {
         let handlers = session.state.withLock { state -> [SessionCompletionHandler] in
             switch phase {
             case .finished:
@@ -65,7 +69,12 @@ final class DeduplicatedCall: @unchecked Sendable {
             case .starting, .running:
                 phase = .finished
                 state.end(self)
-                let handlers = callers.compactMap { $0.takeCompletionHandler() }
+                let handlers = callers.compactMap { caller in
+                    caller.takeCompletionHandler().map { handler in
+                        caller.recorder?.record(observed, joined: caller.joined)
+                        return handler
+                    }
+                }
                 callers = []
                 return handlers
             }

@@ -118,7 +118,9 @@ public final class DeduplicatedSession: NetworkSession, TransferringSession {
         else {
             return wrapped.transferTask(with: request, transfer: transfer, completionHandler: completionHandler)
         }
-        return DeduplicatedSessionTask(session: self, key: key, request: request, completionHandler: completionHandler)
+        return DeduplicatedSessionTask(
+            session: self, key: key, request: request, recorder: transfer.recorder,
+            completionHandler: completionHandler)
     }
 }
 

@@ -11,18 +11,23 @@ final class DeduplicatedSessionTask: NetworkSessionTask, @unchecked Sendable {
     // `session.state.withLock`, so the session's one lock guards it.
 
     let request: URLRequest
+    /// Where this caller's attempt hears what the shared call observed.
+    let recorder: AttemptRecorder?
+    /// Guarded by `session.state`: whether this caller joined a call another caller started.
+    private(set) var joined = false
     private let key: RequestKey
     private let session: DeduplicatedSession
     /// Guarded by `session.state`: runs the call this caller waits for, once resumed.
     private var lifecycle: SessionTaskLifecycle<DeduplicatedCall>
 
     init(
-        session: DeduplicatedSession, key: RequestKey, request: URLRequest,
+        session: DeduplicatedSession, key: RequestKey, request: URLRequest, recorder: AttemptRecorder?,
         completionHandler: @escaping SessionCompletionHandler
     ) {
         self.session = session
         self.key = key
         self.request = request
+        self.recorder = recorder
         self.lifecycle = SessionTaskLifecycle(handler: completionHandler)
     }
 
@@ -33,6 +38,7 @@ final class DeduplicatedSessionTask: NetworkSessionTask, @unchecked Sendable {
             let call: DeduplicatedCall
             if let existing = state.calls[key] {
                 existing.callers.append(self)
+                joined = true
                 state.joinedCount += 1
                 call = existing
             } else {
@@ -44,7 +50,7 @@ final class DeduplicatedSessionTask: NetworkSessionTask, @unchecked Sendable {
             _ = lifecycle.started(call)  // resumed just now, under the lock: it runs
             return created
         }
-        newCall?.start(request)
+        newCall?.start(request, recording: recorder != nil)
     }
 
     func cancel() {
