@@ -23,7 +23,8 @@ struct ActionPipeline: Sendable {
     /// Bounds the wait for an action that prepares later.
     let delayScheduler: any DelayScheduler
     /// Whether an action reads what sessions observe of each attempt (``AttemptRecorder``):
-    /// tracing and metrics do. Only then does an attempt carry a recorder.
+    /// tracing does, and metrics where the platform measures phases. Only then does an attempt
+    /// carry a recorder.
     let recordsAttempts: Bool
 
     init(actions: [any NetworkModuleAction], baseURL: URL? = nil, delayScheduler: any DelayScheduler) {
@@ -33,7 +34,9 @@ struct ActionPipeline: Sendable {
         self.baseURL = baseURL
         self.baseOrigin = baseURL.flatMap(Origin.init)
         self.delayScheduler = delayScheduler
-        self.recordsAttempts = actions.contains { $0 is TracingAction || $0 is MetricsAction }
+        self.recordsAttempts = actions.contains { action in
+            action is TracingAction || (TaskMetrics.areCollected && action is MetricsAction)
+        }
     }
 
     // MARK: - Preparing

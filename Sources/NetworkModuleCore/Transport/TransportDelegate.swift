@@ -42,12 +42,11 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
     /// runs (Linux; `nil` for none): returns its key.
     func add(
         request: URLRequest, timeout: TimeInterval?, redirectPolicy: RedirectPolicy, transfer: TransportTaskOptions?,
-        handlerIsShort: Bool, recorder: AttemptRecorder?,
-        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+        handlerIsShort: Bool, completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> Int {
         let record = TransportTaskRecord(
             request: request, completionHandler: completionHandler, handlerIsShort: handlerIsShort,
-            recorder: recorder, redirectPolicy: redirectPolicy, timeout: timeout, transfer: transfer)
+            redirectPolicy: redirectPolicy, timeout: timeout, transfer: transfer)
         return tasks.withLock { $0.add(record) }
     }
 
@@ -241,18 +240,6 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
         // The stream is made outside the lock: it may open a file.
         completionHandler(source.flatMap { try? $0.newStream() })
     }
-
-    #if !canImport(FoundationNetworking)
-        /// Keeps the platform's timings for whoever reads them (Apple platforms:
-        /// swift-corelibs-foundation never calls this). `URLSession` calls it before
-        /// `didCompleteWithError`, on the same serial queue, so they are in before the answer.
-        func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics)
-        {
-            guard let recorder = tasks.withLock({ $0.modify(task: task.taskIdentifier) { $0.recorder } }) ?? nil
-            else { return }
-            recorder.record(phases: RequestPhases(metrics))
-        }
-    #endif
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let refusals = trustRefusals.withLock { $0 }

@@ -16,16 +16,19 @@ final class TransportTask: NetworkSessionTask {
     /// `resume()`, and a released transport invalidates its `URLSession`, in which no task
     /// may be created any more.
     private let transport: URLSessionTransport
+    /// Where the platform's timings of the task go (``TaskMetrics``); `nil` when nobody reads them.
+    private let recorder: AttemptRecorder?
 
     init(
         request: URLRequest, transfer: TransferOptions, transport: URLSessionTransport,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) {
         self.transport = transport
+        self.recorder = transfer.recorder
         self.key = transport.delegate.add(
             request: request, timeout: LinuxURLSessionQuirks.apply ? request.timeoutInterval : nil,
             redirectPolicy: transfer.redirectPolicy, transfer: TransportTaskOptions(transfer, request: request),
-            handlerIsShort: transfer.handlerIsShort, recorder: transfer.recorder, completionHandler: completionHandler)
+            handlerIsShort: transfer.handlerIsShort, completionHandler: completionHandler)
     }
 
     deinit {
@@ -47,6 +50,7 @@ final class TransportTask: NetworkSessionTask {
             if timeout != request.timeoutInterval { outgoing.timeoutInterval = timeout }
         }
         let task = LinuxURLSessionQuirks.task(in: transport.urlSession, for: outgoing)
+        TaskMetrics.attach(recorder, to: task)
         if transport.delegate.start(key, in: task) {
             task.resume()
         } else {

@@ -60,9 +60,6 @@ struct TransportTaskRecord {
     let completionHandler: @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     /// Whether `completionHandler` may be called on the delegate queue (``TransferOptions/handlerIsShort``).
     let handlerIsShort: Bool
-    /// Where the platform's timings of the task go (``TransferOptions/recorder``); `nil` when
-    /// nobody reads them.
-    let recorder: AttemptRecorder?
     private(set) var phase = Phase.created
     let redirectPolicy: RedirectPolicy
     private let timeout: TimeInterval?
@@ -95,13 +92,12 @@ struct TransportTaskRecord {
 
     init(
         request: URLRequest, completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void,
-        handlerIsShort: Bool = false, recorder: AttemptRecorder? = nil, redirectPolicy: RedirectPolicy,
-        timeout: TimeInterval?, transfer: TransportTaskOptions?
+        handlerIsShort: Bool = false, redirectPolicy: RedirectPolicy, timeout: TimeInterval?,
+        transfer: TransportTaskOptions?
     ) {
         self.redirects = RedirectChain(caller: request)
         self.completionHandler = completionHandler
         self.handlerIsShort = handlerIsShort
-        self.recorder = recorder
         self.redirectPolicy = redirectPolicy
         self.timeout = timeout
         self.transfer = transfer

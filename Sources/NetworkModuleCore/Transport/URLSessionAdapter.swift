@@ -26,8 +26,8 @@ package struct URLSessionAdapter: TransferringSession {
     /// Whether the session's configuration is a background one, whose sessions run no data task
     /// (Apple's raises an exception for a completion-handler task): its requests are refused.
     let isBackground: Bool
-    /// Where the platform's timings of the tasks made for one attempt go (Apple platforms, from
-    /// iOS 15 and macOS 12, through the task's own delegate); `nil` when nobody reads them.
+    /// Where the platform's timings of the task made for one attempt go (``TaskMetrics``); `nil`
+    /// when nobody reads them.
     private var recorder: AttemptRecorder?
 
     /// Wraps `urlSession`.
@@ -78,9 +78,7 @@ package struct URLSessionAdapter: TransferringSession {
             return LinuxDataTask(session: urlSession, request: request, completionHandler: completionHandler)
         #else
             let task = urlSession.dataTask(with: request, completionHandler: completionHandler)
-            if let recorder, #available(macOS 12, iOS 15, tvOS 15, watchOS 8, *) {
-                task.delegate = MetricsTaskDelegate(recorder: recorder)
-            }
+            TaskMetrics.attach(recorder, to: task)
             return URLSessionDataTaskBox(task: task)
         #endif
     }
@@ -94,26 +92,5 @@ package struct URLSessionAdapter: TransferringSession {
 
         func resume() { task.resume() }
         func cancel() { task.cancel() }
-    }
-
-    /// The delegate of one task of a plain `URLSession`, there only to keep the platform's
-    /// timings: a task's own delegate gets them before its completion handler is called. They
-    /// then go to the session's delegate too, if it takes them: `URLSession` would otherwise
-    /// call only the task's, and an app's own metrics would stop.
-    private final class MetricsTaskDelegate: NSObject, URLSessionTaskDelegate, Sendable {
-        let recorder: AttemptRecorder
-
-        init(recorder: AttemptRecorder) {
-            self.recorder = recorder
-        }
-
-        func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics)
-        {
-            recorder.record(phases: RequestPhases(metrics))
-            guard let sessionDelegate = session.delegate as? URLSessionTaskDelegate else { return }
-            let forward: ((URLSession, URLSessionTask, URLSessionTaskMetrics) -> Void)? =
-                sessionDelegate.urlSession(_:task:didFinishCollecting:)
-            forward?(session, task, metrics)
-        }
     }
 #endif
