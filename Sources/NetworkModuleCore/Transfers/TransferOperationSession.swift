@@ -83,7 +83,8 @@ final class TransferOperationSession: TransferringSession {
             progress = { report in reporter.report(report) }
         }
         let transfer = TransferOptions(
-            redirectPolicy: transfer.redirectPolicy, destination: destination, progress: progress)
+            redirectPolicy: transfer.redirectPolicy, destination: destination, progress: progress,
+            recorder: transfer.recorder)
         return base.transferTask(with: request, transfer: transfer) {
             [download, uncountedBytes] data, response, error in
             if let written = download?.attemptEnded(response: response) {

@@ -110,7 +110,8 @@ public final class HARRecordingSession: NetworkSession, TransferringSession {
         let startedAt = Date()
         let started = DispatchTime.now().uptimeNanoseconds
         return transferring.transferTask(
-            with: request, transfer: TransferOptions(redirectPolicy: transfer.redirectPolicy)
+            with: request,
+            transfer: TransferOptions(redirectPolicy: transfer.redirectPolicy, recorder: transfer.recorder)
         ) {
             [redaction, state] data, response, error in
             let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
