@@ -151,6 +151,10 @@ struct DocCommentSamples: Sendable {
         func debug(_ message: String) {}
     }
 
+    struct Exporter: Sendable {
+        func export(_ span: HTTPSpan) {}
+    }
+
     struct Page: Encodable, Sendable {
         let items: [String]
     }
@@ -177,6 +181,7 @@ struct DocCommentSamples: Sendable {
     let parser = Parser()
     let analytics = Analytics()
     let logger = Logger()
+    let exporter = Exporter()
     let imageQueue = DispatchQueue(label: "com.example.images")
     let documents = FileManager.default.temporaryDirectory
     let videoURL = FileManager.default.temporaryDirectory.appendingPathComponent("intro.mp4")
@@ -284,6 +289,21 @@ struct DocCommentSamples: Sendable {
             actions: [.metrics { metrics in analytics.track("request", metrics.totalDuration, metrics.statusCode) }]
             // end-sample
         )
+    }
+
+    func exampleTracingAction1() {
+        // sample: doc: NetworkModuleCore/Actions/Tracing/TracingAction.swift#1
+        let module = DefaultNetworkModule(
+            requestBuilder: builder, actions: [.tracing { span in exporter.export(span) }, .retry(.default)])
+        // end-sample
+        _ = module
+    }
+
+    func exampleTraceContext1() {
+        // sample: doc: NetworkModuleCore/Actions/Tracing/TraceContext.swift#1
+        let parent = TraceContext(traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+        // end-sample
+        _ = parent
     }
 
     func exampleNetworkModuleAction1() async throws {
@@ -816,6 +836,21 @@ struct DocCommentSamples: Sendable {
             requestBuilder: builder, session: session, actions: [.authentication(tokens)], completionExecutor: executor)
         module.perform(request: GetUser(id: 1)) { result in show(result) }  // the token comes later
         #expect(await executor.deliver())  // the completion ran here, on the test's actor
+        // end-sample
+    }
+
+    func exampleSpanRecorder1() async throws {
+        // sample: doc: NetworkModuleTesting/Tracing/SpanRecorder.swift#1
+        let spans = SpanRecorder()
+        session.stub(.path("/users/1"), with: .json(User(id: 1, name: "Ada")))
+        let module = DefaultNetworkModule(
+            requestBuilder: builder, session: session, actions: [.tracing(report: spans.record)],
+            completionExecutor: .immediate)
+        module.perform(request: GetUser(id: 1)) { _ in }  // the fake session answers at once
+        let request = try #require(spans.requests.first)
+        let attempt = try #require(spans.attempts(of: request).first)
+        #expect(attempt.statusCode == 200)
+        #expect(session.recordedRequests.last?.value(forHTTPHeaderField: "traceparent") == attempt.context.traceparent)
         // end-sample
     }
 

@@ -8,14 +8,15 @@ import NetworkModuleCore
 ///
 /// ```swift
 /// let spans = SpanRecorder()
+/// session.stub(.path("/users/1"), with: .json(User(id: 1, name: "Ada")))
 /// let module = DefaultNetworkModule(
-///     requestBuilder: DefaultRequestBuilder(baseURL: api), session: session,
-///     actions: [.tracing(report: spans.record), .retry(.default)], completionExecutor: .immediate)
-/// module.perform(request: GetUser(id: 1)) { _ in }
+///     requestBuilder: builder, session: session, actions: [.tracing(report: spans.record)],
+///     completionExecutor: .immediate)
+/// module.perform(request: GetUser(id: 1)) { _ in }  // the fake session answers at once
 /// let request = try #require(spans.requests.first)
-/// #expect(spans.attempts(of: request).map(\.statusCode) == [503, 200])
-/// #expect(session.requests.last?.value(forHTTPHeaderField: "traceparent")
-///     == spans.attempts(of: request).last?.context.traceparent)
+/// let attempt = try #require(spans.attempts(of: request).first)
+/// #expect(attempt.statusCode == 200)
+/// #expect(session.recordedRequests.last?.value(forHTTPHeaderField: "traceparent") == attempt.context.traceparent)
 /// ```
 ///
 /// Thread-safe.

@@ -200,8 +200,7 @@ extension NetworkModuleAction where Self == BuiltInAction {
     ///
     /// ```swift
     /// let module = DefaultNetworkModule(
-    ///     requestBuilder: DefaultRequestBuilder(baseURL: api),
-    ///     actions: [.tracing { span in exporter.export(span) }, .retry(.default)])
+    ///     requestBuilder: builder, actions: [.tracing { span in exporter.export(span) }, .retry(.default)])
     /// ```
     ///
     /// The request's span continues the app's trace: the `traceparent` (and `tracestate`) the
