@@ -19,24 +19,37 @@ public struct HTTPSpan: Sendable, Equatable {
         case attempt
     }
 
-    /// How an answer was served.
-    public enum Answer: String, Sendable {
+    /// How an answer was served. A set of values that may grow, not an enumeration: compare
+    /// with `==`, and give a `switch` a `default`.
+    public struct Answer: RawRepresentable, Hashable, Sendable {
+        /// The name, as ``attributes`` reports it under `networkmodule.answer`.
+        public let rawValue: String
+
+        /// An answer of this name.
+        public init(rawValue: String) {
+            self.rawValue = rawValue
+        }
+
         /// By the server, over the network.
-        case network
+        public static let network = Answer(rawValue: "network")
         /// By a ``CachedSession``, from memory, fresh.
-        case cache
+        public static let cache = Answer(rawValue: "cache")
         /// By a ``CachedSession``, from memory, stale (``NetworkResponse/isStale``).
-        case staleCache
+        public static let staleCache = Answer(rawValue: "staleCache")
         /// By a call that another identical request started, shared by a ``DeduplicatedSession``.
-        case sharedCall
+        public static let sharedCall = Answer(rawValue: "sharedCall")
     }
 
-    /// A value of ``attributes``: OpenTelemetry's attribute values are strings or integers here.
+    /// A value of ``attributes``, of one of OpenTelemetry's scalar attribute types.
     public enum AttributeValue: Sendable, Equatable {
         /// A string, such as `url.full`.
         case string(String)
         /// An integer, such as `http.response.status_code`.
         case int(Int)
+        /// A floating-point number.
+        case double(Double)
+        /// A Boolean.
+        case bool(Bool)
     }
 
     /// What the span covers.
