@@ -40,9 +40,9 @@ struct HeaderFieldTable {
         mustWrite = true
     }
 
-    /// Sets `name` to `value`, replacing a field of the same name in any casing.
+    /// Sets `name` to `value`, replacing every field of the same name in any casing.
     mutating func set(_ value: String, for name: String) {
-        if let stored = storedName(for: name), stored != name { fields[stored] = nil }
+        removeOtherCasings(of: name)
         fields[name] = value
         mustWrite = true
     }
@@ -60,11 +60,20 @@ struct HeaderFieldTable {
         storedName(for: name).flatMap { fields[$0] }
     }
 
-    /// Removes the field `name`, in any casing, if there is one.
+    /// Removes every field `name`, in any casing.
     mutating func remove(_ name: String) {
-        guard let stored = storedName(for: name) else { return }
-        fields[stored] = nil
+        removeOtherCasings(of: name)
+        guard fields.removeValue(forKey: name) != nil else { return }
         mustWrite = true
+    }
+
+    /// Removes the fields whose names are `name` in another casing: a dictionary the caller
+    /// gave may hold one name in several.
+    private mutating func removeOtherCasings(of name: String) {
+        while let stored = fields.keys.first(where: { $0 != name && $0.caseInsensitiveEquals(name) }) {
+            fields[stored] = nil
+            mustWrite = true
+        }
     }
 
     /// `request` with the fields `edit` sets in its table, written in one go; or the error

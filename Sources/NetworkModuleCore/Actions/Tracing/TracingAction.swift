@@ -217,8 +217,11 @@ extension NetworkModuleAction where Self == BuiltInAction {
     ///
     /// - Parameters:
     ///   - origins: the origins (scheme, host, port) whose requests carry the headers; `nil`, the
-    ///     default, for the module's base URL's origin only, as credentials. A redirect to another
-    ///     origin never carries them. Spans are reported for every request either way.
+    ///     default, for the module's base URL's origin only, as credentials. To any other origin
+    ///     the headers are removed, whoever set them, and a redirect to another origin drops them
+    ///     as it drops credentials: on ``URLSessionTransport`` and the testing kit's sessions; a
+    ///     plain `URLSession` follows redirects itself and forwards them (the Sessions guide's
+    ///     table). Spans are reported for every request either way.
     ///   - parent: the app's current span for a request that carries no `traceparent`; `nil`
     ///     starts a new trace.
     ///   - redaction: which query values are masked in ``HTTPSpan/url``.

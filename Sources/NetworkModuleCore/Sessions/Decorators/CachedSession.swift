@@ -212,10 +212,13 @@ public final class CachedSession: NetworkSession, TransferringSession {
             guard !directives.onlyIfCached else {
                 return UnsentTask(answer: Self.unsatisfiable(request), completionHandler: completionHandler)
             }
-            return wrapped.dataTask(with: request, completionHandler: completionHandler)
+            return wrapped.transferTask(
+                with: request, transfer: TransferOptions(recorder: transfer.recorder),
+                completionHandler: completionHandler)
         }
         return CachedSessionTask(
-            session: self, key: key, request: request, directives: directives, completionHandler: completionHandler)
+            session: self, key: key, request: request, directives: directives, recorder: transfer.recorder,
+            completionHandler: completionHandler)
     }
 
     /// A request's directives, from its `Cache-Control` and `Pragma` fields and its cache

@@ -21,6 +21,8 @@ final class CachedSessionTask: NetworkSessionTask, @unchecked Sendable {
     }
 
     let request: URLRequest
+    /// Where the attempt hears what the call to the wrapped session observed, if it makes one.
+    private let recorder: AttemptRecorder?
     private let key: RequestKey
     private let directives: CacheControl
     private let session: CachedSession
@@ -37,9 +39,10 @@ final class CachedSessionTask: NetworkSessionTask, @unchecked Sendable {
 
     init(
         session: CachedSession, key: RequestKey, request: URLRequest, directives: CacheControl,
-        completionHandler: @escaping SessionCompletionHandler
+        recorder: AttemptRecorder?, completionHandler: @escaping SessionCompletionHandler
     ) {
         self.session = session
+        self.recorder = recorder
         self.key = key
         self.request = request
         self.directives = directives
@@ -100,7 +103,8 @@ final class CachedSessionTask: NetworkSessionTask, @unchecked Sendable {
         case .unsatisfiable(let handler):
             CachedSession.unsatisfiable(request).report(to: handler)
         case .send(let outgoing):
-            session.state.send(outgoing, on: session.wrapped) { _, inner in
+            session.state.send(outgoing, on: session.wrapped, transfer: TransferOptions(recorder: recorder)) {
+                _, inner in
                 self.lifecycle.started(inner)  // false if cancelled meanwhile
             } completionHandler: { [self] data, response, error in
                 finish(data, response, error)
