@@ -70,6 +70,14 @@ struct TracingAttackIntegrationTests {
                 #expect(
                     received.values.flatMap { $0 } == [attempt.context.traceparent, "congo=t61rcWkgMzE"]
                         || received.values.flatMap { $0 } == ["congo=t61rcWkgMzE", attempt.context.traceparent])
+            } else if kind == "URLSession" {
+                // SECURITY.md says a plain URLSession forwards credentials on Linux; the tracing
+                // action's documentation says a redirect to another origin never carries them.
+                withKnownIssue(
+                    "BREAK: on Linux a plain URLSession follows a cross-origin redirect with traceparent and tracestate; .tracing's documentation says a redirect to another origin never carries them"
+                ) {
+                    #expect(received.isEmpty, "the other origin got \(received)")
+                }
             } else {
                 #expect(received.isEmpty, "the other origin got \(received)")
             }
@@ -100,10 +108,16 @@ struct TracingAttackIntegrationTests {
             let received = Self.traceFields(try Self.echoed(response.data))
             let attempt = try #require(spans.spans.first { $0.kind == .attempt })
             print("\(kind) two casings to \(url): received \(received)")
-            if allowed {
-                #expect(received.values.flatMap { $0 } == [attempt.context.traceparent])
-            } else {
-                #expect(received.isEmpty)
+            // Which casing the action's table finds first is the dictionary's order.
+            withKnownIssue(
+                "BREAK: the action replaces or removes one casing of traceparent only: the other casing reaches another origin, or the allowed one instead of (or beside) the attempt's",
+                isIntermittent: allowed
+            ) {
+                if allowed {
+                    #expect(received.values.flatMap { $0 } == [attempt.context.traceparent])
+                } else {
+                    #expect(received.isEmpty)
+                }
             }
         }
     }
@@ -129,8 +143,9 @@ struct TracingAttackIntegrationTests {
         let spans = SpanRecorder()
         let tracing = TracingAction(origins: nil, parent: { _ in nil }, redaction: .default, report: spans.record)
         let policy = RetryPolicy(maxAttempts: 3, initialDelay: 0.01, maxDelay: 0.05)
+        let deduplicated = Self.session(kind).deduplicated()
         let module = IntegrationServers.module(
-            baseURL: httpbin, session: Self.session(kind).deduplicated().cached(),
+            baseURL: httpbin, session: deduplicated.cached(),
             actions: [BuiltInAction(tracing), .retry(policy)], executor: .background)
         let completions = LockedState([Int: Int]())
         let tasks = LockedState([Int: any NetworkCancellable]())
@@ -169,9 +184,17 @@ struct TracingAttackIntegrationTests {
         let cancelled = requests.filter(\.isCancelled).count
         let answers = Dictionary(grouping: all.filter { $0.kind == .attempt }, by: { $0.answer?.rawValue ?? "none" })
             .mapValues(\.count)
+        let joined = deduplicated.statistics.joined
         print(
-            "stress \(kind): \(count) requests, \(requests.count) request spans (\(cancelled) cancelled), \(all.count - requests.count) attempt spans, answers \(answers), \(problems.count) problems, \(openTraces(tracing)) entries left"
+            "stress \(kind): \(count) requests, \(requests.count) request spans (\(cancelled) cancelled), \(all.count - requests.count) attempt spans, answers \(answers), \(joined) joined a shared call, \(problems.count) problems, \(openTraces(tracing)) entries left"
         )
+        if joined > 0 {
+            withKnownIssue(
+                "BREAK: under a cache (deduplicated().cached()) no attempt that joined a shared call is reported .sharedCall"
+            ) {
+                #expect(answers["sharedCall", default: 0] > 0)
+            }
+        }
         #expect(completions.withLock { $0.count } == count)
         #expect(twice.isEmpty, "completed other than once: \(twice)")
         #expect(requests.count == count)
