@@ -138,6 +138,43 @@ struct TracingAttackTests {
     }
 
     @Test(
+        "when tracing comes after an action that holds the request and the request is cancelled there, should report the request span alone, once"
+    )
+    func cancelledBeforeTracingPrepared() {
+        let session = FakeNetworkSession()
+        let tokens = FakeTokenProvider(holdsCurrent: true)
+        let spans = SpanRecorder()
+        let module = makeModule(session: session, actions: [.authentication(tokens), .tracing(report: spans.record)])
+
+        module.perform(request: AuthenticatedRequest()) { _ in }.cancel()
+        tokens.releaseCurrent()
+
+        print("cancelled before tracing prepared: \(spans.spans.map { "\($0.kind.rawValue) \($0.errorType ?? "ok")" })")
+        #expect(spans.spans.map(\.kind) == [.request])
+        #expect(spans.requests.first?.isCancelled == true)
+        #expect(session.recordedRequests.isEmpty)
+    }
+
+    @Test(
+        "when an action after tracing sets traceparent, it reaches another origin (note: the guide says put tracing first; what a later action writes is not checked)"
+    )
+    func laterActionWritesTraceparent() throws {
+        let session = FakeNetworkSession()
+        session.stub(.any, with: .status(200))
+        let spans = SpanRecorder()
+        let module = makeModule(
+            session: session,
+            actions: [.tracing(report: spans.record), .headers(["traceparent": Self.validParent])])
+
+        module.perform(urlRequest: URLRequest(url: try #require(URL(string: "https://elsewhere.example.net/x")))) { _ in
+        }
+
+        let sent = Self.fields("traceparent", in: session.recordedRequests.last)
+        print("an action after tracing: another origin got \(sent)")
+        #expect(sent.count <= 1)
+    }
+
+    @Test(
         "when the first attempt cannot be built, should report no span (docs/actions.md: it never reaches the actions)"
     )
     func unbuildableRequestReportsNothing() {
