@@ -71,13 +71,13 @@ struct TracingAttackIntegrationTests {
                     received.values.flatMap { $0 } == [attempt.context.traceparent, "congo=t61rcWkgMzE"]
                         || received.values.flatMap { $0 } == ["congo=t61rcWkgMzE", attempt.context.traceparent])
             } else if kind == "URLSession" {
-                // SECURITY.md says a plain URLSession forwards credentials on Linux; the tracing
-                // action's documentation says a redirect to another origin never carries them.
-                withKnownIssue(
-                    "BREAK: on Linux a plain URLSession follows a cross-origin redirect with traceparent and tracestate; .tracing's documentation says a redirect to another origin never carries them"
-                ) {
-                    #expect(received.isEmpty, "the other origin got \(received)")
-                }
+                // A plain URLSession follows redirects itself, out of the framework's sight: on
+                // Linux it forwards the trace headers as it forwards credentials, as the action's
+                // documentation and the Sessions guide say. Pinned, so that the documentation
+                // changes if swift-corelibs-foundation starts to drop them.
+                #if canImport(FoundationNetworking)
+                    #expect(!received.isEmpty, "the other origin got \(received)")
+                #endif
             } else {
                 #expect(received.isEmpty, "the other origin got \(received)")
             }
@@ -134,16 +134,12 @@ struct TracingAttackIntegrationTests {
             let received = Self.traceFields(try Self.echoed(response.data))
             let attempt = try #require(spans.spans.first { $0.kind == .attempt })
             print("\(kind) two casings to \(url): received \(received)")
-            // Which casing the action's table finds first is the dictionary's order.
-            withKnownIssue(
-                "BREAK: the action replaces or removes one casing of traceparent only: the other casing reaches another origin, or the allowed one instead of (or beside) the attempt's",
-                isIntermittent: allowed
-            ) {
-                if allowed {
-                    #expect(received.values.flatMap { $0 } == [attempt.context.traceparent])
-                } else {
-                    #expect(received.isEmpty)
-                }
+            // Found broken: the action replaced or removed one casing only, so the other reached
+            // another origin, or the allowed one instead of (or beside) the attempt's.
+            if allowed {
+                #expect(received.values.flatMap { $0 } == [attempt.context.traceparent])
+            } else {
+                #expect(received.isEmpty)
             }
         }
     }
@@ -214,12 +210,10 @@ struct TracingAttackIntegrationTests {
         print(
             "stress \(kind): \(count) requests, \(requests.count) request spans (\(cancelled) cancelled), \(all.count - requests.count) attempt spans, answers \(answers), \(joined) joined a shared call, \(problems.count) problems, \(openTraces(tracing)) entries left"
         )
-        if joined > 0 {
-            withKnownIssue(
-                "BREAK: under a cache (deduplicated().cached()) no attempt that joined a shared call is reported .sharedCall"
-            ) {
-                #expect(answers["sharedCall", default: 0] > 0)
-            }
+        // Some joiners are cancelled (their spans have no answer); among twenty, some are not.
+        if joined >= 20 {
+            // Found broken: under a cache (deduplicated().cached()) no joined attempt said so.
+            #expect(answers["sharedCall", default: 0] > 0)
         }
         #expect(completions.withLock { $0.count } == count)
         #expect(twice.isEmpty, "completed other than once: \(twice)")

@@ -10,7 +10,7 @@ import Foundation
 /// (`docs/tracing.md`) shows one.
 public struct HTTPSpan: Sendable, Equatable {
     /// What a span covers.
-    public enum Kind: String, Sendable {
+    public enum Kind: Sendable {
         /// The whole request, from `perform` to its result: every attempt and every wait
         /// between them. Its parent is the app's span, if it gave one.
         case request

@@ -4,7 +4,7 @@ import Foundation
 /// `traceparent` and `tracestate` header fields: the trace, the span within it, whether the trace
 /// is sampled, and the vendors' state.
 ///
-/// ``NetworkModuleAction/tracing(origins:parent:report:)`` continues the context an app gives it
+/// ``NetworkModuleAction/tracing(origins:parent:redaction:report:)`` continues the context an app gives it
 /// (the parent of the request's span) and sends each attempt's own. Read one your app received,
 /// or one your tracing library holds, with ``init(traceparent:tracestate:)``:
 ///
