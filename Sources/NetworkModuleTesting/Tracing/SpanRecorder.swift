@@ -2,8 +2,8 @@ import Foundation
 import NetworkModuleCore
 
 /// Keeps the spans a tracing action reports, so that a test asserts them: give ``record(_:)``
-/// to ``NetworkModuleAction/tracing(origins:parent:redaction:report:)``, run requests on a fake
-/// session, then read ``spans``. A fake session's answers produce the same spans as real ones:
+/// to `.tracing(origins:parent:redaction:report:)`, run requests on a fake session, then read
+/// ``spans``. A fake session's answers produce the same spans as real ones:
 /// the span of each request, and under it one for each attempt sent.
 ///
 /// ```swift
@@ -14,7 +14,7 @@ import NetworkModuleCore
 /// module.perform(request: GetUser(id: 1)) { _ in }
 /// let request = try #require(spans.requests.first)
 /// #expect(spans.attempts(of: request).map(\.statusCode) == [503, 200])
-/// #expect(session.requests.last?.value(forHTTPHeaderField: "traceparent")
+/// #expect(session.recordedRequests.last?.value(forHTTPHeaderField: "traceparent")
 ///     == spans.attempts(of: request).last?.context.traceparent)
 /// ```
 ///
