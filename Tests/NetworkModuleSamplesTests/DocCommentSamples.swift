@@ -157,6 +157,8 @@ struct DocCommentSamples: Sendable {
 
     let builder = DefaultRequestBuilder(baseURL: sampleBaseURL)
     let apiURL = sampleBaseURL
+    let api = sampleBaseURL
+    let exporter = OTLPJSONExporter(serviceName: "notes")
     let session = FakeNetworkSession()
     var fake: FakeNetworkSession { session }
     var module: DefaultNetworkModule {
@@ -284,6 +286,22 @@ struct DocCommentSamples: Sendable {
             actions: [.metrics { metrics in analytics.track("request", metrics.totalDuration, metrics.statusCode) }]
             // end-sample
         )
+    }
+
+    func exampleTraceContext1() async throws {
+        // sample: doc: NetworkModuleCore/Actions/Tracing/TraceContext.swift#1
+        let parent = TraceContext(traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+        // end-sample
+        _ = parent
+    }
+
+    func exampleTracingAction1() async throws {
+        // sample: doc: NetworkModuleCore/Actions/Tracing/TracingAction.swift#1
+        let module = DefaultNetworkModule(
+            requestBuilder: DefaultRequestBuilder(baseURL: api),
+            actions: [.tracing { span in exporter.export(span) }, .retry(.default)])
+        // end-sample
+        _ = module
     }
 
     func exampleNetworkModuleAction1() async throws {
@@ -838,6 +856,20 @@ struct DocCommentSamples: Sendable {
     func exampleFakeNetworkSession3() async throws {
         // sample: doc: NetworkModuleTesting/Session/FakeNetworkSession.swift#3
         session.release(.path("/users/2"))   // answer the second request before the first
+        // end-sample
+    }
+
+    func exampleSpanRecorder1() async throws {
+        // sample: doc: NetworkModuleTesting/Tracing/SpanRecorder.swift#1
+        let spans = SpanRecorder()
+        let module = DefaultNetworkModule(
+            requestBuilder: DefaultRequestBuilder(baseURL: api), session: session,
+            actions: [.tracing(report: spans.record), .retry(.default)], completionExecutor: .immediate)
+        module.perform(request: GetUser(id: 1)) { _ in }
+        let request = try #require(spans.requests.first)
+        #expect(spans.attempts(of: request).map(\.statusCode) == [503, 200])
+        #expect(session.recordedRequests.last?.value(forHTTPHeaderField: "traceparent")
+            == spans.attempts(of: request).last?.context.traceparent)
         // end-sample
     }
 
