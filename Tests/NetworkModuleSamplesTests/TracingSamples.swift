@@ -277,6 +277,28 @@ struct TracingSamples {
         #expect(starter.context.traceID != joiner.context.traceID, "each request is a trace of its own")
     }
 
+    @Test("when requests share a call under cached(), as the sessions guide composes them, should still report sharedCall")
+    func sharedCallUnderCache() throws {
+        let session = FakeNetworkSession(holdingResponses: true)
+        session.stub(.pathPrefix("/"), with: .status(200))
+        let spans = SpanRecorder()
+        let module = DefaultNetworkModule(
+            requestBuilder: DefaultRequestBuilder(baseURL: sampleBaseURL), session: session.deduplicated().cached(),
+            actions: [.tracing(report: spans.record)], completionExecutor: .immediate)
+
+        module.perform(request: GetNotes()) { _ in }
+        module.perform(request: GetNotes()) { _ in }
+        session.releaseAll()
+
+        #expect(session.recordedRequests.count == 1)
+        let answers = spans.spans.filter { $0.kind == .attempt }.compactMap { $0.answer?.rawValue }.sorted()
+        // CachedSession hands the wrapped session no TransferOptions for a GET (CachedSessionTask,
+        // and wrapped.dataTask on its no-store path), so the attempt's AttemptRecorder is dropped.
+        withKnownIssue("BREAK: under cached(), a joiner of deduplicated() is reported as .network, without phases") {
+            #expect(answers == ["network", "sharedCall"])
+        }
+    }
+
     // MARK: - Masking
 
     @Test("when the logging redaction adds the trace headers, should mask them in the log")
