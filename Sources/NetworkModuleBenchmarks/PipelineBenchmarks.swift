@@ -28,6 +28,16 @@ struct PipelineBenchmarks {
             requestBuilder: builder, session: session, completionExecutor: .immediate)
         let actionModule = DefaultNetworkModule(
             requestBuilder: builder, session: session, actions: TypicalActions.make(), completionExecutor: .immediate)
+        // The same modules with the tracing action first: what one request's spans cost.
+        let tracedModule = DefaultNetworkModule(
+            requestBuilder: builder, session: session, actions: [.tracing { span in blackHole(span) }],
+            completionExecutor: .immediate)
+        let tracedActionModule = DefaultNetworkModule(
+            requestBuilder: builder, session: session,
+            actions: [.tracing { span in blackHole(span) }] + TypicalActions.make(), completionExecutor: .immediate)
+        let exportingModule = DefaultNetworkModule(
+            requestBuilder: builder, session: session, actions: [.tracing { span in blackHole(span.attributes) }],
+            completionExecutor: .immediate)
         let decoder = JSONDecoder()
         let request = UserRequest()
 
@@ -52,6 +62,24 @@ struct PipelineBenchmarks {
                 "(c) perform(request:), 3 typical actions", "(a)",
                 {
                     actionModule.perform(request: request) { blackHole($0) }
+                }
+            ),
+            (
+                "(t) perform(request:), .tracing", "(b)",
+                {
+                    tracedModule.perform(request: request) { blackHole($0) }
+                }
+            ),
+            (
+                "(t+c) perform(request:), .tracing + 3 typical actions", "(c)",
+                {
+                    tracedActionModule.perform(request: request) { blackHole($0) }
+                }
+            ),
+            (
+                "(t2) perform(request:), .tracing, each span's attributes read", "(t)",
+                {
+                    exportingModule.perform(request: request) { blackHole($0) }
                 }
             ),
             (

@@ -119,6 +119,18 @@ enum DocumentationSymbols {
         "VmHWM": "Linux /proc/self/status: the peak memory SECURITY.md measures",
         "XCTFail": "XCTest: failing a test from a fake's callback, in the testing guide",
         "AnyPublisher": "Combine: what the publishers are erased to",
+        "URLSessionTaskMetrics": "Foundation: the platform's timings RequestPhases are read from",
+        "SpanData": "OpenTelemetry Swift: a finished span, in the tracing guide's bridge",
+        "SpanExporter": "OpenTelemetry Swift: what exports SpanData, in the tracing guide's bridge",
+        "SpanContext": "OpenTelemetry Swift: a span's identifiers, in the tracing guide's bridge",
+        "TraceId": "OpenTelemetry Swift: a trace identifier, in the tracing guide's bridge",
+        "SpanId": "OpenTelemetry Swift: a span identifier, in the tracing guide's bridge",
+        "InstrumentationSystem": "swift-distributed-tracing: the bootstrapped tracer, in the tracing guide",
+        "ServiceContext": "swift-distributed-tracing: the context a span starts under, in the tracing guide",
+        "SpanStatus": "swift-distributed-tracing: a span's status, in the tracing guide",
+        "DefaultTracerClock": "swift-distributed-tracing: its timestamps, in the tracing guide",
+        "Injector": "swift-distributed-tracing: writes a context into a carrier, in the tracing guide",
+        "Extractor": "swift-distributed-tracing: reads a context from a carrier, in the tracing guide",
         "Publishers": "Combine: the ancestor's publisher types lived in its namespace",
     ]
 

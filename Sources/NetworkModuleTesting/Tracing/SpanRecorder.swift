@@ -2,7 +2,7 @@ import Foundation
 import NetworkModuleCore
 
 /// Keeps the spans a tracing action reports, so that a test asserts them: give ``record(_:)``
-/// to ``NetworkModuleAction/tracing(origins:parent:redaction:report:)``, run requests on a fake
+/// to `.tracing(origins:parent:redaction:report:)`, run requests on a fake
 /// session, then read ``spans``. A fake session's answers produce the same spans as real ones:
 /// the span of each request, and under it one for each attempt sent.
 ///
