@@ -425,6 +425,8 @@ final class OTLPJSONExporter: @unchecked Sendable {
         switch value {
         case .string(let string): ["key": key, "value": ["stringValue": string]]
         case .int(let int): ["key": key, "value": ["intValue": String(int)]]  // 64-bit integers are strings in JSON
+        case .double(let double): ["key": key, "value": ["doubleValue": double]]
+        case .bool(let bool): ["key": key, "value": ["boolValue": bool]]
         }
     }
 
