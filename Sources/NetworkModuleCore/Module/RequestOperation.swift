@@ -239,6 +239,7 @@ final class RequestOperation: NetworkCancellable {
                 data: data, response: response, error: error, request: request,
                 acceptableStatusCodes: acceptableStatusCodes, duration: duration)
             let receivedBytes = self.transfer?.receivedBytes(data) ?? data?.count ?? 0
+            recorder?.record(answeredBy: response)
             self.run(
                 self.update { $0.answered(attempt: attempt, result, receivedBytes: receivedBytes, recorder: recorder) })
         }

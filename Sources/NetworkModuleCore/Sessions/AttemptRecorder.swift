@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// What a session learned about one attempt besides its answer: the phases the platform
 /// measured, and whether the answer came from a call shared with other requests.
 package struct AttemptObservations: Sendable, Equatable {
@@ -8,10 +12,22 @@ package struct AttemptObservations: Sendable, Equatable {
     /// Whether the attempt joined a call that another request of a ``DeduplicatedSession``
     /// started, and got that call's answer.
     package var joinedSharedCall = false
+    /// How a ``CachedSession`` answered from memory, `nil` when it did not: written by the
+    /// module from the response itself (``CacheStatus/Answer``), for a success or an HTTP error.
+    package var cacheAnswer: CacheAnswer?
+    /// Whether an HTTP response came, whatever its status and whatever an action's `validate`
+    /// made of it: written by the module.
+    package var responded = false
 
-    package init(phases: RequestPhases? = nil, joinedSharedCall: Bool = false) {
+    /// How a cache answered.
+    package enum CacheAnswer: Sendable, Equatable {
+        case fresh, stale
+    }
+
+    package init(phases: RequestPhases? = nil, joinedSharedCall: Bool = false, cacheAnswer: CacheAnswer? = nil) {
         self.phases = phases
         self.joinedSharedCall = joinedSharedCall
+        self.cacheAnswer = cacheAnswer
     }
 }
 
@@ -32,6 +48,18 @@ package final class AttemptRecorder: Sendable {
     /// Records the platform's timings.
     package func record(phases: RequestPhases?) {
         state.withLock { $0.phases = phases }
+    }
+
+    /// Records whether a response came, and whether the framework's cache answered, from the
+    /// response the session handed over.
+    package func record(answeredBy response: URLResponse?) {
+        guard let http = response as? HTTPURLResponse else { return }
+        let cacheAnswer: AttemptObservations.CacheAnswer? =
+            http is CacheStatus.Answer ? (CacheStatus.isStale(http) ? .stale : .fresh) : nil
+        state.withLock { state in
+            state.responded = true
+            state.cacheAnswer = cacheAnswer
+        }
     }
 
     /// Records what the shared call of a ``DeduplicatedSession`` observed, and whether this

@@ -68,6 +68,11 @@ public struct HTTPSpan: Sendable, Equatable {
     /// The URL sent (the last attempt's, for a request span), secret query values masked as in
     /// logs; `nil` when nothing was sent.
     public let url: String?
+    /// The host the URL names (OpenTelemetry's `server.address`); `nil` when nothing was sent.
+    public let serverAddress: String?
+    /// The port, the scheme's default when the URL names none (`server.port`); `nil` when
+    /// nothing was sent or the scheme has no default.
+    public let serverPort: Int?
     /// The attempt, counting from 1, for an attempt span; the attempts started, for a request span.
     public let attempt: Int
     /// The response's status, of a success or of an HTTP error; `nil` without a response.
@@ -96,13 +101,9 @@ public struct HTTPSpan: Sendable, Equatable {
     /// `networkmodule.answer` (``Answer``'s raw value). Absent values are left out.
     public var attributes: [String: AttributeValue] {
         var attributes: [String: AttributeValue] = ["http.request.method": .string(method)]
-        if let url, let components = URLComponents(string: url) {
-            attributes["url.full"] = .string(url)
-            if let host = components.host { attributes["server.address"] = .string(host) }
-            if let port = components.port ?? Self.defaultPort(scheme: components.scheme) {
-                attributes["server.port"] = .int(port)
-            }
-        }
+        if let url { attributes["url.full"] = .string(url) }
+        if let serverAddress { attributes["server.address"] = .string(serverAddress) }
+        if let serverPort { attributes["server.port"] = .int(serverPort) }
         if let statusCode { attributes["http.response.status_code"] = .int(statusCode) }
         if let errorType { attributes["error.type"] = .string(errorType) }
         if kind == .attempt, attempt > 1 { attributes["http.request.resend_count"] = .int(attempt - 1) }
@@ -111,11 +112,25 @@ public struct HTTPSpan: Sendable, Equatable {
         return attributes
     }
 
-    private static func defaultPort(scheme: String?) -> Int? {
-        switch scheme?.lowercased() {
-        case "http", "ws": 80
-        case "https", "wss": 443
-        default: nil
-        }
+    /// A span; the tracing action makes them.
+    init(
+        kind: Kind, context: TraceContext, parentSpanID: String?, start: Date, end: Date, method: String,
+        attempt: Int, target: SpanTarget?, statusCode: Int?, errorType: String?, answer: Answer?,
+        phases: RequestPhases?
+    ) {
+        self.kind = kind
+        self.context = context
+        self.parentSpanID = parentSpanID
+        self.startTime = start
+        self.endTime = max(start, end)
+        self.method = method
+        self.url = target?.url
+        self.serverAddress = target?.serverAddress
+        self.serverPort = target?.serverPort
+        self.attempt = attempt
+        self.statusCode = statusCode
+        self.errorType = errorType
+        self.answer = answer
+        self.phases = phases
     }
 }

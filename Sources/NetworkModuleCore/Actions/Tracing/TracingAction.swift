@@ -20,6 +20,19 @@ struct TracingAction: HeaderFieldPreparing {
         let parentSpanID: String?
         /// The attempt prepared and not yet answered: its span and when it started.
         var openAttempt: (number: Int, span: TraceContext, start: Date)?
+        /// The last attempt answered, whose response the request's span reports when the request
+        /// ends with it.
+        var lastAnswer: SpanAnswer?
+    }
+
+    /// What an attempt's answer says, for its span and its request's.
+    struct SpanAnswer {
+        let attempt: Int
+        let statusCode: Int?
+        let answer: HTTPSpan.Answer?
+        let phases: RequestPhases?
+        /// Where it went, worked out once for both spans.
+        let target: SpanTarget?
     }
 
     /// The origins that receive the headers; `nil` for the module's base URL's.
@@ -62,18 +75,26 @@ struct TracingAction: HeaderFieldPreparing {
 
     func didReceive(_ result: Result<NetworkResponse, NetworkError>, context: ActionContext) {
         let now = Date()
+        let observations = context.recorder?.observations
+        let answer = SpanAnswer(
+            attempt: context.attempt, statusCode: result.statusCode, answer: observations.flatMap(Self.answer),
+            phases: observations?.phases, target: target(of: context))
         let ended = traces.withLock { traces -> RequestTrace? in
-            guard let trace = traces[context.requestID], trace.openAttempt?.number == context.attempt else {
+            guard var trace = traces[context.requestID], trace.openAttempt?.number == context.attempt else {
                 return nil
             }
-            traces[context.requestID]?.openAttempt = nil
-            return trace
+            let ended = trace
+            trace.openAttempt = nil
+            trace.lastAnswer = answer
+            traces[context.requestID] = trace
+            return ended
         }
         guard let ended, let attempt = ended.openAttempt else { return }
         report(
-            span(
-                .attempt, context: attempt.span, parent: ended.span.spanID, start: attempt.start, end: now,
-                attempt: attempt.number, result: result, requestContext: context))
+            HTTPSpan(
+                kind: .attempt, context: attempt.span, parentSpanID: ended.span.spanID, start: attempt.start, end: now,
+                method: context.method, attempt: attempt.number, target: answer.target, statusCode: answer.statusCode,
+                errorType: result.errorType, answer: answer.answer, phases: answer.phases))
     }
 
     func didFinish(_ result: Result<NetworkResponse, NetworkError>, context: ActionContext) {
@@ -88,18 +109,27 @@ struct TracingAction: HeaderFieldPreparing {
                 parentSpanID: appParent?.spanID, openAttempt: nil)
         }
         guard let trace else { return }
+        // The last request sent: the last answered attempt's, worked out once, or a later one's.
+        let requestTarget =
+            trace.lastAnswer.flatMap { $0.attempt == context.attempt ? $0.target : nil } ?? target(of: context)
         if let open = trace.openAttempt {
             // Prepared and never answered: cancelled, timed out or failed on the way.
             report(
-                span(
-                    .attempt, context: open.span, parent: trace.span.spanID, start: open.start, end: now,
-                    attempt: open.number, result: result, requestContext: context, answered: false))
+                HTTPSpan(
+                    kind: .attempt, context: open.span, parentSpanID: trace.span.spanID, start: open.start, end: now,
+                    method: context.method, attempt: open.number, target: requestTarget, statusCode: nil,
+                    errorType: result.errorType, answer: nil, phases: nil))
         }
-        let start = now.addingTimeInterval(-context.elapsed)
+        // The last answer, when the request ended with it: not when a later attempt, a cancel or
+        // a timeout ended it.
+        var final = trace.lastAnswer.flatMap { $0.attempt == context.attempt ? $0 : nil }
+        if case .failure(let error) = result, error.endedWithoutAnswer { final = nil }
         report(
-            span(
-                .request, context: trace.span, parent: trace.parentSpanID, start: min(start, now), end: now,
-                attempt: context.attempt, result: result, requestContext: context))
+            HTTPSpan(
+                kind: .request, context: trace.span, parentSpanID: trace.parentSpanID,
+                start: now.addingTimeInterval(-max(0, context.elapsed)), end: now, method: context.method,
+                attempt: context.attempt, target: requestTarget, statusCode: result.statusCode ?? final?.statusCode,
+                errorType: result.errorType, answer: final?.answer, phases: final?.phases))
     }
 
     // MARK: - Spans
@@ -145,42 +175,23 @@ struct TracingAction: HeaderFieldPreparing {
         return origins.contains(origin)
     }
 
-    private func span(
-        _ kind: HTTPSpan.Kind, context spanContext: TraceContext, parent: String?, start: Date, end: Date,
-        attempt: Int, result: Result<NetworkResponse, NetworkError>, requestContext context: ActionContext,
-        answered: Bool = true
-    ) -> HTTPSpan {
-        let observations = answered ? context.recorder?.observations : nil
-        let statusCode: Int?
-        let errorType: String?
-        switch result {
-        case .success(let response):
-            statusCode = response.statusCode
-            errorType = nil
-        case .failure(let error):
-            statusCode = error.statusCode
-            errorType = error.statusCode.map(String.init) ?? error.kindName
-        }
-        return HTTPSpan(
-            kind: kind, context: spanContext, parentSpanID: parent, startTime: start, endTime: max(start, end),
-            method: context.method, url: context.sentRequest.map { redaction.loggable($0.url) }, attempt: attempt,
-            statusCode: statusCode, errorType: errorType,
-            answer: answered ? Self.answer(result, observations) : nil, phases: observations?.phases)
+    /// Where `context`'s attempt went: its URL masked, its server and port; `nil` when nothing
+    /// was sent.
+    private func target(of context: ActionContext) -> SpanTarget? {
+        guard let url = context.sentRequest?.url else { return nil }
+        return SpanTarget(url: url, redaction: redaction)
     }
 
-    /// How `result` was served.
-    static func answer(_ result: Result<NetworkResponse, NetworkError>, _ observations: AttemptObservations?)
-        -> HTTPSpan.Answer?
-    {
-        switch result {
-        case .success(let response):
-            if response.httpResponse is CacheStatus.Answer { return response.isStale ? .staleCache : .cache }
-        case .failure(let error):
-            guard error.statusCode != nil else {
-                return observations?.joinedSharedCall == true ? .sharedCall : nil
-            }
+    /// How an attempt was served, from what its session observed: by the cache, a shared call
+    /// or the network; `nil` when no response came.
+    static func answer(_ observations: AttemptObservations) -> HTTPSpan.Answer? {
+        switch observations.cacheAnswer {
+        case .fresh: return .cache
+        case .stale: return .staleCache
+        case nil: break
         }
-        return observations?.joinedSharedCall == true ? .sharedCall : .network
+        if observations.joinedSharedCall { return .sharedCall }
+        return observations.responded ? .network : nil
     }
 }
 
@@ -231,5 +242,32 @@ extension NetworkModuleAction where Self == BuiltInAction {
         redaction: Redaction = .default, report: @escaping @Sendable (HTTPSpan) -> Void
     ) -> BuiltInAction {
         BuiltInAction(TracingAction(origins: origins, parent: parent, redaction: redaction, report: report))
+    }
+}
+
+extension Result<NetworkResponse, NetworkError> {
+    /// The response's status, of a success or of an HTTP error.
+    fileprivate var statusCode: Int? {
+        switch self {
+        case .success(let response): response.statusCode
+        case .failure(let error): error.statusCode
+        }
+    }
+
+    /// What OpenTelemetry's `error.type` says of the result: the status code of an HTTP error,
+    /// else the error's kind; `nil` for a success.
+    fileprivate var errorType: String? {
+        guard case .failure(let error) = self else { return nil }
+        return error.statusCode.map(String.init) ?? error.kindName
+    }
+}
+
+extension NetworkError {
+    /// Whether the request ended without delivering the answer it had: cancelled or timed out.
+    fileprivate var endedWithoutAnswer: Bool {
+        switch self {
+        case .cancelled, .timedOut: true
+        default: false
+        }
     }
 }

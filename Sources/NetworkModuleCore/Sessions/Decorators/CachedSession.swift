@@ -237,7 +237,7 @@ public final class CachedSession: NetworkSession, TransferringSession {
     /// `504 Gateway Timeout`, from the cache, without a call (RFC 9111, section 5.2.1.7).
     static func unsatisfiable(_ request: URLRequest) -> UnsentTask.Answer {
         guard let url = request.url,
-            let response = HTTPURLResponse(url: url, statusCode: 504, httpVersion: "HTTP/1.1", headerFields: nil)
+            let response = CacheStatus.Answer(url: url, statusCode: 504, httpVersion: "HTTP/1.1", headerFields: nil)
         else { return .failure(URLError(.resourceUnavailable)) }
         return .response(Data(), response)
     }
