@@ -293,6 +293,142 @@ struct TracingActionTests {
         }
     }
 
+    @Test("when a request is cancelled while a later action holds its attempt, should end both spans as cancelled")
+    func cancelledWhileALaterActionHolds() throws {
+        let session = FakeNetworkSession()
+        session.stub(.any, with: .status(200))
+        let holder = ProbeAction(prepare: .hold)
+        let action = tracing()
+
+        tracedModule(session, [holder], tracing: action).perform(request: TestRequest()) { _ in }.cancel()
+        holder.releaseHeld()
+
+        let (request, attempts) = try single()
+        #expect(spans.spans.count == 2)
+        #expect(attempts.count == 1)
+        #expect(request.isCancelled && attempts.first?.isCancelled == true)
+        #expect(attempts.first?.answer == nil)
+        #expect(session.recordedRequests.isEmpty)
+        #expect(action.openTraceCount == 0)
+    }
+
+    @Test("when the cancel comes from another thread while the action prepares, should end both spans once, none open")
+    func cancelDuringPreparation() throws {
+        let session = FakeNetworkSession()
+        session.stub(.any, with: .status(200))
+        let holder = ProbeAction(prepare: .hold)
+        let inParent = DispatchSemaphore(value: 0)
+        let cancelReturned = DispatchSemaphore(value: 0)
+        let calls = LockedState(0)
+        let action = tracing(parent: { _ in
+            if calls.withLock({ count -> Int in
+                count += 1
+                return count
+            }) == 1 {
+                inParent.signal()
+                _ = cancelReturned.wait(timeout: .now() + 10)
+            }
+            return nil
+        })
+        let results = ResultCollector<NetworkResponse>()
+        let module = DefaultNetworkModule(
+            requestBuilder: DefaultRequestBuilder(baseURL: apiBaseURL), session: session,
+            actions: [holder, BuiltInAction(action)], completionExecutor: .immediate)
+        let task = module.perform(request: TestRequest(), completion: results.completion)
+        let released = DispatchSemaphore(value: 0)
+
+        DispatchQueue.global().async {
+            holder.releaseHeld()  // the tracing action prepares on this thread
+            released.signal()
+        }
+        #expect(inParent.wait(timeout: .now() + 10) == .success)
+        task.cancel()
+        cancelReturned.signal()
+        #expect(released.wait(timeout: .now() + 10) == .success)
+
+        #expect(results.singleError == .cancelled)
+        #expect(spans.requests.count == 1)
+        #expect(spans.spans.filter { $0.kind == .attempt }.count <= 1)
+        #expect(spans.spans.allSatisfy { $0.isCancelled })
+        #expect(action.openTraceCount == 0)
+    }
+
+    @Test("when the app sets the headers in other casing, should read them and send one traceparent")
+    func headerCasing() throws {
+        let session = FakeNetworkSession()
+        session.stub(.any, with: .status(200))
+        let request = Traced(headers: ["TraceParent": Self.appTraceparent, "TRACESTATE": "rojo=1"])
+
+        tracedModule(session, []).perform(request: request) { _ in }
+
+        let (span, attempts) = try single()
+        let sent = try #require(session.recordedRequests.first)
+        #expect(span.parentSpanID == Self.appSpanID)
+        let fields = (sent.allHTTPHeaderFields ?? [:]).filter { $0.key.lowercased() == "traceparent" }
+        #expect(fields.count == 1)
+        #expect(fields.first?.value == attempts.first?.context.traceparent)
+        #expect(sent.value(forHTTPHeaderField: "tracestate") == "rojo=1")
+    }
+
+    @Test("when the URL has a secret query value, should mask it in the span's url and url.full")
+    func maskedURL() throws {
+        let session = FakeNetworkSession()
+        session.stub(.any, with: .status(200))
+        let url = try #require(URL(string: "https://api.example.com/v2/notes?token=s3cret&page=2"))
+
+        tracedModule(session, []).perform(urlRequest: URLRequest(url: url)) { _ in }
+
+        let (request, attempts) = try single()
+        for span in [request] + attempts {
+            #expect(span.url == "https://api.example.com/v2/notes?token=REDACTED&page=2")
+            #expect(span.attributes["url.full"] == .string("https://api.example.com/v2/notes?token=REDACTED&page=2"))
+            #expect(span.attributes["server.address"] == .string("api.example.com"))
+            #expect(span.attributes["server.port"] == .int(443))
+        }
+    }
+
+    @Test("when a later action holds the attempt past its timeout, should end the attempt span unanswered, timedOut")
+    func preparationTimeout() throws {
+        let session = FakeNetworkSession()
+        session.stub(.any, with: .status(200))
+        let clock = ManualDelayScheduler()
+        let action = tracing()
+        let module = DefaultNetworkModule(
+            requestBuilder: DefaultRequestBuilder(baseURL: apiBaseURL), session: session,
+            actions: [BuiltInAction(action), ProbeAction(prepare: .hold)], completionExecutor: .immediate,
+            delayScheduler: clock)
+        let results = ResultCollector<NetworkResponse>()
+
+        module.perform(
+            urlRequest: URLRequest(url: apiBaseURL.appendingPathComponent("slow"), timeoutInterval: 5),
+            completion: results.completion)
+        clock.advance(by: 6)
+
+        #expect(results.singleError == .timedOut)
+        let (request, attempts) = try single()
+        #expect(spans.spans.count == 2)
+        #expect(attempts.map(\.errorType) == ["timedOut"])
+        #expect(attempts.first?.answer == nil)
+        #expect(request.errorType == "timedOut")
+        #expect(session.recordedRequests.isEmpty)
+        #expect(action.openTraceCount == 0)
+    }
+
+    @Test("when the URL carries a password, should keep it out of the span's url")
+    func userInfoMasked() throws {
+        let session = FakeNetworkSession()
+        session.stub(.any, with: .status(200))
+        let url = try #require(URL(string: "https://ada:s3cret@api.example.com/v2/x"))
+
+        tracedModule(session, []).perform(urlRequest: URLRequest(url: url)) { _ in }
+
+        let (request, attempts) = try single()
+        for span in [request] + attempts {
+            #expect(span.url?.contains("s3cret") == false)
+            #expect(span.attributes["url.full"].map { "\($0)" }?.contains("s3cret") == false)
+        }
+    }
+
     // MARK: - How the answer was served
 
     @Test("when a cache answers the second request from memory, should say cache; the first, network")
