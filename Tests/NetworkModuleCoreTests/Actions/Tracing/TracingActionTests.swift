@@ -464,6 +464,28 @@ struct TracingActionTests {
         #expect(spans.requests.last.map { spans.attempts(of: $0).map(\.answer) } == [.staleCache])
     }
 
+    @Test("when a cache answers only-if-cached with its own 504 and sends nothing, should not say network")
+    func onlyIfCachedMiss() throws {
+        let fake = FakeNetworkSession()
+        fake.stub(.any, with: .text("v1", headers: ["Cache-Control": "max-age=60"]))
+        let results = ResultCollector<NetworkResponse>()
+
+        tracedModule(fake.cached(), []).perform(
+            request: Traced(headers: ["Cache-Control": "only-if-cached"]), completion: results.completion)
+
+        #expect(fake.recordedRequests.isEmpty, "nothing went on the wire")
+        #expect(results.singleError?.statusCode == 504)
+        let (request, attempts) = try single()
+        #expect(request.statusCode == 504)
+        #expect(request.errorType == "504")
+        withKnownIssue(
+            "BREAK: the 504 a CachedSession makes for only-if-cached, without a call, is reported as answer .network"
+        ) {
+            #expect(request.answer != .network)
+            #expect(attempts.first?.answer != .network)
+        }
+    }
+
     @Test("when two identical requests share one call, should report two request spans, the joiner's a sharedCall")
     func sharedCall() throws {
         let fake = FakeNetworkSession(holdingResponses: true)
@@ -537,6 +559,24 @@ struct TracingActionTests {
         #expect(sent.first == attempts.first?.context.traceparent)
         #expect(sent.first != nil)
         #expect(sent.last == .some(nil), "the base URL's origin is not listed")
+    }
+
+    @Test(
+        "when origins spell an origin differently, should compare scheme, host and port as origins",
+        arguments: [
+            ("HTTPS://Other.Example.COM", true), ("https://other.example.com:443/any/path?q=1", true),
+            ("http://other.example.com", false), ("https://other.example.com:8443", false),
+            ("https://sub.other.example.com", false),
+        ])
+    func originSpelling(listed: String, sends: Bool) throws {
+        let session = FakeNetworkSession()
+        session.stub(.any, with: .status(200))
+        let module = tracedModule(session, [], tracing: tracing(origins: [try #require(URL(string: listed))]))
+
+        module.perform(urlRequest: URLRequest(url: URL(string: "https://other.example.com/x")!)) { _ in }
+
+        let sent = try #require(session.recordedRequests.first)
+        #expect((sent.value(forHTTPHeaderField: "traceparent") != nil) == sends)
     }
 
     @Test("when origins is empty, should send the headers nowhere and still report every span")
