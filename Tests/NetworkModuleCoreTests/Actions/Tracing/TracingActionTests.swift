@@ -429,6 +429,30 @@ struct TracingActionTests {
         }
     }
 
+    @Test("when the server answers 200 and decoding fails, should end the request span failed, with the answer it had")
+    func decodingFailure() throws {
+        let session = FakeNetworkSession()
+        session.stub(.any, with: .text("not JSON"))
+        let results = ResultCollector<User>()
+
+        tracedModule(session, []).performAndDecode(
+            request: TestRequest(), responseType: User.self, completion: results.completion)
+
+        #expect(results.count == 1)
+        let (request, attempts) = try single()
+        let attempt = try #require(attempts.first)
+        #expect(attempt.statusCode == 200)
+        #expect(attempt.errorType == nil, "the attempt itself was answered 200")
+        #expect(attempt.answer == .network)
+        #expect(request.errorType == "decodingFailed")
+        withKnownIssue(
+            "BREAK: a request span that fails in decoding says no status and no answer, though the server answered 200 over the network"
+        ) {
+            #expect(request.statusCode == 200)
+            #expect(request.answer == .network)
+        }
+    }
+
     // MARK: - How the answer was served
 
     @Test("when a cache answers the second request from memory, should say cache; the first, network")
@@ -513,6 +537,32 @@ struct TracingActionTests {
         #expect(joiner.attributes["networkmodule.answer"] == .string("sharedCall"))
         let joinerRequest = try #require(spans.requests.first { $0.context.traceID == joiner.context.traceID })
         #expect(joinerRequest.answer == .sharedCall)
+        #expect(action.openTraceCount == 0)
+    }
+
+    @Test("when the leader of a shared call is cancelled, should end its spans cancelled and the joiner's with the answer")
+    func sharedCallLeaderCancelled() throws {
+        let fake = FakeNetworkSession(holdingResponses: true)
+        fake.stub(.any, with: .text("shared"))
+        let action = tracing()
+        let module = tracedModule(fake.deduplicated(), [], tracing: action)
+        let leader = ResultCollector<NetworkResponse>()
+        let joiner = ResultCollector<NetworkResponse>()
+
+        let leading = module.perform(request: TestRequest(), completion: leader.completion)
+        module.perform(request: TestRequest(), completion: joiner.completion)
+        leading.cancel()
+        fake.releaseAll()
+
+        #expect(leader.singleError == .cancelled)
+        #expect(joiner.singleValue?.statusCode == 200)
+        #expect(spans.requests.count == 2)
+        #expect(spans.spans.count == 4)
+        let cancelled = try #require(spans.requests.first { $0.isCancelled })
+        let answered = try #require(spans.requests.first { !$0.isCancelled })
+        #expect(spans.attempts(of: cancelled).map(\.errorType) == ["cancelled"])
+        #expect(spans.attempts(of: answered).map(\.answer) == [.sharedCall])
+        #expect(answered.statusCode == 200)
         #expect(action.openTraceCount == 0)
     }
 
