@@ -153,6 +153,39 @@ struct TracingIntegrationTests {
         #expect(spans.requests.count == 1)
     }
 
+    @Test(
+        "when httpbin redirects a plain URLSession's request to the fault server's origin, should not carry traceparent"
+    )
+    func crossOriginRedirectOnAPlainURLSession() async throws {
+        let spans = SpanRecorder()
+        let target = try IntegrationServers.faultServer().appendingPathComponent("echo-headers")
+        let module = IntegrationServers.module(
+            baseURL: try IntegrationServers.httpbin(),
+            session: URLSessionAdapter(URLSession(configuration: .ephemeral)),
+            actions: [.tracing(report: spans.record)])
+
+        let response = try await module.outcome(
+            of: Endpoint(
+                path: "/redirect-to", queryItems: [URLQueryItem(name: "url", value: target.absoluteString)],
+                headers: ["traceparent": Self.appTraceparent, "tracestate": "rojo=1"])
+        ).get()
+
+        let received = try #require(try JSONSerialization.jsonObject(with: response.data) as? [String: Any])
+        let names = received.keys.map { $0.lowercased() }
+        #expect(names.contains("host"), "the fault server echoed the redirected request")
+        #if canImport(FoundationNetworking)
+            withKnownIssue(
+                "BREAK: on Linux a plain URLSession forwards traceparent and tracestate on a cross-origin redirect, though .tracing says a redirect to another origin never carries them"
+            ) {
+                #expect(!names.contains("traceparent"))
+                #expect(!names.contains("tracestate"))
+            }
+        #else
+            #expect(!names.contains("traceparent"))
+            #expect(!names.contains("tracestate"))
+        #endif
+    }
+
     @Test("when httpbin redirects on its own origin, should carry the attempt's traceparent")
     func sameOriginRedirect() async throws {
         let spans = SpanRecorder()

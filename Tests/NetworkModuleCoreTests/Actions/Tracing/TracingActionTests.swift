@@ -540,7 +540,9 @@ struct TracingActionTests {
         #expect(action.openTraceCount == 0)
     }
 
-    @Test("when the leader of a shared call is cancelled, should end its spans cancelled and the joiner's with the answer")
+    @Test(
+        "when the leader of a shared call is cancelled, should end its spans cancelled and the joiner's with the answer"
+    )
     func sharedCallLeaderCancelled() throws {
         let fake = FakeNetworkSession(holdingResponses: true)
         fake.stub(.any, with: .text("shared"))
