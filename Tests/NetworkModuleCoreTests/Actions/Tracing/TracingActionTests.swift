@@ -169,6 +169,42 @@ struct TracingActionTests {
         #expect(request.startTime <= attempts[0].startTime)
     }
 
+    @Test("when a request is cancelled while it waits to retry, should report the one attempt and a cancelled request")
+    func cancelledWaitingToRetry() throws {
+        let session = FakeNetworkSession()
+        session.stub(.any, with: .status(503), .status(200))
+        let scheduler = ManualDelayScheduler()
+        let action = tracing()
+        let module = DefaultNetworkModule(
+            requestBuilder: DefaultRequestBuilder(baseURL: apiBaseURL), session: session,
+            actions: [BuiltInAction(action), .retry(RetryPolicy(maxAttempts: 3, initialDelay: 1, jitter: 0))],
+            completionExecutor: .immediate, delayScheduler: scheduler)
+
+        module.perform(request: TestRequest()) { _ in }.cancel()
+        scheduler.runAll()
+
+        let (request, attempts) = try single()
+        #expect(spans.spans.count == 2)
+        #expect(attempts.map(\.statusCode) == [503])
+        #expect(request.isCancelled)
+        #expect(request.attempt == attempts.count, "the attempts started: one")
+        #expect(session.recordedRequests.count == 1)
+        #expect(action.openTraceCount == 0)
+    }
+
+    @Test("when a redaction masks more query items, should mask them in the span's url")
+    func customRedaction() throws {
+        let session = FakeNetworkSession()
+        session.stub(.any, with: .status(200))
+        let url = try #require(URL(string: "https://api.example.com/v2/notes?page=2&sort=asc"))
+
+        tracedModule(session, [], tracing: tracing(redaction: .default.adding(queryItems: ["page"]))).perform(
+            urlRequest: URLRequest(url: url)
+        ) { _ in }
+
+        #expect(spans.spans.map(\.url) == Array(repeating: "https://api.example.com/v2/notes?page=REDACTED&sort=asc", count: 2))
+    }
+
     // MARK: - Cancel and failures
 
     @Test("when a request in flight is cancelled, should end its attempt and request spans as cancelled, once each")
