@@ -202,7 +202,9 @@ struct TracingActionTests {
             urlRequest: URLRequest(url: url)
         ) { _ in }
 
-        #expect(spans.spans.map(\.url) == Array(repeating: "https://api.example.com/v2/notes?page=REDACTED&sort=asc", count: 2))
+        #expect(
+            spans.spans.map(\.url)
+                == Array(repeating: "https://api.example.com/v2/notes?page=REDACTED&sort=asc", count: 2))
     }
 
     // MARK: - Cancel and failures
@@ -601,6 +603,38 @@ struct TracingActionTests {
         #expect(spans.attempts(of: cancelled).map(\.errorType) == ["cancelled"])
         #expect(spans.attempts(of: answered).map(\.answer) == [.sharedCall])
         #expect(answered.statusCode == 200)
+        #expect(action.openTraceCount == 0)
+    }
+
+    @Test(
+        "when a joiner of a shared 503 is cancelled while it waits to retry, should end its request span with no answer"
+    )
+    func joinerCancelledWaitingToRetry() throws {
+        let fake = FakeNetworkSession(holdingResponses: true)
+        fake.stub(.any, with: .status(503), .status(200))
+        let scheduler = ManualDelayScheduler()
+        let action = tracing()
+        let module = DefaultNetworkModule(
+            requestBuilder: DefaultRequestBuilder(baseURL: apiBaseURL), session: fake.deduplicated(),
+            actions: [BuiltInAction(action), .retry(RetryPolicy(maxAttempts: 2, initialDelay: 1, jitter: 0))],
+            completionExecutor: .immediate, delayScheduler: scheduler)
+        let joinerResults = ResultCollector<NetworkResponse>()
+
+        module.perform(request: TestRequest()) { _ in }
+        let joiner = module.perform(request: TestRequest(), completion: joinerResults.completion)
+        fake.releaseAll()  // both get the one 503, and wait to retry
+        joiner.cancel()
+        scheduler.runAll()
+        fake.releaseAll()
+
+        #expect(joinerResults.singleError == .cancelled)
+        let cancelled = try #require(spans.requests.first { $0.isCancelled })
+        #expect(spans.attempts(of: cancelled).map(\.answer) == [.sharedCall], "its one attempt joined the shared 503")
+        withKnownIssue(
+            "BREAK: a request span cancelled between attempts takes its answer from the last answered attempt's recorder: .sharedCall, where a cancel has none"
+        ) {
+            #expect(cancelled.answer == nil)
+        }
         #expect(action.openTraceCount == 0)
     }
 
