@@ -43,6 +43,12 @@ struct TracingAction: HeaderFieldPreparing {
     private let random: @Sendable () -> UInt64
     private let traces = LockedState([UUID: RequestTrace]())
 
+    /// The requests whose trace is open: started and not yet finished. For tests, which check
+    /// that every request leaves the table.
+    var openTraceCount: Int {
+        traces.withLock { $0.count }
+    }
+
     init(
         origins: [URL]?, parent: @escaping @Sendable (ActionContext) -> TraceContext?, redaction: Redaction,
         random: @escaping @Sendable () -> UInt64 = { UInt64.random(in: .min ... .max) },

@@ -88,4 +88,29 @@ struct MetricsActionTests {
         #expect(metrics.statusCode == 404)
         #expect(metrics.bytesReceived == 8)
     }
+    @Test("when the session measures no phases (a fake, or Linux), should report none")
+    func noPhases() throws {
+        let session = FakeNetworkSession()
+        session.stub(.any, with: .status(200))
+        let reports = Reports()
+
+        makeModule(session: session, actions: [.metrics(reports.report)]).perform(request: TestRequest()) { _ in }
+
+        #expect(reports.all.count == 1)
+        #expect(try #require(reports.all.first).phases == nil)
+    }
+
+    @Test("when metrics are made without phases, should have none; with phases, should keep them")
+    func initialisers() {
+        let phases = RequestPhases(isReusedConnection: true, networkProtocolName: "h2")
+        let without = RequestMetrics(
+            method: "GET", url: nil, attempts: 1, totalDuration: 0, preparationDuration: 0, inFlightDuration: 0,
+            bytesSent: 0, bytesReceived: 0, outcome: .success(200))
+        let with = RequestMetrics(
+            method: "GET", url: nil, attempts: 1, totalDuration: 0, preparationDuration: 0, inFlightDuration: 0,
+            bytesSent: 0, bytesReceived: 0, outcome: .success(200), phases: phases)
+
+        #expect(without.phases == nil)
+        #expect(with.phases == phases)
+    }
 }
