@@ -427,7 +427,7 @@ extension TransportDelegate {
     ) -> Int {
         let key = add(
             request: request, timeout: nil, redirectPolicy: redirectPolicy, transfer: transfer,
-            handlerIsShort: handlerIsShort, recorder: nil, completionHandler: completionHandler)
+            handlerIsShort: handlerIsShort, completionHandler: completionHandler)
         _ = resume(key)
         #expect(start(key, in: task))
         return key
