@@ -17,8 +17,9 @@ struct SpanRecorderTests {
     ) -> HTTPSpan {
         HTTPSpan(
             kind: kind, context: TraceContext(traceID: trace, spanID: id, isSampled: true, traceState: nil),
-            parentSpanID: parent, startTime: Date(timeIntervalSince1970: 0), endTime: Date(timeIntervalSince1970: 1),
-            method: "GET", url: nil, attempt: attempt, statusCode: 200, errorType: nil, answer: .network, phases: nil)
+            parentSpanID: parent, start: Date(timeIntervalSince1970: 0), end: Date(timeIntervalSince1970: 1),
+            method: "GET", attempt: attempt, target: nil, statusCode: 200, errorType: nil, answer: .network, phases: nil
+        )
     }
 
     @Test("when spans are recorded, should keep them in order and list the request spans apart")

@@ -13,8 +13,9 @@ struct HTTPSpanTests {
         phases: RequestPhases? = nil
     ) -> HTTPSpan {
         HTTPSpan(
-            kind: kind, context: context, parentSpanID: "b7ad6b7169203331", startTime: Date(timeIntervalSince1970: 1),
-            endTime: Date(timeIntervalSince1970: 2), method: method, url: url, attempt: attempt,
+            kind: kind, context: context, parentSpanID: "b7ad6b7169203331", start: Date(timeIntervalSince1970: 1),
+            end: Date(timeIntervalSince1970: 2), method: method, attempt: attempt,
+            target: url.flatMap { URL(string: $0) }.map { SpanTarget(url: $0, redaction: .default) },
             statusCode: statusCode, errorType: errorType, answer: answer, phases: phases)
     }
 
