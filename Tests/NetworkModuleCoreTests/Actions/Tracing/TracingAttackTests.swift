@@ -639,6 +639,8 @@ struct TracingAttackTests {
         let metrics = RequestMetrics(
             method: "GET", url: nil, attempts: 1, totalDuration: 0, preparationDuration: 0, inFlightDuration: 0,
             bytesSent: 0, bytesReceived: 0, outcome: .success(200))
+        // The trailing-closure forms users write are what this test compiles.
+        // swift-format-ignore: OnlyOneTrailingClosureArgument
         let actions: [any NetworkModuleAction] = [
             .metrics { _ in }, .metrics { print($0.attempts) }, .tracing { _ in }, .tracing { print($0.name) },
             .tracing(origins: [apiBaseURL]) { _ in }, .tracing(parent: { _ in nil }) { _ in },
