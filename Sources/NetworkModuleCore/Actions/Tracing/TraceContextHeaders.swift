@@ -89,15 +89,14 @@ enum TraceContextHeaders {
 
     /// `value` as 16 lowercase hexadecimal digits.
     static func hex(_ value: UInt64) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        return String(unsafeUninitializedCapacity: 16) { buffer in
-            for index in 0..<16 {
-                let shift = UInt64(60 - 4 * index)
-                buffer[index] = digits[Int((value >> shift) & 0xF)]
-            }
-            return 16
+        var digits = [UInt8](repeating: 0, count: 16)
+        for index in 0..<16 {
+            digits[index] = hexDigits[Int(truncatingIfNeeded: (value >> UInt64(60 - 4 * index)) & 0xF)]
         }
+        return String(decoding: digits, as: UTF8.self)
     }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 
     // MARK: - Characters
 
