@@ -202,7 +202,7 @@ struct TracingAttackIntegrationTests {
         let all = spans.spans
         let requests = all.filter { $0.kind == .request }
         let twice = completions.withLock { $0.filter { $0.value != 1 } }
-        let problems = TracingAttackTestsSupport.problems(in: all)
+        let problems = SpanChecks.problems(in: all)
         let cancelled = requests.filter(\.isCancelled).count
         let answers = Dictionary(grouping: all.filter { $0.kind == .attempt }, by: { $0.answer?.rawValue ?? "none" })
             .mapValues(\.count)
@@ -252,36 +252,5 @@ struct TracingAttackIntegrationTests {
             print(summary.joined(separator: "\n"))
             #expect(outcome.succeeded, "\(outcome.output.suffix(4_000))")
         #endif
-    }
-}
-
-/// The span checks of the core attack tests, for this target.
-enum TracingAttackTestsSupport {
-    static func problems(in spans: [HTTPSpan]) -> [String] {
-        var problems: [String] = []
-        var requestIndex: [String: Int] = [:]
-        for (index, span) in spans.enumerated() where span.kind == .request {
-            let key = span.context.traceID + "/" + span.context.spanID
-            if requestIndex[key] != nil { problems.append("request span \(key) reported twice") }
-            requestIndex[key] = index
-        }
-        var attemptsSeen = Set<String>()
-        for (index, span) in spans.enumerated() {
-            if TraceContext(traceparent: span.context.traceparent) == nil {
-                problems.append("malformed identifiers: \(span.context.traceparent)")
-            }
-            if span.endTime < span.startTime { problems.append("span ends before it starts") }
-            guard span.kind == .attempt else { continue }
-            let parent = span.context.traceID + "/" + (span.parentSpanID ?? "none")
-            guard let requestAt = requestIndex[parent] else {
-                problems.append("attempt span \(span.context.spanID) without its request span")
-                continue
-            }
-            if index > requestAt { problems.append("attempt span \(span.attempt) reported after its request span") }
-            if !attemptsSeen.insert(parent + "#\(span.attempt)").inserted {
-                problems.append("attempt \(span.attempt) of \(parent) reported twice")
-            }
-        }
-        return problems
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
-import NetworkModuleCore
 import Testing
+
+@testable import NetworkModuleCore
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -82,7 +83,7 @@ struct TransportIntegrationTests {
 
         let error = await module.outcome(of: Endpoint(path: "/basic-auth/ada/s3cret", timeout: 10)).error
 
-        #expect(error?.caseName == "unauthorized")
+        #expect(error?.kindName == "unauthorized")
         #expect(error?.httpErrorResponse?.headers["WWW-Authenticate"]?.hasPrefix("Basic") == true)
     }
 

@@ -1,6 +1,7 @@
 import Foundation
-import NetworkModuleCore
 import Testing
+
+@testable import NetworkModuleCore
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -79,6 +80,6 @@ struct TypedRequestIntegrationTests {
         }
 
         #expect(failure?.statusCode == 404)
-        #expect(failure?.caseName == "notFound")
+        #expect(failure?.kindName == "notFound")
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import NetworkModuleTestSupport
 import NetworkModuleTesting
 import Testing
 
@@ -48,37 +49,6 @@ struct TracingAttackTests {
             actions: [BuiltInAction(action)] + actions, completionExecutor: executor, delayScheduler: scheduler,
             redirectPolicy: redirectPolicy)
         return Traced(module: module, action: action, spans: spans)
-    }
-
-    /// What is wrong with `spans`, the spans of finished requests: each request span once, each
-    /// attempt span at most once and before its request's span, every identifier well formed.
-    static func problems(in spans: [HTTPSpan]) -> [String] {
-        var problems: [String] = []
-        var requestIndex: [String: Int] = [:]
-        for (index, span) in spans.enumerated() where span.kind == .request {
-            let key = span.context.traceID + "/" + span.context.spanID
-            if requestIndex[key] != nil { problems.append("request span \(key) reported twice") }
-            requestIndex[key] = index
-        }
-        var attemptsSeen = Set<String>()
-        for (index, span) in spans.enumerated() {
-            if TraceContext(traceparent: span.context.traceparent) == nil {
-                problems.append("malformed identifiers: \(span.context.traceparent)")
-            }
-            if span.endTime < span.startTime { problems.append("span ends before it starts: \(span)") }
-            guard span.kind == .attempt else { continue }
-            let parent = span.context.traceID + "/" + (span.parentSpanID ?? "none")
-            guard let requestAt = requestIndex[parent] else {
-                problems.append("attempt span \(span.context.spanID) without its request span")
-                continue
-            }
-            if index > requestAt { problems.append("attempt span \(span.attempt) reported after its request span") }
-            if !attemptsSeen.insert(parent + "#\(span.attempt)").inserted {
-                problems.append("attempt \(span.attempt) of \(parent) reported twice")
-            }
-            if span.context.spanID == span.parentSpanID { problems.append("attempt span is its own parent") }
-        }
-        return problems
     }
 
     /// The names (in any casing) of `name` in `request`'s header fields, with their values.
@@ -133,7 +103,7 @@ struct TracingAttackTests {
         print("\(ending): \(spans.map { "\($0.kind)#\($0.attempt) \($0.errorType ?? "ok")" })")
         #expect(results.count == 1)
         #expect(traced.spans.requests.count == 1, "request spans: \(traced.spans.requests.count)")
-        #expect(Self.problems(in: spans) == [])
+        #expect(SpanChecks.problems(in: spans) == [])
         #expect(traced.openTraces == 0, "entries left in the table")
     }
 
@@ -230,7 +200,7 @@ struct TracingAttackTests {
         )
         #expect(results.count == count)
         #expect(traced.spans.requests.count == count)
-        #expect(Self.problems(in: spans) == [])
+        #expect(SpanChecks.problems(in: spans) == [])
         #expect(traced.openTraces == 0)
     }
 
@@ -356,7 +326,7 @@ struct TracingAttackTests {
         let spans = traced.spans.spans
         print("zero source: \(spans.map { "\($0.kind) \($0.context.traceparent)" })")
         #expect(spans.count == 3)
-        #expect(Self.problems(in: spans) == [])
+        #expect(SpanChecks.problems(in: spans) == [])
         #expect(Set(spans.map(\.context.spanID)).count == 3, "every span an identifier of its own")
     }
 
