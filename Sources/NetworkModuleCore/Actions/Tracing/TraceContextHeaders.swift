@@ -89,14 +89,15 @@ enum TraceContextHeaders {
 
     /// `value` as 16 lowercase hexadecimal digits.
     static func hex(_ value: UInt64) -> String {
-        var digits = [UInt8](repeating: 0, count: 16)
-        for index in 0..<16 {
-            digits[index] = hexDigits[Int(truncatingIfNeeded: (value >> UInt64(60 - 4 * index)) & 0xF)]
+        // On the stack, then one copy into the string: no array to allocate and free.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16) { digits in
+            for index in 0..<16 {
+                let nibble = UInt8(truncatingIfNeeded: value >> UInt64(60 - 4 * index)) & 0xF
+                digits[index] = nibble < 10 ? 0x30 + nibble : 0x57 + nibble  // 0-9, a-f
+            }
+            return String(decoding: UnsafeBufferPointer(digits), as: UTF8.self)
         }
-        return String(decoding: digits, as: UTF8.self)
     }
-
-    private static let hexDigits = Array("0123456789abcdef".utf8)
 
     // MARK: - Characters
 

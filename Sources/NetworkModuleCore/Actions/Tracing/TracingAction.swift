@@ -12,17 +12,32 @@ import Foundation
 /// ``ActionContext/requestID``: the module calls `didFinish` once for every request an action
 /// has seen, so every entry leaves the table.
 struct TracingAction: HeaderFieldPreparing {
-    /// One request's trace, while it runs.
-    struct RequestTrace {
+    /// One request's trace, while it runs: a class, so that the table holds a reference and
+    /// each hook changes the trace in place instead of copying it in and out. Its `var`s are
+    /// only touched inside `traces.withLock`, or by `didFinish` once it has taken the trace out
+    /// of the table, when nothing else can reach it.
+    final class RequestTrace {
         /// The request's span: its trace, identifier, flag and state.
         let span: TraceContext
         /// The app's span, the request span's parent; `nil` for a new trace.
         let parentSpanID: String?
         /// The attempt prepared and not yet answered: its span and when it started.
-        var openAttempt: (number: Int, span: TraceContext, start: Date)?
+        var openAttempt: OpenAttempt?
         /// The last attempt answered, whose response the request's span reports when the request
         /// ends with it.
         var lastAnswer: SpanAnswer?
+
+        init(span: TraceContext, parentSpanID: String?) {
+            self.span = span
+            self.parentSpanID = parentSpanID
+        }
+    }
+
+    /// An attempt prepared and not yet answered.
+    struct OpenAttempt {
+        let number: Int
+        let span: TraceContext
+        let start: Date
     }
 
     /// What an attempt's answer says, for its span and its request's.
@@ -85,20 +100,17 @@ struct TracingAction: HeaderFieldPreparing {
         let answer = SpanAnswer(
             attempt: context.attempt, statusCode: result.statusCode, answer: observations.flatMap(Self.answer),
             phases: observations?.phases, target: target(of: context))
-        let ended = traces.withLock { traces -> RequestTrace? in
-            guard var trace = traces[context.requestID], trace.openAttempt?.number == context.attempt else {
-                return nil
-            }
-            let ended = trace
+        let ended = traces.withLock { traces -> (trace: RequestTrace, attempt: OpenAttempt)? in
+            guard let trace = traces[context.requestID], let open = trace.openAttempt, open.number == context.attempt
+            else { return nil }
             trace.openAttempt = nil
             trace.lastAnswer = answer
-            traces[context.requestID] = trace
-            return ended
+            return (trace, open)
         }
-        guard let ended, let attempt = ended.openAttempt else { return }
+        guard let (trace, attempt) = ended else { return }
         report(
             HTTPSpan(
-                kind: .attempt, context: attempt.span, parentSpanID: ended.span.spanID, start: attempt.start, end: now,
+                kind: .attempt, context: attempt.span, parentSpanID: trace.span.spanID, start: attempt.start, end: now,
                 method: context.method, attempt: attempt.number, target: answer.target, statusCode: answer.statusCode,
                 errorType: result.errorType, answer: answer.answer, phases: answer.phases))
     }
@@ -112,7 +124,7 @@ struct TracingAction: HeaderFieldPreparing {
             let appParent = parent(context)
             trace = RequestTrace(
                 span: appParent?.child(using: &generator) ?? .newTrace(using: &generator),
-                parentSpanID: appParent?.spanID, openAttempt: nil)
+                parentSpanID: appParent?.spanID)
         }
         guard let trace else { return }
         // The last request sent: the last answered attempt's, worked out once, or a later one's.
@@ -153,12 +165,15 @@ struct TracingAction: HeaderFieldPreparing {
             let appParent = received ?? parent(context)
             trace = RequestTrace(
                 span: appParent?.child(using: &generator) ?? .newTrace(using: &generator),
-                parentSpanID: appParent?.spanID, openAttempt: nil)
+                parentSpanID: appParent?.spanID)
         }
-        guard var trace else { return true }
+        guard let trace else { return true }
         let attemptSpan = trace.span.child(using: &generator)
-        trace.openAttempt = (context.attempt, attemptSpan, Date())
-        traces.withLock { $0[context.requestID] = trace }
+        let open = OpenAttempt(number: context.attempt, span: attemptSpan, start: Date())
+        traces.withLock { traces in
+            trace.openAttempt = open
+            traces[context.requestID] = trace
+        }
         if sendsHeaders(to: url, context: context) {
             headers.set(attemptSpan.traceparent, for: TraceContextHeaders.traceparent)
             if let state = attemptSpan.traceState {
