@@ -15,9 +15,9 @@ package struct AttemptObservations: Sendable, Equatable {
     /// How a ``CachedSession`` answered from memory, `nil` when it did not: written by the
     /// module from the response itself (``CacheStatus/Answer``), for a success or an HTTP error.
     package var cacheAnswer: CacheAnswer?
-    /// Whether an HTTP response came, whatever its status and whatever an action's `validate`
-    /// made of it: written by the module.
-    package var responded = false
+    /// The status of the HTTP response that came, whatever an action's `validate` made of it;
+    /// `nil` when none came. Written by the module.
+    package var statusCode: Int?
 
     /// How a cache answered.
     package enum CacheAnswer: Sendable, Equatable {
@@ -50,14 +50,15 @@ package final class AttemptRecorder: Sendable {
         state.withLock { $0.phases = phases }
     }
 
-    /// Records whether a response came, and whether the framework's cache answered, from the
-    /// response the session handed over.
+    /// Records the status of the response the session handed over, if any, and whether the
+    /// framework's cache answered.
     package func record(answeredBy response: URLResponse?) {
         guard let http = response as? HTTPURLResponse else { return }
         let cacheAnswer: AttemptObservations.CacheAnswer? =
             http is CacheStatus.Answer ? (CacheStatus.isStale(http) ? .stale : .fresh) : nil
+        let statusCode = http.statusCode
         state.withLock { state in
-            state.responded = true
+            state.statusCode = statusCode
             state.cacheAnswer = cacheAnswer
         }
     }

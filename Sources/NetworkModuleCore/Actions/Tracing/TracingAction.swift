@@ -98,7 +98,9 @@ struct TracingAction: HeaderFieldPreparing {
         let now = Date()
         let observations = context.recorder?.observations
         let answer = SpanAnswer(
-            attempt: context.attempt, statusCode: result.statusCode, answer: observations.flatMap(Self.answer),
+            // The response's status even when an action's `validate` failed the attempt.
+            attempt: context.attempt, statusCode: result.statusCode ?? observations?.statusCode,
+            answer: observations.flatMap(Self.answer),
             phases: observations?.phases, target: target(of: context))
         let ended = traces.withLock { traces -> (trace: RequestTrace, attempt: OpenAttempt)? in
             guard let trace = traces[context.requestID], let open = trace.openAttempt, open.number == context.attempt
@@ -212,7 +214,7 @@ struct TracingAction: HeaderFieldPreparing {
         case nil: break
         }
         if observations.joinedSharedCall { return .sharedCall }
-        return observations.responded ? .network : nil
+        return observations.statusCode != nil ? .network : nil
     }
 }
 

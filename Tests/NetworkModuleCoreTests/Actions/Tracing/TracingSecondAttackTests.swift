@@ -12,7 +12,7 @@ import Testing
 /// A second attack on the tracing action (issue 42), after the fixes of the first: the span
 /// answer and status rules in every ending, exactly-once under concurrency, header casing in the
 /// other header actions, and the attempt recorder under every order of session decorators.
-/// A test that found a break keeps it as a known issue whose comment starts with "BREAK".
+/// A test that found a break says so in a comment; the break is fixed, and the test pins it.
 @Suite("Tracing action: second attack")
 struct TracingSecondAttackTests {
     // MARK: - Support
@@ -166,12 +166,10 @@ struct TracingSecondAttackTests {
         #expect(request.errorType == "actionFailed")
         // OpenTelemetry's http.response.status_code is the status the server sent, whatever the
         // client made of it; a decoding failure keeps it, and the answer says .network here.
-        withKnownIssue(
-            "BREAK: validate() throwing on a 200 drops the status: statusCode is nil on both spans though answer is .network"
-        ) {
-            #expect(attempts.first?.statusCode == 200)
-            #expect(request.statusCode == 200)
-        }
+        // Found broken: validate() throwing on a 200 dropped the status from both spans, though
+        // their answer said .network.
+        #expect(attempts.first?.statusCode == 200)
+        #expect(request.statusCode == 200)
     }
 
     @Test("when a stale entry is revalidated and the server answers 304, should report what was observed")
