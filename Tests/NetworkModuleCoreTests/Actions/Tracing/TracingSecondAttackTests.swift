@@ -174,6 +174,49 @@ struct TracingSecondAttackTests {
         }
     }
 
+    @Test(
+        "when a 503 is retried and validate() throws on the 200, should end the request with the second attempt's answer"
+    )
+    func retryThenValidateThrows() throws {
+        let session = FakeNetworkSession()
+        session.stub(.any, with: .status(503), .text("ok"))
+        let traced = Self.traced(session: session, after: [RejectingValidator(), ProbeAction(retry: [.retry])])
+
+        traced.module.perform(request: TestRequest()) { _ in }
+
+        let (request, attempts) = try Self.single(traced.spans)
+        print("retry then validate throws: \(Self.describe(traced.spans.spans))")
+        #expect(attempts.map(\.answer) == [.network, .network])
+        #expect(attempts.first?.statusCode == 503, "the 503 is never validated: validate sees successes only")
+        #expect(request.answer == .network)
+        #expect(request.attempt == 2)
+        withKnownIssue(
+            "BREAK: validate() throwing on a 200 drops the status (nil) from the second attempt and the request"
+        ) {
+            #expect(attempts.last?.statusCode == 200)
+            #expect(request.statusCode == 200)
+        }
+    }
+
+    @Test(
+        "when validate() turns a 200 into the app's own 401, should report what the app said (observed: 401, the server's 200 is not kept)"
+    )
+    func validateThrowsHTTPError() throws {
+        let session = FakeNetworkSession()
+        session.stub(.any, with: .text("session expired"))
+        let traced = Self.traced(session: session, after: [UnauthorizingValidator()])
+
+        traced.module.perform(request: TestRequest()) { _ in }
+
+        let (request, attempts) = try Self.single(traced.spans)
+        print("validate throws a 401 on a 200: \(Self.describe(traced.spans.spans))")
+        // A note, not a break: the span's http.response.status_code is the app's 401, not the
+        // 200 on the wire; the guide says nothing of a validator's own HTTP error.
+        #expect(attempts.first?.statusCode == 401)
+        #expect(request.errorType == "401")
+        #expect(request.answer == .network)
+    }
+
     @Test("when a stale entry is revalidated and the server answers 304, should report what was observed")
     func revalidated304() throws {
         let clock = ManualDelayScheduler()
@@ -356,6 +399,7 @@ struct TracingSecondAttackTests {
         #expect(SpanChecks.problems(in: spans) == [])
         #expect(traced.openTraces == 0)
         var cancelled = 0
+        var lateCancels = 0
         var wrong: [String] = []
         for request in traced.spans.requests {
             guard let index = request.url.flatMap({ URL(string: $0)?.lastPathComponent }).flatMap(Int.init),
@@ -373,12 +417,23 @@ struct TracingSecondAttackTests {
                 }
             case .failure(let error):
                 cancelled += 1
-                if error != .cancelled || !request.isCancelled || request.answer != nil || request.statusCode != nil {
+                if error == .cancelled, request.errorType == nil, request.answer == .network,
+                    request.statusCode == 200
+                {
+                    // The cancel came once the outcome was decided (between didFinish and the
+                    // executor): the actions saw the 200, the caller gets .cancelled, as
+                    // docs/actions.md (Cancellation) says.
+                    lateCancels += 1
+                } else if error != .cancelled || !request.isCancelled || request.answer != nil
+                    || request.statusCode != nil
+                {
                     wrong.append("\(index) \(error): \(Self.describe(request))")
                 }
             }
         }
-        print("cancel racing answer: \(cancelled) of \(count) cancelled, problems: \(wrong.prefix(5))")
+        print(
+            "cancel racing answer: \(cancelled) of \(count) cancelled (\(lateCancels) after didFinish), problems: \(wrong.prefix(5))"
+        )
         #expect(wrong == [])
     }
 
@@ -608,6 +663,14 @@ private struct RejectingValidator: NetworkModuleAction {
 
     func validate(_ response: NetworkResponse, context: ActionContext) throws {
         throw Rejected()
+    }
+}
+
+/// Turns every success into the app's own `401`, as an app whose server answers an expired session
+/// with a 200 might.
+private struct UnauthorizingValidator: NetworkModuleAction {
+    func validate(_ response: NetworkResponse, context: ActionContext) throws {
+        throw NetworkError.unauthorized(HTTPErrorResponse(statusCode: 401, url: response.httpResponse.url))
     }
 }
 
