@@ -484,6 +484,64 @@ struct TracingSecondAttackTests {
         }
     }
 
+    @Test(
+        "when 400 requests share calls under a cache and are cancelled and answered at once from 8 threads, should report each once, answer only the delivered, and keep no entry"
+    )
+    func sharedCallsRaceCancels() throws {
+        let count = 400
+        let fake = FakeNetworkSession(holdingResponses: true)
+        fake.stub(.any, with: .text("ok", headers: ["Cache-Control": "max-age=60"]))
+        let traced = Self.traced(session: fake.deduplicated().cached())
+        let results = (0..<count).map { _ in ResultCollector<NetworkResponse>() }
+        // Four requests per path: one starts the call, three join it (or hit the cache later).
+        let tasks = (0..<count).map { index in
+            traced.module.perform(request: TestRequest(path: "/s/\(index / 4)"), completion: results[index].completion)
+        }
+
+        let gate = DispatchGroup()
+        gate.enter()
+        let done = DispatchGroup()
+        for worker in 0..<8 {
+            done.enter()
+            Thread {
+                gate.wait()
+                for index in stride(from: worker, to: count, by: 8) {
+                    if worker.isMultiple(of: 2) {
+                        tasks[index].cancel()
+                    } else {
+                        let path = "/s/\(index / 4)"
+                        _ = fake.release(RequestMatcher("path \(path)") { $0.url?.path.hasSuffix(path) == true })
+                    }
+                }
+                done.leave()
+            }.start()
+        }
+        gate.leave()
+        try #require(done.wait(timeout: .now() + 120) == .success, "the eight threads finished")
+        fake.releaseAll()
+
+        #expect(results.allSatisfy { $0.count == 1 }, "every request delivered once")
+        #expect(traced.spans.requests.count == count)
+        #expect(SpanChecks.problems(in: traced.spans.spans) == [])
+        #expect(traced.openTraces == 0)
+        var answers: [String: Int] = [:]
+        var wrong: [String] = []
+        for request in traced.spans.requests {
+            answers[request.answer?.rawValue ?? (request.isCancelled ? "cancelled" : "nil"), default: 0] += 1
+            if request.isCancelled {
+                if request.answer != nil || request.statusCode != nil { wrong.append(Self.describe(request)) }
+            } else if request.statusCode != 200 || request.answer == nil {
+                wrong.append(Self.describe(request))
+            }
+        }
+        print(
+            "shared calls racing cancels: wire \(fake.recordedRequests.count), answers \(answers), problems \(wrong.prefix(5))"
+        )
+        #expect(wrong == [])
+        #expect(
+            (answers["network"] ?? 0) <= fake.recordedRequests.count, "network only for calls that reached the fake")
+    }
+
     // MARK: - Header casing in the other header actions
 
     @Test(
