@@ -217,6 +217,29 @@ struct TracingSecondAttackTests {
         #expect(request.answer == .network)
     }
 
+    @Test(
+        "when a cache hit or a joined call fails to decode, should keep the 200 and the answer (cache, sharedCall) on the request span"
+    )
+    func decodingFailureKeepsCacheAndSharedAnswers() throws {
+        let fake = FakeNetworkSession(holdingResponses: true)
+        fake.stub(.any, with: .text("not json", headers: ["Cache-Control": "max-age=60"]))
+        let traced = Self.traced(session: fake.deduplicated().cached())
+        let results = ResultCollector<User>()
+
+        for _ in 0..<2 {
+            traced.module.performAndDecode(
+                request: TestRequest(), responseType: User.self, completion: results.completion)
+        }
+        fake.releaseAll()
+        traced.module.performAndDecode(request: TestRequest(), responseType: User.self, completion: results.completion)
+
+        print("decoding failures: \(Self.describe(traced.spans.requests))")
+        #expect(results.results.allSatisfy { $0.error?.kindName == "decodingFailed" })
+        #expect(traced.spans.requests.map(\.answer) == [.network, .sharedCall, .cache])
+        #expect(traced.spans.requests.map(\.statusCode) == [200, 200, 200])
+        #expect(traced.spans.requests.allSatisfy { $0.errorType == "decodingFailed" })
+    }
+
     @Test("when a stale entry is revalidated and the server answers 304, should report what was observed")
     func revalidated304() throws {
         let clock = ManualDelayScheduler()
