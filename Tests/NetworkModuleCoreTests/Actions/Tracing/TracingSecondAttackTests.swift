@@ -172,6 +172,72 @@ struct TracingSecondAttackTests {
         #expect(request.statusCode == 200)
     }
 
+    @Test(
+        "when a 503 is retried and validate() throws on the 200, should end the request with the second attempt's answer"
+    )
+    func retryThenValidateThrows() throws {
+        let session = FakeNetworkSession()
+        session.stub(.any, with: .status(503), .text("ok"))
+        let traced = Self.traced(session: session, after: [RejectingValidator(), ProbeAction(retry: [.retry])])
+
+        traced.module.perform(request: TestRequest()) { _ in }
+
+        let (request, attempts) = try Self.single(traced.spans)
+        print("retry then validate throws: \(Self.describe(traced.spans.spans))")
+        #expect(attempts.map(\.answer) == [.network, .network])
+        #expect(attempts.first?.statusCode == 503, "the 503 is never validated: validate sees successes only")
+        #expect(request.answer == .network)
+        #expect(request.attempt == 2)
+        withKnownIssue(
+            "BREAK: validate() throwing on a 200 drops the status (nil) from the second attempt and the request"
+        ) {
+            #expect(attempts.last?.statusCode == 200)
+            #expect(request.statusCode == 200)
+        }
+    }
+
+    @Test(
+        "when validate() turns a 200 into the app's own 401, should report what the app said (observed: 401, the server's 200 is not kept)"
+    )
+    func validateThrowsHTTPError() throws {
+        let session = FakeNetworkSession()
+        session.stub(.any, with: .text("session expired"))
+        let traced = Self.traced(session: session, after: [UnauthorizingValidator()])
+
+        traced.module.perform(request: TestRequest()) { _ in }
+
+        let (request, attempts) = try Self.single(traced.spans)
+        print("validate throws a 401 on a 200: \(Self.describe(traced.spans.spans))")
+        // A note, not a break: the span's http.response.status_code is the app's 401, not the
+        // 200 on the wire; the guide says nothing of a validator's own HTTP error.
+        #expect(attempts.first?.statusCode == 401)
+        #expect(request.errorType == "401")
+        #expect(request.answer == .network)
+    }
+
+    @Test(
+        "when a cache hit or a joined call fails to decode, should keep the 200 and the answer (cache, sharedCall) on the request span"
+    )
+    func decodingFailureKeepsCacheAndSharedAnswers() throws {
+        let fake = FakeNetworkSession(holdingResponses: true)
+        fake.stub(.any, with: .text("not json", headers: ["Cache-Control": "max-age=60"]))
+        let traced = Self.traced(session: fake.deduplicated().cached())
+        let results = ResultCollector<User>()
+
+        for _ in 0..<2 {
+            traced.module.performAndDecode(
+                request: TestRequest(), responseType: User.self, completion: results.completion)
+        }
+        fake.releaseAll()
+        traced.module.performAndDecode(request: TestRequest(), responseType: User.self, completion: results.completion)
+
+        print("decoding failures: \(Self.describe(traced.spans.requests))")
+        #expect(results.results.allSatisfy { $0.error?.kindName == "decodingFailed" })
+        #expect(traced.spans.requests.map(\.answer) == [.network, .sharedCall, .cache])
+        #expect(traced.spans.requests.map(\.statusCode) == [200, 200, 200])
+        #expect(traced.spans.requests.allSatisfy { $0.errorType == "decodingFailed" })
+    }
+
     @Test("when a stale entry is revalidated and the server answers 304, should report what was observed")
     func revalidated304() throws {
         let clock = ManualDelayScheduler()
@@ -354,6 +420,7 @@ struct TracingSecondAttackTests {
         #expect(SpanChecks.problems(in: spans) == [])
         #expect(traced.openTraces == 0)
         var cancelled = 0
+        var lateCancels = 0
         var wrong: [String] = []
         for request in traced.spans.requests {
             guard let index = request.url.flatMap({ URL(string: $0)?.lastPathComponent }).flatMap(Int.init),
@@ -371,12 +438,23 @@ struct TracingSecondAttackTests {
                 }
             case .failure(let error):
                 cancelled += 1
-                if error != .cancelled || !request.isCancelled || request.answer != nil || request.statusCode != nil {
+                if error == .cancelled, request.errorType == nil, request.answer == .network,
+                    request.statusCode == 200
+                {
+                    // The cancel came once the outcome was decided (between didFinish and the
+                    // executor): the actions saw the 200, the caller gets .cancelled, as
+                    // docs/actions.md (Cancellation) says.
+                    lateCancels += 1
+                } else if error != .cancelled || !request.isCancelled || request.answer != nil
+                    || request.statusCode != nil
+                {
                     wrong.append("\(index) \(error): \(Self.describe(request))")
                 }
             }
         }
-        print("cancel racing answer: \(cancelled) of \(count) cancelled, problems: \(wrong.prefix(5))")
+        print(
+            "cancel racing answer: \(cancelled) of \(count) cancelled (\(lateCancels) after didFinish), problems: \(wrong.prefix(5))"
+        )
         #expect(wrong == [])
     }
 
@@ -425,6 +503,64 @@ struct TracingSecondAttackTests {
         for request in traced.spans.requests where request.isCancelled {
             #expect(request.answer == nil && request.statusCode == nil, "\(Self.describe(request))")
         }
+    }
+
+    @Test(
+        "when 400 requests share calls under a cache and are cancelled and answered at once from 8 threads, should report each once, answer only the delivered, and keep no entry"
+    )
+    func sharedCallsRaceCancels() throws {
+        let count = 400
+        let fake = FakeNetworkSession(holdingResponses: true)
+        fake.stub(.any, with: .text("ok", headers: ["Cache-Control": "max-age=60"]))
+        let traced = Self.traced(session: fake.deduplicated().cached())
+        let results = (0..<count).map { _ in ResultCollector<NetworkResponse>() }
+        // Four requests per path: one starts the call, three join it (or hit the cache later).
+        let tasks = (0..<count).map { index in
+            traced.module.perform(request: TestRequest(path: "/s/\(index / 4)"), completion: results[index].completion)
+        }
+
+        let gate = DispatchGroup()
+        gate.enter()
+        let done = DispatchGroup()
+        for worker in 0..<8 {
+            done.enter()
+            Thread {
+                gate.wait()
+                for index in stride(from: worker, to: count, by: 8) {
+                    if worker.isMultiple(of: 2) {
+                        tasks[index].cancel()
+                    } else {
+                        let path = "/s/\(index / 4)"
+                        _ = fake.release(RequestMatcher("path \(path)") { $0.url?.path.hasSuffix(path) == true })
+                    }
+                }
+                done.leave()
+            }.start()
+        }
+        gate.leave()
+        try #require(done.wait(timeout: .now() + 120) == .success, "the eight threads finished")
+        fake.releaseAll()
+
+        #expect(results.allSatisfy { $0.count == 1 }, "every request delivered once")
+        #expect(traced.spans.requests.count == count)
+        #expect(SpanChecks.problems(in: traced.spans.spans) == [])
+        #expect(traced.openTraces == 0)
+        var answers: [String: Int] = [:]
+        var wrong: [String] = []
+        for request in traced.spans.requests {
+            answers[request.answer?.rawValue ?? (request.isCancelled ? "cancelled" : "nil"), default: 0] += 1
+            if request.isCancelled {
+                if request.answer != nil || request.statusCode != nil { wrong.append(Self.describe(request)) }
+            } else if request.statusCode != 200 || request.answer == nil {
+                wrong.append(Self.describe(request))
+            }
+        }
+        print(
+            "shared calls racing cancels: wire \(fake.recordedRequests.count), answers \(answers), problems \(wrong.prefix(5))"
+        )
+        #expect(wrong == [])
+        #expect(
+            (answers["network"] ?? 0) <= fake.recordedRequests.count, "network only for calls that reached the fake")
     }
 
     // MARK: - Header casing in the other header actions
@@ -606,6 +742,14 @@ private struct RejectingValidator: NetworkModuleAction {
 
     func validate(_ response: NetworkResponse, context: ActionContext) throws {
         throw Rejected()
+    }
+}
+
+/// Turns every success into the app's own `401`, as an app whose server answers an expired session
+/// with a 200 might.
+private struct UnauthorizingValidator: NetworkModuleAction {
+    func validate(_ response: NetworkResponse, context: ActionContext) throws {
+        throw NetworkError.unauthorized(HTTPErrorResponse(statusCode: 401, url: response.httpResponse.url))
     }
 }
 
