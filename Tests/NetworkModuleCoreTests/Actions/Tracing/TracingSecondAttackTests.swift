@@ -188,12 +188,10 @@ struct TracingSecondAttackTests {
         #expect(attempts.first?.statusCode == 503, "the 503 is never validated: validate sees successes only")
         #expect(request.answer == .network)
         #expect(request.attempt == 2)
-        withKnownIssue(
-            "BREAK: validate() throwing on a 200 drops the status (nil) from the second attempt and the request"
-        ) {
-            #expect(attempts.last?.statusCode == 200)
-            #expect(request.statusCode == 200)
-        }
+        // Found broken: validate() throwing on a 200 dropped the status from the second attempt
+        // and the request.
+        #expect(attempts.last?.statusCode == 200)
+        #expect(request.statusCode == 200)
     }
 
     @Test(
