@@ -11,4 +11,14 @@ extension URL {
         guard text.hasPrefix(scheme) else { return nil }
         return URL(string: scheme.lowercased() + text.dropFirst(scheme.count))
     }
+
+    /// The port a URL of `scheme` goes to when it names none: 443 for `https` and `wss`, 80 for
+    /// `http` and `ws`, in any case; `nil` for other schemes.
+    static func defaultPort(forScheme scheme: String?) -> Int? {
+        switch scheme?.lowercased() {
+        case "https", "wss": 443
+        case "http", "ws": 80
+        default: nil
+        }
+    }
 }

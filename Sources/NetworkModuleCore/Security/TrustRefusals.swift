@@ -16,13 +16,7 @@ struct TrustRefusals: Equatable {
     /// port, the scheme's default when none is given; `nil` without a host or a port.
     static func origin(host: String?, port: Int?, scheme: String?) -> String? {
         guard let host, !host.isEmpty else { return nil }
-        let known: Int? =
-            switch scheme?.lowercased() {
-            case "https", "wss": 443
-            case "http", "ws": 80
-            default: nil
-            }
-        guard let port = (port.flatMap { $0 > 0 ? $0 : nil }) ?? known else { return nil }
+        guard let port = (port.flatMap { $0 > 0 ? $0 : nil }) ?? URL.defaultPort(forScheme: scheme) else { return nil }
         return "\(host.lowercased()):\(port)"
     }
 

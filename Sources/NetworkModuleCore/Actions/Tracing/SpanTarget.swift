@@ -14,14 +14,6 @@ struct SpanTarget {
     init(url: URL, redaction: Redaction) {
         self.url = redaction.loggable(url)
         self.serverAddress = url.host
-        self.serverPort = url.port ?? Self.defaultPort(scheme: url.scheme)
-    }
-
-    private static func defaultPort(scheme: String?) -> Int? {
-        switch scheme?.lowercased() {
-        case "http", "ws": 80
-        case "https", "wss": 443
-        default: nil
-        }
+        self.serverPort = url.port ?? URL.defaultPort(forScheme: url.scheme)
     }
 }

@@ -27,9 +27,11 @@ struct TracingAction: HeaderFieldPreparing {
         /// ends with it.
         var lastAnswer: SpanAnswer?
 
-        init(span: TraceContext, parentSpanID: String?) {
-            self.span = span
-            self.parentSpanID = parentSpanID
+        /// The trace of a request whose span is a child of `parent` (the app's span), or the
+        /// root of a new trace without one.
+        init<Generator: RandomNumberGenerator>(parent: TraceContext?, using generator: inout Generator) {
+            self.span = parent?.child(using: &generator) ?? .newTrace(using: &generator)
+            self.parentSpanID = parent?.spanID
         }
     }
 
@@ -123,10 +125,7 @@ struct TracingAction: HeaderFieldPreparing {
         if trace == nil {
             // No attempt got as far as this action: the request's span alone, in the app's trace.
             var generator = IdentifierGenerator(source: random)
-            let appParent = parent(context)
-            trace = RequestTrace(
-                span: appParent?.child(using: &generator) ?? .newTrace(using: &generator),
-                parentSpanID: appParent?.spanID)
+            trace = RequestTrace(parent: parent(context), using: &generator)
         }
         guard let trace else { return }
         // The last request sent: the last answered attempt's, worked out once, or a later one's.
@@ -164,10 +163,7 @@ struct TracingAction: HeaderFieldPreparing {
             let received = headers.value(for: TraceContextHeaders.traceparent).flatMap { value in
                 TraceContext(traceparent: value, tracestate: headers.value(for: TraceContextHeaders.tracestate))
             }
-            let appParent = received ?? parent(context)
-            trace = RequestTrace(
-                span: appParent?.child(using: &generator) ?? .newTrace(using: &generator),
-                parentSpanID: appParent?.spanID)
+            trace = RequestTrace(parent: received ?? parent(context), using: &generator)
         }
         guard let trace else { return true }
         let attemptSpan = trace.span.child(using: &generator)
