@@ -48,11 +48,8 @@
                     to: lifecycle, data, response, error.map { LinuxURLSessionQuirks.normalized($0, sentTo: url) })
             }
             let deadline = ResponseDeadlines.shared.schedule(after: request.timeoutInterval) {
-                // Off the deadlines' one queue: a short handler runs the rest of the request there.
-                CompletionHandlerQueue.shared.run {
-                    Self.report(to: lifecycle, nil, nil, URLError.timedOut(url))
-                    if LinuxURLSessionQuirks.cancelIsSafe(on: session) { task.cancel() }
-                }
+                Self.report(to: lifecycle, nil, nil, URLError.timedOut(url))
+                if LinuxURLSessionQuirks.cancelIsSafe(on: session) { task.cancel() }
             }
             if lifecycle.withLock({ $0.started((task, deadline)) }) {
                 task.resume()

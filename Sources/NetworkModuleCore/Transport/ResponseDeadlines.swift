@@ -15,7 +15,12 @@ import Foundation
 /// mostly arrive in order and are appended; cancelled ones are reclaimed in batches, so memory
 /// stays proportional to the requests in flight.
 ///
-/// The clock and the timer are passed in, so a test runs on a manual clock without waiting.
+/// An expired entry's `onExpiry` runs off the timer's one queue, through `runExpiry`
+/// (``CompletionHandlerQueue``, by default): a timed-out task's owner may run the rest of its
+/// request there, its hooks and completion included, and must not hold up every other deadline.
+///
+/// The clock, the timer and where expiries run are passed in, so a test runs on a manual clock
+/// without waiting.
 final class ResponseDeadlines: Sendable {
     /// The deadlines of every session in the process.
     static let shared = ResponseDeadlines()
@@ -71,14 +76,21 @@ final class ResponseDeadlines: Sendable {
     private let state = LockedState(State())
     /// Now, in the nanoseconds of the clock the timer is armed on.
     let now: @Sendable () -> UInt64
+    /// Runs an expired entry's `onExpiry`.
+    private let runExpiry: @Sendable (@escaping @Sendable () -> Void) -> Void
 
-    /// Deadlines on the clock `now` and the timer `timer` makes: by default, uptime nanoseconds
-    /// and a dispatch timer.
+    /// Deadlines on the clock `now` and the timer `timer` makes, whose expiries `runExpiry` runs:
+    /// by default, uptime nanoseconds, a dispatch timer, and each expiry on a queue of
+    /// ``CompletionHandlerQueue``.
     init(
         now: @escaping @Sendable () -> UInt64 = { DispatchTime.now().uptimeNanoseconds },
-        timer: Timer = ResponseDeadlines.dispatchTimer
+        timer: Timer = ResponseDeadlines.dispatchTimer,
+        runExpiry: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void = {
+            CompletionHandlerQueue.shared.run($0)
+        }
     ) {
         self.now = now
+        self.runExpiry = runExpiry
         let arm = timer { [weak self] in self?.fire() }
         state.withLock { $0.armTimer = arm }
     }
@@ -99,7 +111,7 @@ final class ResponseDeadlines: Sendable {
         }
     }
 
-    /// Calls `onExpiry` from the timer once `seconds` (``RequestTimeout``; one that never
+    /// Calls `onExpiry` (through the runner the deadlines were given) once `seconds` (``RequestTimeout``; one that never
     /// expires costs nothing) pass after the last activity, unless the deadline is cancelled.
     ///
     /// - Parameter lastActivity: when the owner last saw activity, in the nanoseconds of ``now``
@@ -179,7 +191,7 @@ final class ResponseDeadlines: Sendable {
             }
             return expired
         }
-        for action in expired { action() }
+        for action in expired { runExpiry(action) }
     }
 }
 

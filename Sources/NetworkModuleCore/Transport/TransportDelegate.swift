@@ -90,11 +90,8 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
                 return self?.tasks.withLock { $0.modify(task: identifier) { $0.activity(now: now) } } ?? nil
             },
             onExpiry: { [weak self] in
-                // Off the deadlines' one queue: a short handler runs the rest of the request there.
-                CompletionHandlerQueue.shared.run { [weak self] in
-                    self?.fail(identifier, with: URLError.timedOut(url))
-                    URLSessionTransport.cancelWithoutWaiting(task)
-                }
+                self?.fail(identifier, with: URLError.timedOut(url))
+                URLSessionTransport.cancelWithoutWaiting(task)
             })
         let isPending = tasks.withLock { $0.modify(task: identifier) { $0.deadline = deadline } } != nil
         if !isPending { deadline.cancel() }

@@ -6,7 +6,8 @@ import Testing
 @testable import NetworkModuleCore
 
 /// Deadlines on `clock`'s time: their timer is a time limit of the manual clock, so a test moves
-/// time with `advance(by:)` and the deadlines that fall due expire on the test's thread, at once.
+/// time with `advance(by:)` and the deadlines that fall due expire on the test's thread, at once
+/// and in order.
 private func manualDeadlines(on clock: ManualDelayScheduler) -> ResponseDeadlines {
     let armed = LockedState<(any NetworkCancellable)?>(nil)
     let timer: ResponseDeadlines.Timer = { fire in
@@ -20,7 +21,7 @@ private func manualDeadlines(on clock: ManualDelayScheduler) -> ResponseDeadline
             }
         }
     }
-    return ResponseDeadlines(now: { nanoseconds(clock.now) }, timer: timer)
+    return ResponseDeadlines(now: { nanoseconds(clock.now) }, timer: timer, runExpiry: { $0() })
 }
 
 /// `seconds` of the manual clock in the deadlines' nanoseconds.
@@ -87,6 +88,25 @@ struct ResponseDeadlinesTests {
 
         #expect(await expired.signalled(within: 10))
         #expect(expiredAt.withLock { $0 } >= start + 10_000_000)
+    }
+
+    @Test("when an expiry blocks, should still expire the next deadline: expiries run off the timer's queue")
+    func blockingExpiryDoesNotHoldUpTheNext() async {
+        let deadlines = ResponseDeadlines()
+        let secondExpired = DispatchSemaphore(value: 0)
+        let firstReturned = DispatchSemaphore(value: 0)
+        let firstSawSecond = LockedState(false)
+
+        _ = deadlines.schedule(after: 0.01) {
+            // Run on the timer's own queue, this would wait for an expiry that queue never fires.
+            let sawSecond = secondExpired.wait(timeout: .now() + 10) == .success
+            firstSawSecond.withLock { $0 = sawSecond }
+            firstReturned.signal()
+        }
+        _ = deadlines.schedule(after: 0.02) { secondExpired.signal() }
+
+        #expect(await firstReturned.signalled(within: 20))
+        #expect(firstSawSecond.withLock { $0 })
     }
 
     // MARK: Every timeout value (issue 13, defect A)
