@@ -23,15 +23,18 @@ struct LoopbackBenchmarks {
         let failures: Int
     }
 
-    struct ModuleSide: Codable {
-        /// The session under the module: a plain `URLSession` or `URLSessionTransport`.
-        let session: String
+    /// A side measured against raw `URLSession` in the same alternation: a module, or the
+    /// control, raw `URLSession` again on a session of its own, whose figures over raw are what
+    /// this machine's noise alone gives (docs/performance.md, "Reading the loopback figures").
+    struct ComparedSide: Codable {
+        /// What ran: "module on URLSession", "module on URLSessionTransport" or the control.
+        let name: String
         let side: Side
-        /// Module requests/s over raw requests/s, per pair of neighbouring runs.
+        /// Its requests/s over raw requests/s, per pair of neighbouring runs.
         let ratio: Summary
-        /// Module CPU µs per request minus raw's, per pair of neighbouring runs.
+        /// Its CPU µs per request minus raw's, per pair of neighbouring runs.
         let cpuMicrosecondsOverRaw: Summary
-        /// Module context switches per request minus raw's, per pair of neighbouring runs.
+        /// Its context switches per request minus raw's, per pair of neighbouring runs.
         let contextSwitchesOverRaw: Summary
     }
 
@@ -40,7 +43,8 @@ struct LoopbackBenchmarks {
         let inFlight: Int
         let requestsPerRun: Int
         let raw: Side
-        let modules: [ModuleSide]
+        /// The control first, then the modules.
+        let compared: [ComparedSide]
     }
 
     func run() -> [Comparison] {
@@ -66,53 +70,52 @@ struct LoopbackBenchmarks {
         let plainSession = URLSession(configuration: configuration)
         let transport = URLSessionTransport(configuration: configuration, maximumResponseSize: nil)
         let builder = DefaultRequestBuilder(baseURL: baseURL, defaultHeaders: ["Accept": "application/json"])
-        let modules: [(String, DefaultNetworkModule)] = [
+        let url = baseURL.absoluteString + path
+        let controlSession = URLSession(configuration: configuration)
+        let compared: [(name: String, send: (@escaping @Sendable (Bool) -> Void) -> Void)] = [
+            ("raw URLSession again (control)", Self.rawSend(controlSession, url: url)),
             (
-                "URLSession",
-                DefaultNetworkModule(requestBuilder: builder, session: plainSession, completionExecutor: .immediate)
+                "module on URLSession",
+                Self.moduleSend(
+                    DefaultNetworkModule(
+                        requestBuilder: builder, session: plainSession, completionExecutor: .immediate),
+                    request: request)
             ),
             (
-                "URLSessionTransport",
-                DefaultNetworkModule(requestBuilder: builder, session: transport, completionExecutor: .immediate)
+                "module on URLSessionTransport",
+                Self.moduleSend(
+                    DefaultNetworkModule(requestBuilder: builder, session: transport, completionExecutor: .immediate),
+                    request: request)
             ),
         ]
-        let url = baseURL.absoluteString + path
+        let rawSend = Self.rawSend(rawSession, url: url)
 
-        let rawRun: () -> RunMeasurement = {
-            measureRun(requests: requests, inFlight: inFlight, send: Self.rawSend(rawSession, url: url))
-        }
-        func moduleRun(_ module: DefaultNetworkModule, count: Int) -> RunMeasurement {
-            measureRun(requests: count, inFlight: inFlight, send: Self.moduleSend(module, request: request))
-        }
         // Warm-up: connections, caches and code paths of every side.
-        _ = measureRun(requests: min(requests, 200), inFlight: inFlight) { done in
-            rawSession.dataTask(with: URL(string: url)!) { _, _, _ in done(true) }.resume()
-        }
-        for (_, module) in modules { _ = moduleRun(module, count: min(requests, 200)) }
+        _ = measureRun(requests: min(requests, 200), inFlight: inFlight, send: rawSend)
+        for entry in compared { _ = measureRun(requests: min(requests, 200), inFlight: inFlight, send: entry.send) }
 
-        // Alternating runs: raw, then each module, then raw again, … so drift hits all alike.
+        // Alternating runs: raw, then each compared side, then raw again, … so drift hits all alike.
         var raw: [RunMeasurement] = []
-        var moduleRuns = Array(repeating: [RunMeasurement](), count: modules.count)
+        var comparedRuns = Array(repeating: [RunMeasurement](), count: compared.count)
         for _ in 0..<options.pairs {
-            raw.append(rawRun())
-            for (index, (_, module)) in modules.enumerated() {
-                moduleRuns[index].append(moduleRun(module, count: requests))
+            raw.append(measureRun(requests: requests, inFlight: inFlight, send: rawSend))
+            for (index, entry) in compared.enumerated() {
+                comparedRuns[index].append(measureRun(requests: requests, inFlight: inFlight, send: entry.send))
             }
         }
-        rawSession.finishTasksAndInvalidate()
-        plainSession.finishTasksAndInvalidate()
+        for session in [rawSession, controlSession, plainSession] { session.finishTasksAndInvalidate() }
         return Comparison(
             name: name, inFlight: inFlight, requestsPerRun: requests, raw: side(raw, requests: requests),
-            modules: modules.enumerated().map { index, entry in
-                let pairs = zip(raw, moduleRuns[index])
-                return ModuleSide(
-                    session: entry.0, side: side(moduleRuns[index], requests: requests),
-                    ratio: Summary(pairs.map { raw, module in raw.seconds / module.seconds }),
+            compared: compared.enumerated().map { index, entry in
+                let pairs = zip(raw, comparedRuns[index])
+                return ComparedSide(
+                    name: entry.name, side: side(comparedRuns[index], requests: requests),
+                    ratio: Summary(pairs.map { raw, other in raw.seconds / other.seconds }),
                     cpuMicrosecondsOverRaw: Summary(
-                        pairs.map { raw, module in (module.cpuSeconds - raw.cpuSeconds) / Double(requests) * 1e6 }),
+                        pairs.map { raw, other in (other.cpuSeconds - raw.cpuSeconds) / Double(requests) * 1e6 }),
                     contextSwitchesOverRaw: Summary(
-                        pairs.map { raw, module in
-                            Double(module.contextSwitches - raw.contextSwitches) / Double(requests)
+                        pairs.map { raw, other in
+                            Double(other.contextSwitches - raw.contextSwitches) / Double(requests)
                         }))
             })
     }

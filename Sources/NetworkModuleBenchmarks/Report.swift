@@ -36,9 +36,9 @@ struct BenchmarkReport: Codable {
                     [comparison.name, "\(comparison.inFlight)", "raw URLSession"] + sideCells(raw) + [
                         "", "", "", "\(raw.failures)",
                     ])
-                for module in comparison.modules {
+                for module in comparison.compared {
                     rows.append(
-                        [comparison.name, "\(comparison.inFlight)", "module on \(module.session)"]
+                        [comparison.name, "\(comparison.inFlight)", module.name]
                             + sideCells(module.side) + [
                                 format(module.ratio.median, decimals: 3) + " ("
                                     + format(module.ratio.minimum, decimals: 3)

@@ -62,7 +62,7 @@ if options.json {
     report.printTables()
 }
 let failures =
-    (report.loopback ?? []).flatMap { [$0.raw.failures] + $0.modules.map(\.side.failures) }.reduce(0, +)
+    (report.loopback ?? []).flatMap { [$0.raw.failures] + $0.compared.map(\.side.failures) }.reduce(0, +)
     + (report.soak?.failures ?? 0)
     + (report.download.map { $0.raw.failures + $0.module.failures } ?? 0)
 exit(failures == 0 ? 0 : 1)
