@@ -25,7 +25,7 @@ struct LoopbackBenchmarks {
 
     /// A side measured against raw `URLSession` in the same alternation: a module, or the
     /// control, raw `URLSession` again on a session of its own, whose figures over raw are what
-    /// this machine's noise alone gives (docs/performance.md, "Reading the loopback figures").
+    /// this machine's noise alone gives (docs/performance.md, "The control").
     struct ComparedSide: Codable {
         /// What ran: "module on URLSession", "module on URLSessionTransport" or the control.
         let name: String
