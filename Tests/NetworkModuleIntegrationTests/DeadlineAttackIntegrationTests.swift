@@ -31,27 +31,15 @@ struct DeadlineAttackIntegrationTests {
             completionExecutor: executor)
     }
 
-    /// Waits for `semaphore` for at most `seconds` on a thread of its own (see
-    /// `HeadOfLineIntegrationTests.wait(for:)`).
-    static func wait(for semaphore: DispatchSemaphore, seconds: Double = 10) async -> Bool {
-        await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                continuation.resume(returning: semaphore.wait(timeout: .now() + seconds) == .success)
-            }
-        }
-    }
-
-    /// Waits, off Swift concurrency's threads, until `done()` or `seconds` pass; then `settle`
-    /// seconds more so that a late second result has a chance to show.
+    /// Waits, off Swift concurrency's threads (``waitOffThePool(_:)``), until `done()` or `seconds`
+    /// pass; then `settle` seconds more so that a late second result has a chance to show.
     static func wait(until done: @escaping @Sendable () -> Bool, seconds: Double, settle: Double = 1) async -> Bool {
-        await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                let end = Date().addingTimeInterval(seconds)
-                while !done() && Date() < end { usleep(5_000) }
-                let ok = done()
-                usleep(UInt32(settle * 1_000_000))
-                continuation.resume(returning: ok)
-            }
+        await waitOffThePool {
+            let end = Date().addingTimeInterval(seconds)
+            while !done() && Date() < end { usleep(5_000) }
+            let ok = done()
+            usleep(UInt32(settle * 1_000_000))
+            return ok
         }
     }
 

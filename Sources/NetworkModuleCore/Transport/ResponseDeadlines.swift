@@ -111,8 +111,9 @@ final class ResponseDeadlines: Sendable {
         }
     }
 
-    /// Calls `onExpiry` (through the runner the deadlines were given) once `seconds` (``RequestTimeout``; one that never
-    /// expires costs nothing) pass after the last activity, unless the deadline is cancelled.
+    /// Calls `onExpiry`, through the runner the deadlines were given, once `seconds`
+    /// (``RequestTimeout``; one that never expires costs nothing) pass after the last activity,
+    /// unless the deadline is cancelled.
     ///
     /// - Parameter lastActivity: when the owner last saw activity, in the nanoseconds of ``now``
     ///   (`nil`: none since scheduling). Asked only when the deadline comes due, never under this
