@@ -130,11 +130,11 @@ for target in "${targets[@]}"; do
     "$out/$target" "$work" "$corpus" -max_total_time="$seconds" -max_len=4096 -timeout=10 \
         -rss_limit_mb=2048 -detect_leaks=1 -print_final_stats=1 -seed="$seed" \
         -artifact_prefix="$artifacts/" >"$out/$target.log" 2>&1 || rc=$?
-    grep -E '^(#[0-9]+.*DONE|stat::number_of_executed_units|stat::new_units_added|Done [0-9]+ runs)' "$out/$target.log" >&2 || true
+    grep -a -E '^(#[0-9]+.*DONE|stat::number_of_executed_units|stat::new_units_added|Done [0-9]+ runs)' "$out/$target.log" >&2 || true
     if ((rc != 0)); then
         status=1
         log "FAILED: $target (exit $rc); log: ${out#"$root"/}/$target.log"
-        grep -E 'ERROR|property violated|Fatal error|Test unit written' "$out/$target.log" | head -n 20 >&2 || true
+        grep -a -E 'ERROR|property violated|Fatal error|Test unit written' "$out/$target.log" | head -n 20 >&2 || true
         continue
     fi
     if ((merge)); then

@@ -90,6 +90,9 @@ struct RedactionTextTests {
         ("grant_type=authorization_code&code=c0de", "grant_type=authorization_code&code=REDACTED"),
         ("country code=PL, page=2", "country code=PL, page=2"),
         ("access%5Ftoken=t0k3n", "access%5Ftoken=REDACTED"),
+        // A quoted name holds no quote: an apostrophe in the prose before it opens no name.
+        (#"the request's field "token x':visible""#, #"the request's field "token x':visible""#),
+        (#"it's {"a": 1, 'token': 't0k3n'}"#, #"it's {"a": 1, 'token': 'REDACTED'}"#),
     ]
 
     @Test(
@@ -97,6 +100,19 @@ struct RedactionTextTests {
         arguments: RedactionTextTests.freeTextCases)
     func freeText(text: String, expected: String) {
         #expect(Redaction.default.redactedText(text) == expected)
+    }
+
+    @Test(
+        "when a description's own words hold an apostrophe, the session's message in it should be masked as it is alone"
+    )
+    func messageMaskedAsAlone() {
+        // Found by the response-handling fuzzer: "Check the request's credentials." and a
+        // message's `':` made one quoted name of the prose between them, a secret one.
+        let message = "token x':visible"
+        let error = NetworkError.transportError(TransportFailure(code: .userAuthenticationRequired, message: message))
+
+        #expect(error.description.contains("The session said: \"\(Redaction.default.redactedText(message))\""))
+        #expect(error.description.contains(message), "\(error.description)")
     }
 
     // MARK: Headers that carry URLs (item 12)
