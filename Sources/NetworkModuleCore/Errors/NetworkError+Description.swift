@@ -11,16 +11,21 @@ extension NetworkError: LocalizedError, CustomStringConvertible {
     /// What happened and what to check, in one or two sentences, with the status and the URL
     /// when the error has them, and the session's own message for transport and underlying
     /// errors. Written for developers and logs, not for end users. Header values and bodies are
-    /// never included, and the whole text is masked with ``Redaction/default`` (a URL's password
-    /// and secret query and fragment values, secret `name=value` pairs in a session's message or
-    /// a path that could not be built). A transport error's failing URL is left out (it is in
+    /// never included, and the text is masked with ``Redaction/default`` (a URL's password and
+    /// secret query and fragment values, secret `name=value` pairs in a session's message or a
+    /// path that could not be built); a transport error's message is masked on its own, as it is
+    /// everywhere else, so the words around it never change what it shows. A transport error's
+    /// failing URL is left out (it is in
     /// ``TransportFailure/failingURL``): the caller knows the URL, and a log line shows it
     /// through its own redaction, which may mask more.
     public var description: String {
-        Redaction.default.redactedText(unmaskedDescription)
+        // An apostrophe in these words ("the request's") and a `':` in the message would
+        // otherwise read as one quoted name, a secret one, and mask what the message alone shows.
+        Redaction.default.redactedText(unmaskedDescription) + (transportFailure?.sessionDetail ?? "")
     }
 
-    /// The description before masking: never written anywhere as it is.
+    /// The description before masking, without the session's message: never written anywhere as
+    /// it is.
     private var unmaskedDescription: String {
         switch self {
         case .invalidRequest(let reason):
@@ -40,28 +45,26 @@ extension NetworkError: LocalizedError, CustomStringConvertible {
         case .unacceptableStatusCode(let response):
             return "\(response.summary), which the request's acceptableStatusCodes do not include. "
                 + response.unacceptableStatusHint
-        case .notConnectedToInternet(let failure):
+        case .notConnectedToInternet:
             return "The device is not connected to the internet. Check the connection (Wi-Fi, cellular "
-                + "data, a VPN or proxy); the request may succeed once it is back." + failure.sessionDetail
-        case .timedOut(let failure):
+                + "data, a VPN or proxy); the request may succeed once it is back."
+        case .timedOut:
             return "The request timed out: no answer came within its timeout (the builder's "
                 + "defaultTimeout unless the request sets one). Check that the server is up and reachable, "
-                + "or raise the timeout." + failure.sessionDetail
-        case .cannotFindHost(let failure):
-            return "The host name could not be resolved. Check the base URL's host and DNS." + failure.sessionDetail
-        case .cannotConnectToHost(let failure):
+                + "or raise the timeout."
+        case .cannotFindHost:
+            return "The host name could not be resolved. Check the base URL's host and DNS."
+        case .cannotConnectToHost:
             return "No connection could be made to the host. Check that the server is running on the "
-                + "URL's host and port." + failure.sessionDetail
-        case .networkConnectionLost(let failure):
+                + "URL's host and port."
+        case .networkConnectionLost:
             return "The connection was lost while the request was in flight. This is usually transient "
                 + "and trying again may succeed; if it keeps happening, check the server or a proxy closing "
-                + "connections." + failure.sessionDetail
+                + "connections."
         case .secureConnectionFailed(let failure):
             return "The TLS connection failed (\(failure.code.summary)). \(failure.code.secureConnectionHint)"
-                + failure.sessionDetail
         case .transportError(let failure):
             return "The request failed in transport (\(failure.code.summary)). \(failure.code.transportHint)"
-                + failure.sessionDetail
         case .underlying(let error as ResponseStream.ConcurrentIteration):
             return "A ResponseStream was iterated by two tasks at once. \(error.description)"
         case .underlying(let error):
@@ -157,9 +160,10 @@ extension HTTPErrorResponse {
 }
 
 extension TransportFailure {
-    /// What the session said, as a sentence to append to a description, when it said something.
+    /// What the session said, masked with ``Redaction/default``, as a sentence to append to a
+    /// description, when it said something.
     fileprivate var sessionDetail: String {
-        message.map { " The session said: \"\($0)\"" } ?? ""
+        message.map { " The session said: \"\(Redaction.default.redactedText($0))\"" } ?? ""
     }
 }
 

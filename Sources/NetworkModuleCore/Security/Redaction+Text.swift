@@ -361,11 +361,7 @@ extension Redaction {
         guard close > 0, isQuote(bytes[close]) else { return nil }
         let escaped = bytes[close - 1] == UInt8(ascii: "\\")
         let nameEnd = escaped ? close - 1 : close
-        // A name holds no quote of either kind: the nearest quote before it must open it. Prose
-        // with an apostrophe ("the request's …") before a quoted text is not a name.
-        var open = nameEnd - 1
-        while open >= 0, !isQuote(bytes[open]) { open -= 1 }
-        guard open >= 0, bytes[open] == bytes[close], open + 1 < nameEnd else { return nil }
+        guard let open = bytes[..<nameEnd].lastIndex(of: bytes[close]), open + 1 < nameEnd else { return nil }
         return (open + 1)..<nameEnd
     }
 

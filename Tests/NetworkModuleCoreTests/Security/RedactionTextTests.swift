@@ -90,9 +90,9 @@ struct RedactionTextTests {
         ("grant_type=authorization_code&code=c0de", "grant_type=authorization_code&code=REDACTED"),
         ("country code=PL, page=2", "country code=PL, page=2"),
         ("access%5Ftoken=t0k3n", "access%5Ftoken=REDACTED"),
-        // A quoted name holds no quote: an apostrophe in the prose before it opens no name.
-        (#"the request's field "token x':visible""#, #"the request's field "token x':visible""#),
+        // A quoted name may hold the other quote, and prose with an apostrophe may stand before it.
         (#"it's {"a": 1, 'token': 't0k3n'}"#, #"it's {"a": 1, 'token': 'REDACTED'}"#),
+        (#"{"user's password": "hunter2"}"#, #"{"user's password": "REDACTED"}"#),
     ]
 
     @Test(
