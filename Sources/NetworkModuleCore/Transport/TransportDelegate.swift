@@ -25,6 +25,9 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
 
     /// Whether HTTPS must be refused: certificates are pinned where pinning cannot be enforced.
     let refusesHTTPS: Bool
+    /// Where this session's tasks are cancelled (``cancelWithoutWaiting(_:)``): one serial queue,
+    /// so that a burst of cancels holds one of Dispatch's shared threads, not all of them.
+    private let cancellations = DispatchQueue(label: "NetworkModule.URLSessionTransport.cancellations")
 
     init(maximumResponseSize: Int?, credentialHeaderNames: Set<String>, serverTrust: ServerTrustPolicy) {
         self.maximumResponseSize = maximumResponseSize
@@ -65,12 +68,24 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
     }
 
     /// The caller cancelled the task `key`: reports `.cancelled` once, from the caller's thread,
-    /// then cancels its `URLSessionDataTask` (``URLSessionTransport/cancelWithoutWaiting(_:)``).
+    /// then cancels its `URLSessionDataTask` (``cancelWithoutWaiting(_:)``).
     func cancel(_ key: Int) {
         guard let record = tasks.withLock({ $0.remove(key: key) }) else { return }
         record.end()
         record.completionHandler(nil, nil, URLError.cancelled(record.redirects.caller))
-        if case .running(let task) = record.phase { URLSessionTransport.cancelWithoutWaiting(task) }
+        if case .running(let task) = record.phase { cancelWithoutWaiting(task) }
+    }
+
+    /// Cancels `task` off the caller's thread, so that no caller waits for it: on Linux
+    /// `cancel()` waits for the session's work queue, which may wait for room on the delegate
+    /// queue (`BoundedDelegateQueue`). The outcome is reported before; later chunks are dropped.
+    ///
+    /// The cancels run one after another on this session's own queue: each waits for the same
+    /// serial work queue anyway, and a burst of them (hundreds of timeouts when a server stops
+    /// answering) sent to `DispatchQueue.global()` would block every thread of its pool, as wide
+    /// as the cores, and stall all other work of the process that runs there.
+    func cancelWithoutWaiting(_ task: URLSessionTask) {
+        cancellations.async { task.cancel() }
     }
 
     /// Drops the task `key` if it was never resumed: its caller's task was released.
@@ -91,7 +106,7 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
             },
             onExpiry: { [weak self] in
                 self?.fail(identifier, with: URLError.timedOut(url))
-                URLSessionTransport.cancelWithoutWaiting(task)
+                self?.cancelWithoutWaiting(task)
             })
         let isPending = tasks.withLock { $0.modify(task: identifier) { $0.deadline = deadline } } != nil
         if !isPending { deadline.cancel() }
@@ -136,7 +151,7 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
         {
             fail(identifier, with: NetworkError.responseTooLarge(limit: limit))
             completionHandler(.cancel)
-            URLSessionTransport.cancelWithoutWaiting(dataTask)
+            cancelWithoutWaiting(dataTask)
             return
         }
         // The head is activity for the idle timeout, as bytes of the body are.
@@ -153,7 +168,7 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
                 failingURL: response.url)
             fail(identifier, with: error)
             completionHandler(.cancel)
-            URLSessionTransport.cancelWithoutWaiting(dataTask)
+            cancelWithoutWaiting(dataTask)
             return
         }
         if let response = response as? HTTPURLResponse, case .proceed(let transfer?)? = head {
@@ -166,7 +181,7 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
             } catch {
                 fail(identifier, with: error)
                 completionHandler(.cancel)
-                URLSessionTransport.cancelWithoutWaiting(dataTask)
+                cancelWithoutWaiting(dataTask)
                 return
             }
         }
@@ -202,14 +217,14 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
                 try transfer.bodyReceived(data, totalReceived: received)
             } catch {
                 fail(identifier, with: error)
-                URLSessionTransport.cancelWithoutWaiting(dataTask)
+                cancelWithoutWaiting(dataTask)
             }
         case .streamed(let sink, let response, let pause):
             // The sink is the module's: called outside the lock.
             if !sink.receive(data, of: response, onRoom: { pause?.resume() }) { pause?.pause() }
         case .overLimit(let limit):
             fail(identifier, with: NetworkError.responseTooLarge(limit: limit))
-            URLSessionTransport.cancelWithoutWaiting(dataTask)
+            cancelWithoutWaiting(dataTask)
         }
     }
 
@@ -307,7 +322,7 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
             // Apple's URLSession does, and this task stops at the redirect.
             resend(next, as: proposal, replacing: task, in: session)
             completionHandler(nil)
-            URLSessionTransport.cancelWithoutWaiting(task)
+            cancelWithoutWaiting(task)
         case .failed(let error):
             stop(task, completionHandler, error: error)
         }
@@ -319,7 +334,7 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
     ) {
         fail(task.taskIdentifier, with: error)
         completionHandler(nil)
-        URLSessionTransport.cancelWithoutWaiting(task)
+        cancelWithoutWaiting(task)
     }
 
     /// Linux: sends `next` (the request to send after a redirect, body and all, after the
@@ -335,7 +350,7 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
             $0.move(from: task.taskIdentifier, to: replacement, sending: next, as: proposal)
         }
         guard let moved else {
-            URLSessionTransport.cancelWithoutWaiting(replacement)  // `task` finished meanwhile
+            cancelWithoutWaiting(replacement)  // `task` finished meanwhile
             return
         }
         moved.replaced?.cancel()

@@ -56,7 +56,7 @@ final class TransportTask: NetworkSessionTask {
         } else {
             // Cancelled while starting, and reported by the cancel: the task is cancelled before
             // it ever runs, which is safe and takes it out of the session.
-            URLSessionTransport.cancelWithoutWaiting(task)
+            transport.delegate.cancelWithoutWaiting(task)
         }
     }
 

@@ -135,13 +135,6 @@ public final class URLSessionTransport: NetworkSession, TransferringSession {
     /// Itself: the transport a decorator in front of it reports.
     package var underlyingTransport: URLSessionTransport? { self }
 
-    /// Cancels `task` from a background queue, so that no caller waits for it: on Linux
-    /// `cancel()` waits for the session's work queue, which may wait for room on the delegate
-    /// queue (`BoundedDelegateQueue`). The outcome is reported before; later chunks are dropped.
-    static func cancelWithoutWaiting(_ task: URLSessionTask) {
-        DispatchQueue.global().async { task.cancel() }
-    }
-
     /// Room for the body the response declares, so that it is copied once as it arrives
     /// rather than again at every doubling of its buffer: the `Content-Length`, never more than
     /// the size limit, and at most 8 MiB up front (a server that declares a large body and
