@@ -19,13 +19,23 @@ extension NetworkError: LocalizedError, CustomStringConvertible {
     /// ``TransportFailure/failingURL``): the caller knows the URL, and a log line shows it
     /// through its own redaction, which may mask more.
     public var description: String {
-        // An apostrophe in these words ("the request's") and a `':` in the message would
-        // otherwise read as one quoted name, a secret one, and mask what the message alone shows.
-        Redaction.default.redactedText(unmaskedDescription) + (transportFailure?.sessionDetail ?? "")
+        // What a session wrote (a message, another domain's name) is masked on its own: masked
+        // with the words around it, an apostrophe in them ("the request's") and a `':` in the
+        // message read as one quoted secret name, and a domain that ends in `authorization:`
+        // masked the rest of the line, the code with it.
+        let redaction = Redaction.default
+        if case .underlying(let error) = self, !(error is ResponseStream.ConcurrentIteration) {
+            let nsError = error as NSError
+            return "The request failed with an error that is not a URLError ("
+                + "\(redaction.redactedText(nsError.domain)) error \(nsError.code)): "
+                + "\(redaction.redactedText(Self.message(of: error)).asSentence) Check the session (a custom "
+                + "session, decorator or fake) that reported it."
+        }
+        return redaction.redactedText(unmaskedDescription) + (transportFailure?.sessionDetail ?? "")
     }
 
-    /// The description before masking, without the session's message: never written anywhere as
-    /// it is.
+    /// The description before masking, without a session's words: never written anywhere as it
+    /// is.
     private var unmaskedDescription: String {
         switch self {
         case .invalidRequest(let reason):
@@ -67,10 +77,8 @@ extension NetworkError: LocalizedError, CustomStringConvertible {
             return "The request failed in transport (\(failure.code.summary)). \(failure.code.transportHint)"
         case .underlying(let error as ResponseStream.ConcurrentIteration):
             return "A ResponseStream was iterated by two tasks at once. \(error.description)"
-        case .underlying(let error):
-            let nsError = error as NSError
-            return "The request failed with an error that is not a URLError (\(nsError.domain) error \(nsError.code)): "
-                + "\(Self.message(of: error).asSentence) Check the session (a custom session, decorator or fake) that reported it."
+        case .underlying:
+            return ""  // Written by `description`, each of the session's parts masked on its own.
         case .cancelled:
             return "The request was cancelled by its caller (cancel() on its handle, or its Task's "
                 + "cancellation). Usually there is nothing to show."

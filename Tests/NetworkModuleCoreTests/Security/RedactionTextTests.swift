@@ -115,6 +115,19 @@ struct RedactionTextTests {
         #expect(error.description.contains(message), "\(error.description)")
     }
 
+    @Test("when another domain's name ends in a secret header's label, the description should still show the code")
+    func domainMaskedAsAlone() {
+        // Found by the response-handling fuzzer: masked with the words after it, the domain's
+        // `authorization:` masked the rest of the line, the code and the message with it.
+        let error = NSError(domain: "x:authorization:", code: 6528, userInfo: [NSLocalizedDescriptionKey: "refused"])
+
+        let description = NetworkError.underlying(error).description
+
+        #expect(
+            description.contains("(\(Redaction.default.redactedText("x:authorization:")) error 6528): refused."),
+            "\(description)")
+    }
+
     // MARK: Headers that carry URLs (item 12)
 
     private static let refreshCases: [(String, String)] = [
