@@ -19,23 +19,33 @@ extension NetworkError: LocalizedError, CustomStringConvertible {
     /// ``TransportFailure/failingURL``): the caller knows the URL, and a log line shows it
     /// through its own redaction, which may mask more.
     public var description: String {
-        // What a session wrote (a message, another domain's name) is masked on its own: masked
-        // with the words around it, an apostrophe in them ("the request's") and a `':` in the
-        // message read as one quoted secret name, and a domain that ends in `authorization:`
-        // masked the rest of the line, the code with it.
-        let redaction = Redaction.default
-        if case .underlying(let error) = self, !(error is ResponseStream.ConcurrentIteration) {
-            let nsError = error as NSError
-            return "The request failed with an error that is not a URLError ("
-                + "\(redaction.redactedText(nsError.domain)) error \(nsError.code)): "
-                + "\(redaction.redactedText(Self.message(of: error)).asSentence) Check the session (a custom "
-                + "session, decorator or fake) that reported it."
-        }
-        return redaction.redactedText(unmaskedDescription) + (transportFailure?.sessionDetail ?? "")
+        masked(with: .default)
     }
 
-    /// The description before masking, without a session's words: never written anywhere as it
-    /// is.
+    /// The description, masked with `redaction` as well as with ``Redaction/default``: what the
+    /// logging action and a HAR recording write (`Redaction.loggable(_:)`).
+    ///
+    /// What a session wrote (a transport error's message, another domain's name and message) is
+    /// masked on its own, not with the words around it: with them, an apostrophe in the words
+    /// ("the request's") and a `':` in the message read as one quoted secret name, and a domain
+    /// ending in `authorization:` masked the rest of the line, the code with it.
+    package func masked(with redaction: Redaction) -> String {
+        let mask: (String) -> String = { text in
+            let masked = Redaction.default.redactedText(text)
+            return redaction == .default ? masked : redaction.redactedText(masked)
+        }
+        if case .underlying(let error) = self, !(error is ResponseStream.ConcurrentIteration) {
+            let nsError = error as NSError
+            return "The request failed with an error that is not a URLError (\(mask(nsError.domain)) error "
+                + "\(nsError.code)): \(mask(Self.message(of: error)).asSentence) Check the session (a custom "
+                + "session, decorator or fake) that reported it."
+        }
+        let detail = transportFailure?.message.map { " The session said: \"\(mask($0))\"" } ?? ""
+        return mask(unmaskedDescription) + detail
+    }
+
+    /// The description before masking, without what a session wrote (``masked(with:)`` adds it):
+    /// never written anywhere as it is.
     private var unmaskedDescription: String {
         switch self {
         case .invalidRequest(let reason):
@@ -164,14 +174,6 @@ extension HTTPErrorResponse {
             return "If this status is a success for this endpoint, add it to acceptableStatusCodes."
         }
         return "Check the request's acceptableStatusCodes."
-    }
-}
-
-extension TransportFailure {
-    /// What the session said, masked with ``Redaction/default``, as a sentence to append to a
-    /// description, when it said something.
-    fileprivate var sessionDetail: String {
-        message.map { " The session said: \"\(Redaction.default.redactedText($0))\"" } ?? ""
     }
 }
 

@@ -15,7 +15,7 @@ extension Redaction {
         // An invalid header name may be a value passed where the name goes (a swapped argument:
         // `Bearer …`): it is masked, as a value is. The caller's own error still names it.
         if case .invalidRequest(.invalidHeaderName) = error { error = .invalidRequest(.invalidHeaderName(Self.mask)) }
-        return redactedText(error.description)
+        return error.masked(with: self)
     }
 
     /// `text`, free text, with what looks like a secret masked, without parsing it as anything:
@@ -361,7 +361,12 @@ extension Redaction {
         guard close > 0, isQuote(bytes[close]) else { return nil }
         let escaped = bytes[close - 1] == UInt8(ascii: "\\")
         let nameEnd = escaped ? close - 1 : close
-        guard let open = bytes[..<nameEnd].lastIndex(of: bytes[close]), open + 1 < nameEnd else { return nil }
+        guard let open = bytes[..<nameEnd].lastIndex(of: bytes[close]) else {
+            // Its opening quote cut off (a message that quotes JSON from the middle:
+            // `access_token":"…"`): the key's characters before the closing quote.
+            return labelRange(in: bytes, beforeColon: nameEnd)
+        }
+        guard open + 1 < nameEnd else { return nil }
         return (open + 1)..<nameEnd
     }
 

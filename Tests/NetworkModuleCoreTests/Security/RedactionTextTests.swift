@@ -93,6 +93,8 @@ struct RedactionTextTests {
         // A quoted name may hold the other quote, and prose with an apostrophe may stand before it.
         (#"it's {"a": 1, 'token': 't0k3n'}"#, #"it's {"a": 1, 'token': 'REDACTED'}"#),
         (#"{"user's password": "hunter2"}"#, #"{"user's password": "REDACTED"}"#),
+        // JSON quoted from its middle: the name's opening quote was cut off.
+        (#"access_token":"t0k3n","n":1}"#, #"access_token":"REDACTED","n":1}"#),
     ]
 
     @Test(
