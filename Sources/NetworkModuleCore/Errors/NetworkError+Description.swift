@@ -25,10 +25,10 @@ extension NetworkError: LocalizedError, CustomStringConvertible {
     /// The description, masked with `redaction` as well as with ``Redaction/default``: what the
     /// logging action and a HAR recording write (`Redaction.loggable(_:)`).
     ///
-    /// What a session wrote (a transport error's message, another domain's name and message) is
-    /// masked on its own, not with the words around it: with them, an apostrophe in the words
-    /// ("the request's") and a `':` in the message read as one quoted secret name, and a domain
-    /// ending in `authorization:` masked the rest of the line, the code with it.
+    /// What a session wrote (a transport error's message; another domain's name, code and
+    /// message, as one text, since a secret's name may end one and its value start the next) is
+    /// masked on its own, not with the framework's words around it: with them, an apostrophe in
+    /// the words ("the request's") and a `':` in the message read as one quoted secret name.
     package func masked(with redaction: Redaction) -> String {
         let mask: (String) -> String = { text in
             let masked = Redaction.default.redactedText(text)
@@ -36,9 +36,9 @@ extension NetworkError: LocalizedError, CustomStringConvertible {
         }
         if case .underlying(let error) = self, !(error is ResponseStream.ConcurrentIteration) {
             let nsError = error as NSError
-            return "The request failed with an error that is not a URLError (\(mask(nsError.domain)) error "
-                + "\(nsError.code)): \(mask(Self.message(of: error)).asSentence) Check the session (a custom "
-                + "session, decorator or fake) that reported it."
+            let said = mask("\(nsError.domain) error \(nsError.code)): \(Self.message(of: error))")
+            return "The request failed with an error that is not a URLError (\(said.asSentence) Check the "
+                + "session (a custom session, decorator or fake) that reported it."
         }
         let detail = transportFailure?.message.map { " The session said: \"\(mask($0))\"" } ?? ""
         return mask(unmaskedDescription) + detail

@@ -363,8 +363,10 @@ extension Redaction {
         let nameEnd = escaped ? close - 1 : close
         guard let open = bytes[..<nameEnd].lastIndex(of: bytes[close]) else {
             // Its opening quote cut off (a message that quotes JSON from the middle:
-            // `access_token":"…"`): the key's characters before the closing quote.
-            return labelRange(in: bytes, beforeColon: nameEnd)
+            // `access_token":"…"`, `user[password]":"…"`): the name before the closing quote,
+            // read as a `name=`'s is.
+            let name = nameRange(in: bytes, before: nameEnd)
+            return name.isEmpty ? nil : name
         }
         guard open + 1 < nameEnd else { return nil }
         return (open + 1)..<nameEnd
