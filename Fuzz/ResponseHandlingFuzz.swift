@@ -212,7 +212,7 @@ private func interpretTransportError(code: Int, message: String) {
         // change nothing.
         let detail = " The session said: \"\(Redaction.default.redactedText(message))\""
         fuzzCheck(
-            Array(networkError.description.utf8).reversed().starts(with: Array(detail.utf8).reversed()),
+            networkError.description.utf8.reversed().starts(with: detail.utf8.reversed()),
             "\(networkError) does not end with \(detail.debugDescription)")
     }
     _ = networkError.description
@@ -250,9 +250,5 @@ extension String {
 /// Whether `text` holds `part`, byte for byte: `String.contains` compares characters, and a
 /// message that starts with a combining mark joins the space before it into one.
 private func containsBytes(_ text: String, _ part: String) -> Bool {
-    let bytes = Array(text.utf8)
-    let needle = Array(part.utf8)
-    guard !needle.isEmpty else { return true }
-    guard needle.count <= bytes.count else { return false }
-    return (0...(bytes.count - needle.count)).contains { bytes[$0..<($0 + needle.count)].elementsEqual(needle) }
+    Array(text.utf8).firstRange(of: Array(part.utf8)) != nil
 }

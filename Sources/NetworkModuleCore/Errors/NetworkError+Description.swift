@@ -13,10 +13,9 @@ extension NetworkError: LocalizedError, CustomStringConvertible {
     /// errors. Written for developers and logs, not for end users. Header values and bodies are
     /// never included, and the text is masked with ``Redaction/default`` (a URL's password and
     /// secret query and fragment values, secret `name=value` pairs in a session's message or a
-    /// path that could not be built); a transport error's message is masked on its own, as it is
-    /// everywhere else, so the words around it never change what it shows. A transport error's
-    /// failing URL is left out (it is in
-    /// ``TransportFailure/failingURL``): the caller knows the URL, and a log line shows it
+    /// path that could not be built); what a session wrote is masked on its own, so the words
+    /// around it never change what it shows. A transport error's failing URL is left out (it is
+    /// in ``TransportFailure/failingURL``): the caller knows the URL, and a log line shows it
     /// through its own redaction, which may mask more.
     public var description: String {
         masked(with: .default)
@@ -88,7 +87,7 @@ extension NetworkError: LocalizedError, CustomStringConvertible {
         case .underlying(let error as ResponseStream.ConcurrentIteration):
             return "A ResponseStream was iterated by two tasks at once. \(error.description)"
         case .underlying:
-            return ""  // Written by `description`, each of the session's parts masked on its own.
+            return ""  // Never read: `masked(with:)` writes it, the session's words inside its own.
         case .cancelled:
             return "The request was cancelled by its caller (cancel() on its handle, or its Task's "
                 + "cancellation). Usually there is nothing to show."
