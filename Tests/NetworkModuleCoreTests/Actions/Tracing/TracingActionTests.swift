@@ -1,4 +1,5 @@
 import Foundation
+import NetworkModuleTestSupport
 import NetworkModuleTesting
 import Testing
 
@@ -351,7 +352,7 @@ struct TracingActionTests {
     }
 
     @Test("when the cancel comes from another thread while the action prepares, should end both spans once, none open")
-    func cancelDuringPreparation() throws {
+    func cancelDuringPreparation() async throws {
         let session = FakeNetworkSession()
         session.stub(.any, with: .status(200))
         let holder = ProbeAction(prepare: .hold)
@@ -379,10 +380,10 @@ struct TracingActionTests {
             holder.releaseHeld()  // the tracing action prepares on this thread
             released.signal()
         }
-        #expect(inParent.wait(timeout: .now() + 10) == .success)
+        #expect(await inParent.signalled(within: 10))
         task.cancel()
         cancelReturned.signal()
-        #expect(released.wait(timeout: .now() + 10) == .success)
+        #expect(await released.signalled(within: 10))
 
         #expect(results.singleError == .cancelled)
         #expect(spans.requests.count == 1)

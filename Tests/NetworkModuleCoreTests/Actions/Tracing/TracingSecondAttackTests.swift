@@ -378,7 +378,7 @@ struct TracingSecondAttackTests {
     @Test(
         "when 500 held requests are cancelled and answered at once from 8 threads, should report each request span once, attempts before it, an answer only for the delivered, and keep no entry"
     )
-    func cancelRacesAnswer() throws {
+    func cancelRacesAnswer() async throws {
         let count = 500
         let session = FakeNetworkSession(holdingResponses: true)
         session.stub(.any, with: .text("ok"))
@@ -410,7 +410,7 @@ struct TracingSecondAttackTests {
             }.start()
         }
         gate.leave()
-        try #require(done.wait(timeout: .now() + 120) == .success, "the eight threads finished")
+        try #require(await done.emptied(within: 120), "the eight threads finished")
 
         let spans = traced.spans.spans
         #expect(results.allSatisfy { $0.count == 1 }, "every request delivered once")
@@ -459,7 +459,7 @@ struct TracingSecondAttackTests {
     @Test(
         "when 200 requests retry a 503 with their answers and cancels on 8 threads, should report every span once and keep no entry"
     )
-    func retriesRaceCancels() throws {
+    func retriesRaceCancels() async throws {
         let count = 200
         let session = FakeNetworkSession(holdingResponses: true)
         session.stub(.any, with: .status(503))
@@ -491,7 +491,7 @@ struct TracingSecondAttackTests {
             }.start()
         }
         gate.leave()
-        try #require(done.wait(timeout: .now() + 120) == .success, "the eight threads finished")
+        try #require(await done.emptied(within: 120), "the eight threads finished")
         session.releaseAll()
 
         #expect(results.allSatisfy { $0.count == 1 })
@@ -506,7 +506,7 @@ struct TracingSecondAttackTests {
     @Test(
         "when 400 requests share calls under a cache and are cancelled and answered at once from 8 threads, should report each once, answer only the delivered, and keep no entry"
     )
-    func sharedCallsRaceCancels() throws {
+    func sharedCallsRaceCancels() async throws {
         let count = 400
         let fake = FakeNetworkSession(holdingResponses: true)
         fake.stub(.any, with: .text("ok", headers: ["Cache-Control": "max-age=60"]))
@@ -536,7 +536,7 @@ struct TracingSecondAttackTests {
             }.start()
         }
         gate.leave()
-        try #require(done.wait(timeout: .now() + 120) == .success, "the eight threads finished")
+        try #require(await done.emptied(within: 120), "the eight threads finished")
         fake.releaseAll()
 
         #expect(results.allSatisfy { $0.count == 1 }, "every request delivered once")

@@ -183,7 +183,7 @@ extension BackgroundTransfersTests {
     @Test(
         "cancel(id:) while an action's prepare runs on another thread: no report until it returns, the ID stays taken (a second transfer with it is refused), then one .cancelled, didFinish after prepare-end, no later action, the ID free"
     )
-    func cancelWhilePrepareRunsThenReuseTheID() throws {
+    func cancelWhilePrepareRunsThenReuseTheID() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         let log = HookLog()
         let blocking = BlockingAction(log: log)
@@ -199,7 +199,7 @@ extension BackgroundTransfersTests {
             }
             started.signal()
         }
-        #expect(blocking.entered.wait(timeout: .now() + 10) == .success)
+        #expect(await blocking.entered.signalled(within: 10))
 
         transfers.cancel(id: "a")
         let reportsAfterCancel = reports.ids
@@ -208,7 +208,7 @@ extension BackgroundTransfersTests {
         transfers.cancel(id: "a")
         let reportsWhileRunning = reports.ids
         blocking.go.signal()
-        #expect(started.wait(timeout: .now() + 10) == .success)
+        #expect(await started.signalled(within: 10))
         let pending = clock.pendingCount
         // A late deadline and a late completion change nothing.
         clock.runAll()
@@ -237,7 +237,7 @@ extension BackgroundTransfersTests {
     @Test(
         "cancel(id:) while the second action's prepare runs, started by the first action's completion on another thread: didFinish waits for it"
     )
-    func cancelWhileALaterPrepareRunsOnAnotherThread() throws {
+    func cancelWhileALaterPrepareRunsOnAnotherThread() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         let log = HookLog()
         let held = HeldCompletionAction()
@@ -251,13 +251,13 @@ extension BackgroundTransfersTests {
             held.complete(Self.preparedRequest)
             completed.signal()
         }
-        #expect(blocking.entered.wait(timeout: .now() + 10) == .success)
+        #expect(await blocking.entered.signalled(within: 10))
 
         transfers.cancel(id: "a")
         let afterCancel = reports.ids
         let hooksAfterCancel = action.hooks.value
         blocking.go.signal()
-        #expect(completed.wait(timeout: .now() + 10) == .success)
+        #expect(await completed.signalled(within: 10))
         clock.runAll()
 
         print(
@@ -727,7 +727,7 @@ extension BackgroundTransfersTests {
     @Test(
         "stress, 300 rounds: an action's completion, the deadline, cancel(id:) and a new transfer with the same ID on four threads: every transfer begun is reported once, a cancelled one is never sent without the system's cancel, didFinish once and last, none inside a prepare"
     )
-    func cancelDuringPreparationStress() throws {
+    func cancelDuringPreparationStress() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         var bad: [String] = []
         var tally = (cancelled: 0, timedOut: 0, sent: 0, restarted: 0, sentThenCancelled: 0)
@@ -769,7 +769,7 @@ extension BackgroundTransfersTests {
                 if round % 3 == 0 { transfers.cancel(id: "a") }
             }
             for _ in 0..<threads { go.signal() }
-            guard group.wait(timeout: .now() + 30) == .success else {
+            guard await group.emptied(within: 30) else {
                 bad.append("round \(round): threads did not finish in 30 s")
                 break
             }
