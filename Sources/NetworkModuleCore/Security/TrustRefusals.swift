@@ -49,9 +49,12 @@ struct TrustRefusals: Equatable {
 
     /// Whether a task to `origin` that `URLSession` ended with `error` ended because its server
     /// was refused: a cancel nobody in the framework asked for (the caller's and the transport's
-    /// take the task's record first), before any response, to a refused origin.
-    func explains(error: (any Error)?, response: URLResponse?, origin: String?) -> Bool {
-        guard response == nil, let origin, origins.contains(origin), let error = error as NSError? else { return false }
+    /// take the task's record first), before any response, to a refused origin. `origin` is
+    /// read only for an error without a response, when some origin was refused.
+    func explains(error: (any Error)?, response: URLResponse?, origin: @autoclosure () -> String?) -> Bool {
+        guard error != nil, response == nil, !origins.isEmpty, let origin = origin(), origins.contains(origin),
+            let error = error as NSError?
+        else { return false }
         return isURLCancellation(error)
     }
 }

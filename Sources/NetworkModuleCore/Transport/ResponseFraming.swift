@@ -19,7 +19,9 @@ import Foundation
 enum ResponseFraming {
     /// The error code for `response` whose body, as delivered, has `receivedBytes` bytes, to a
     /// request with `method`; `nil` when its framing is sound.
-    static func failure(of response: HTTPURLResponse, method: String?, receivedBytes: Int) -> URLError.Code? {
+    static func failure(
+        of response: HTTPURLResponse, method: @autoclosure () -> String?, receivedBytes: Int
+    ) -> URLError.Code? {
         // Runs for every response, and on Linux each field look-up upper-cases every name: the
         // usual case (a sound length) is settled with one; the others only when it may fail.
         guard let field = response.value(forHTTPHeaderField: "Content-Length") else { return nil }
@@ -29,7 +31,7 @@ enum ResponseFraming {
         if response.value(forHTTPHeaderField: "Transfer-Encoding") != nil { return nil }
         // An invalid length is an error; a valid one is longer than the body (checked above).
         guard declared != nil else { return .badServerResponse }
-        guard lengthCountsDeliveredBytes(of: response, method: method) else { return nil }
+        guard lengthCountsDeliveredBytes(of: response, method: method()) else { return nil }
         return .networkConnectionLost
     }
 

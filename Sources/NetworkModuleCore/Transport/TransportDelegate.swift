@@ -154,10 +154,14 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
             cancelWithoutWaiting(dataTask)
             return
         }
-        // The head is activity for the idle timeout, as bytes of the body are.
+        // The head is activity for the idle timeout, as bytes of the body are. The room for its
+        // body is read from it here, outside the tasks' lock (a Foundation getter).
         let now = DispatchTime.now().uptimeNanoseconds
         let head = (response as? HTTPURLResponse).flatMap { response in
-            tasks.withLock { tasks in tasks.modify(task: identifier) { $0.headArrived(response, at: now) } }
+            let capacity = URLSessionTransport.initialBodyCapacity(for: response, limit: maximumResponseSize)
+            return tasks.withLock { tasks in
+                tasks.modify(task: identifier) { $0.headArrived(response, capacity: capacity, at: now) }
+            }
         }
         if case .restartRefused(let streamed)? = head {
             // The body started over after part of it was handed on: failing is retryable, and
@@ -193,23 +197,11 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
         // lock, the body appended in place, and the time stored for the idle timeout.
         let identifier = dataTask.taskIdentifier
         let now = DispatchTime.now().uptimeNanoseconds
-        // The room for the body is read from the response on its first chunk, outside the lock
-        // (a Foundation getter); chunks of one task arrive one at a time, so the second pass
-        // still finds the body empty.
-        func arrived(reserving capacity: Int?) -> TransportTaskRecord.ChunkOutcome {
-            tasks.withLock { tasks in
-                tasks.modify(task: identifier) { record in
-                    record.chunkArrived(data, limit: maximumResponseSize, capacity: capacity, at: now)
-                } ?? .dropped
-            }
-        }
-        var outcome = arrived(reserving: nil)
-        if case .needsCapacity = outcome {
-            outcome = arrived(
-                reserving: URLSessionTransport.initialBodyCapacity(for: dataTask.response, limit: maximumResponseSize))
+        let outcome = tasks.withLock { tasks in
+            tasks.modify(task: identifier) { $0.chunkArrived(data, limit: maximumResponseSize, at: now) } ?? .dropped
         }
         switch outcome {
-        case .collected, .dropped, .needsCapacity:
+        case .collected, .dropped:
             return
         case .transferred(let transfer, let received):
             // Written outside the tasks' lock: a slow disk holds up this task only.

@@ -52,9 +52,6 @@ struct TransportTaskRecord {
         case streamed(TransferOptions.ChunkSink, HTTPURLResponse, StreamPause?)
         /// The body passed the size limit: the task fails with ``NetworkError/responseTooLarge(limit:)``.
         case overLimit(Int)
-        /// The first bytes of a body collected in memory: the room for it must be read from the
-        /// response first (a Foundation getter, outside the lock), then the chunk given again.
-        case needsCapacity
     }
 
     let completionHandler: @Sendable (Data?, URLResponse?, (any Error)?) -> Void
@@ -76,6 +73,13 @@ struct TransportTaskRecord {
 
     private(set) var destination = Destination.memory
     private(set) var refusal: Refusal?
+    /// The head of the response the body belongs to: the task's response when it ends, read
+    /// here rather than from `URLSessionTask.response` (on Linux a queue hop and thousands of
+    /// instructions). `nil` before any head, and again after a redirect.
+    private(set) var head: HTTPURLResponse?
+    /// The room to reserve for a body collected in memory, read from its head outside the lock
+    /// (``URLSessionTransport/initialBodyCapacity(for:limit:)``).
+    private var bodyCapacity = 0
     /// The body, while ``destination`` is ``Destination/memory``.
     private(set) var collected = Data()
     /// The body's bytes received so far, wherever they went: the size limit and the framing
@@ -149,14 +153,17 @@ struct TransportTaskRecord {
     // MARK: Events
 
     /// A response's head arrived: activity, and a 2xx head of a stream starts streaming.
+    /// `capacity` is the room to reserve for its body if it is collected in memory.
     ///
     /// A head may come again in the same task (Apple's `URLSession` calls the delegate again, for
     /// a `multipart/x-mixed-replace` body or a response it restarts): the body starts over. What
     /// was collected in memory is dropped and the count starts from zero; bytes already handed to
     /// the sink or written to the file cannot be taken back, so the task fails instead of
     /// repeating them.
-    mutating func headArrived(_ response: HTTPURLResponse, at now: UInt64) -> HeadOutcome {
+    mutating func headArrived(_ response: HTTPURLResponse, capacity: Int, at now: UInt64) -> HeadOutcome {
         lastActivity = now
+        head = response
+        bodyCapacity = capacity
         switch destination {
         case .discarded:
             return .proceed(nil)
@@ -177,9 +184,8 @@ struct TransportTaskRecord {
         if destination == .memory { destination = .file }
     }
 
-    /// A chunk of the body arrived. `capacity` is the room to reserve for a body collected in
-    /// memory, once ``ChunkOutcome/needsCapacity`` has asked for it.
-    mutating func chunkArrived(_ data: Data, limit: Int?, capacity: Int?, at now: UInt64) -> ChunkOutcome {
+    /// A chunk of the body arrived.
+    mutating func chunkArrived(_ data: Data, limit: Int?, at now: UInt64) -> ChunkOutcome {
         if destination == .discarded { return .dropped }
         let received = receivedBytes + data.count
         if let limit, received > limit {
@@ -188,11 +194,15 @@ struct TransportTaskRecord {
             return .overLimit(limit)
         }
         if destination == .memory {
-            if collected.isEmpty, !data.isEmpty {
-                guard let capacity else { return .needsCapacity }
-                collected.reserveCapacity(capacity)
+            if !collected.isEmpty {
+                collected.append(data)
+            } else if bodyCapacity > data.count {
+                collected.reserveCapacity(bodyCapacity)
+                collected.append(data)
+            } else {
+                // The whole body, or all the head declared: kept as it came, not copied.
+                collected = data
             }
-            collected.append(data)
         }
         lastActivity = now
         receivedBytes = received
@@ -215,6 +225,8 @@ struct TransportTaskRecord {
     ///   caller's origin, the request it answers, whether it is one too many).
     mutating func redirected(at now: UInt64) -> (policy: RedirectPolicy, redirects: RedirectChain) {
         lastActivity = now
+        // The redirect's own response is the task's now, until another head arrives.
+        head = nil
         redirects.redirected()
         return (redirectPolicy, redirects)
     }
@@ -237,33 +249,39 @@ struct TransportTaskRecord {
 
     // MARK: The end
 
-    /// What to report when `URLSession` ends the task with `error` (or none) and `response`,
-    /// having sent `sent` last (the task's current request). `refusals` are the origins whose
-    /// server the transport refused: a task to one of them that `URLSession` cancels before any
-    /// response shared the refused connection, and fails for the same reason.
+    /// What to report when `URLSession` ends the task with `error` (or none) and `response`
+    /// (the task's), having sent `sent` last (the task's current request). `refusals` are the
+    /// origins whose server the transport refused: a task to one of them that `URLSession`
+    /// cancels before any response shared the refused connection, and fails for the same reason.
+    ///
+    /// `response` and `sent` are read only when needed (on Linux each is a queue hop and a
+    /// copy): a task that ends without an error reports its ``head``, and reads the request only
+    /// when its body's framing may have failed.
     func report(
-        error: (any Error)?, response: URLResponse?, sent: URLRequest?, refusals: TrustRefusals = TrustRefusals()
+        error: (any Error)?, response taskResponse: @autoclosure () -> URLResponse?,
+        sent: @autoclosure () -> URLRequest?, refusals: TrustRefusals = TrustRefusals()
     ) -> (data: Data?, response: URLResponse?, error: (any Error)?) {
+        let response = error == nil ? head ?? taskResponse() : taskResponse()
         let http = response as? HTTPURLResponse
         var refusal = refusal
         if refusal == nil,
-            refusals.explains(error: error, response: response, origin: TrustRefusals.origin(of: sent?.url))
+            refusals.explains(error: error, response: response, origin: TrustRefusals.origin(of: sent()?.url))
         {
             refusal = .untrustedServer
         }
         switch (refusal, http) {
         case (.untrustedServer?, _):
-            return (nil, nil, ServerTrustDecision.reportedError(for: .untrustedServer, url: sent?.url))
+            return (nil, nil, ServerTrustDecision.reportedError(for: .untrustedServer, url: sent()?.url))
         case (.declinedChallenge?, let http?):
             return (collected, http, nil)
         default:
             break
         }
         if let error {
-            return (nil, response, LinuxURLSessionQuirks.normalized(error, sentTo: sent?.url))
+            return (nil, response, LinuxURLSessionQuirks.normalized(error, sentTo: sent()?.url))
         }
         if let http,
-            let code = ResponseFraming.failure(of: http, method: sent?.httpMethod, receivedBytes: receivedBytes)
+            let code = ResponseFraming.failure(of: http, method: sent()?.httpMethod, receivedBytes: receivedBytes)
         {
             // Invalid or conflicting framing, or a short body: never a success (RFC 9112 §6.3).
             // The response goes with the error: a download cut short resumes from its validator.

@@ -33,25 +33,22 @@ struct TransportTaskRecordTests {
     /// A plain task's record once `head` and then `body` have arrived.
     private static func record(collecting body: String, after head: HTTPURLResponse) -> TransportTaskRecord {
         var record = record()
-        _ = record.headArrived(head, at: 1)
-        _ = record.chunkArrived(Data(body.utf8), limit: nil, capacity: body.utf8.count, at: 2)
+        _ = record.headArrived(head, capacity: 0, at: 1)
+        _ = record.chunkArrived(Data(body.utf8), limit: nil, at: 2)
         return record
     }
 
     // MARK: Where the body goes
 
-    @Test("when a plain task's chunks arrive, should collect them after reserving room once, and count them")
-    func collects() {
+    @Test(
+        "when a plain task's chunks arrive, should collect them in the room its head declared, and count them",
+        arguments: [0, 4, 1 << 20])
+    func collects(capacity: Int) {
         var record = Self.record()
-        _ = record.headArrived(Self.response(200), at: 1)
+        _ = record.headArrived(Self.response(200), capacity: capacity, at: 1)
 
-        guard case .needsCapacity = record.chunkArrived(Data("ab".utf8), limit: nil, capacity: nil, at: 2) else {
-            Issue.record("the first chunk should ask for the body's room")
-            return
-        }
-        #expect(record.receivedBytes == 0)
-        guard case .collected = record.chunkArrived(Data("ab".utf8), limit: nil, capacity: 4, at: 2),
-            case .collected = record.chunkArrived(Data("cd".utf8), limit: nil, capacity: nil, at: 3)
+        guard case .collected = record.chunkArrived(Data("ab".utf8), limit: nil, at: 2),
+            case .collected = record.chunkArrived(Data("cd".utf8), limit: nil, at: 3)
         else {
             Issue.record("chunks of a plain task should be collected")
             return
@@ -62,18 +59,30 @@ struct TransportTaskRecordTests {
         #expect(record.activity(now: 99) == 3)
     }
 
+    @Test("when a body arrives in one chunk, should collect exactly it, and an empty chunk changes nothing")
+    func oneChunk() {
+        var record = Self.record()
+        _ = record.headArrived(Self.response(200, headers: ["Content-Length": "2"]), capacity: 2, at: 1)
+        _ = record.chunkArrived(Data(), limit: nil, at: 2)
+        _ = record.chunkArrived(Data("ok".utf8), limit: nil, at: 3)
+        _ = record.chunkArrived(Data(), limit: nil, at: 4)
+
+        #expect(record.collected == Data("ok".utf8))
+        #expect(record.receivedBytes == 2)
+    }
+
     @Test("when a stream's 2xx head arrives, should hand its chunks to the sink with that response, collecting none")
     func streams() {
         var record = Self.record(TransferOptions(destination: .chunks(Self.sink)))
         let head = Self.response(200)
 
-        guard case .proceed(_?) = record.headArrived(head, at: 1) else {
+        guard case .proceed(_?) = record.headArrived(head, capacity: 0, at: 1) else {
             Issue.record("a stream's head should hand on its transfer")
             return
         }
         guard
             case .streamed(let sink, let response, _) = record.chunkArrived(
-                Data("ab".utf8), limit: nil, capacity: nil, at: 2)
+                Data("ab".utf8), limit: nil, at: 2)
         else {
             Issue.record("a 2xx body of a stream should go to its sink")
             return
@@ -87,9 +96,9 @@ struct TransportTaskRecordTests {
     @Test("when a stream's head is not 2xx, should collect its body to be read as an error")
     func streamErrorBodyCollected() {
         var record = Self.record(TransferOptions(destination: .chunks(Self.sink)))
-        _ = record.headArrived(Self.response(503), at: 1)
+        _ = record.headArrived(Self.response(503), capacity: 0, at: 1)
 
-        guard case .transferred = record.chunkArrived(Data("busy".utf8), limit: nil, capacity: 4, at: 2) else {
+        guard case .transferred = record.chunkArrived(Data("busy".utf8), limit: nil, at: 2) else {
             Issue.record("a non-2xx body of a stream should be collected, and counted for the transfer")
             return
         }
@@ -100,11 +109,11 @@ struct TransportTaskRecordTests {
     @Test("when the transfer opened its file, should hand chunks to the transfer and collect none")
     func file() {
         var record = Self.record(TransferOptions(destination: .file(Self.url, resumingAt: 0)))
-        _ = record.headArrived(Self.response(200), at: 1)
+        _ = record.headArrived(Self.response(200), capacity: 0, at: 1)
         record.fileOpened()
 
         guard
-            case .transferred(_, let received) = record.chunkArrived(Data("abc".utf8), limit: nil, capacity: nil, at: 2)
+            case .transferred(_, let received) = record.chunkArrived(Data("abc".utf8), limit: nil, at: 2)
         else {
             Issue.record("a file's chunks go to the transfer")
             return
@@ -118,7 +127,7 @@ struct TransportTaskRecordTests {
     func fileOpenedOnlyFromMemory() {
         var record = Self.record(TransferOptions(destination: .chunks(Self.sink)))
         let head = Self.response(200)
-        _ = record.headArrived(head, at: 1)
+        _ = record.headArrived(head, capacity: 0, at: 1)
 
         record.fileOpened()
 
@@ -130,16 +139,16 @@ struct TransportTaskRecordTests {
     @Test("when a chunk passes the size limit, should fail once with the limit, drop the body and every later chunk")
     func overLimit() {
         var record = Self.record()
-        _ = record.headArrived(Self.response(200), at: 1)
-        _ = record.chunkArrived(Data(count: 6), limit: 10, capacity: 6, at: 2)
+        _ = record.headArrived(Self.response(200), capacity: 0, at: 1)
+        _ = record.chunkArrived(Data(count: 6), limit: 10, at: 2)
 
-        guard case .overLimit(10) = record.chunkArrived(Data(count: 5), limit: 10, capacity: nil, at: 3) else {
+        guard case .overLimit(10) = record.chunkArrived(Data(count: 5), limit: 10, at: 3) else {
             Issue.record("11 bytes should pass a limit of 10")
             return
         }
         #expect(record.destination == .discarded)
         #expect(record.collected.isEmpty)
-        guard case .dropped = record.chunkArrived(Data(count: 1), limit: 10, capacity: nil, at: 4) else {
+        guard case .dropped = record.chunkArrived(Data(count: 1), limit: 10, at: 4) else {
             Issue.record("a chunk after the limit should be dropped")
             return
         }
@@ -149,9 +158,9 @@ struct TransportTaskRecordTests {
     @Test("when a body reaches the limit exactly, should keep it")
     func atLimit() {
         var record = Self.record()
-        _ = record.headArrived(Self.response(200), at: 1)
+        _ = record.headArrived(Self.response(200), capacity: 0, at: 1)
 
-        guard case .collected = record.chunkArrived(Data(count: 10), limit: 10, capacity: 10, at: 2) else {
+        guard case .collected = record.chunkArrived(Data(count: 10), limit: 10, at: 2) else {
             Issue.record("10 bytes are within a limit of 10")
             return
         }
@@ -169,7 +178,7 @@ struct TransportTaskRecordTests {
         #expect(record.activity(now: 99) == 5)
         _ = record.redirected(at: 6)
         #expect(record.activity(now: 99) == 6)
-        _ = record.headArrived(Self.response(200), at: 7)
+        _ = record.headArrived(Self.response(200), capacity: 0, at: 7)
         #expect(record.activity(now: 99) == 7)
     }
 
@@ -194,14 +203,14 @@ struct TransportTaskRecordTests {
     @Test("when a second head arrives before any byte, should count from zero for the new response")
     func secondHeadBeforeBytes() {
         var record = Self.record(TransferOptions(destination: .chunks(Self.sink)))
-        _ = record.headArrived(Self.response(200), at: 1)
+        _ = record.headArrived(Self.response(200), capacity: 0, at: 1)
         let second = Self.response(200)
 
-        guard case .proceed = record.headArrived(second, at: 2) else {
+        guard case .proceed = record.headArrived(second, capacity: 0, at: 2) else {
             Issue.record("a head before any byte should start the body over")
             return
         }
-        guard case .streamed(_, let response, _) = record.chunkArrived(Data("ab".utf8), limit: 2, capacity: nil, at: 3)
+        guard case .streamed(_, let response, _) = record.chunkArrived(Data("ab".utf8), limit: 2, at: 3)
         else {
             Issue.record("the second body should stream")
             return
@@ -215,11 +224,11 @@ struct TransportTaskRecordTests {
         var record = Self.record(collecting: "first", after: Self.response(503))
         let second = Self.response(200, headers: ["Content-Length": "2"])
 
-        guard case .proceed = record.headArrived(second, at: 3) else {
+        guard case .proceed = record.headArrived(second, capacity: 0, at: 3) else {
             Issue.record("a collected body is the delegate's to drop")
             return
         }
-        _ = record.chunkArrived(Data("ok".utf8), limit: 4, capacity: 2, at: 4)
+        _ = record.chunkArrived(Data("ok".utf8), limit: 4, at: 4)
 
         #expect(record.receivedBytes == 2)
         #expect(record.report(error: nil, response: second, sent: Self.request).data == Data("ok".utf8))
@@ -228,15 +237,15 @@ struct TransportTaskRecordTests {
     @Test("when a second head arrives after bytes were streamed, should fail rather than repeat them")
     func secondHeadAfterStreamedBytes() {
         var streamed = Self.record(TransferOptions(destination: .chunks(Self.sink)))
-        _ = streamed.headArrived(Self.response(200), at: 1)
-        _ = streamed.chunkArrived(Data("abc".utf8), limit: nil, capacity: nil, at: 2)
+        _ = streamed.headArrived(Self.response(200), capacity: 0, at: 1)
+        _ = streamed.chunkArrived(Data("abc".utf8), limit: nil, at: 2)
         var file = Self.record(TransferOptions(destination: .file(Self.url, resumingAt: 0)))
-        _ = file.headArrived(Self.response(200), at: 1)
+        _ = file.headArrived(Self.response(200), capacity: 0, at: 1)
         file.fileOpened()
-        _ = file.chunkArrived(Data("ab".utf8), limit: nil, capacity: nil, at: 2)
+        _ = file.chunkArrived(Data("ab".utf8), limit: nil, at: 2)
 
-        guard case .restartRefused(let count) = streamed.headArrived(Self.response(200), at: 3),
-            case .restartRefused(let written) = file.headArrived(Self.response(200), at: 3)
+        guard case .restartRefused(let count) = streamed.headArrived(Self.response(200), capacity: 0, at: 3),
+            case .restartRefused(let written) = file.headArrived(Self.response(200), capacity: 0, at: 3)
         else {
             Issue.record("bytes handed on cannot be taken back: the task must fail")
             return
@@ -252,9 +261,9 @@ struct TransportTaskRecordTests {
         let head = Self.response(200, headers: ["Content-Length": "2"])
         let memory = Self.record(collecting: "ok", after: head)
         var file = Self.record(TransferOptions(destination: .file(Self.url, resumingAt: 0)))
-        _ = file.headArrived(head, at: 1)
+        _ = file.headArrived(head, capacity: 0, at: 1)
         file.fileOpened()
-        _ = file.chunkArrived(Data("ok".utf8), limit: nil, capacity: nil, at: 2)
+        _ = file.chunkArrived(Data("ok".utf8), limit: nil, at: 2)
 
         let fromMemory = memory.report(error: nil, response: head, sent: Self.request)
         let fromFile = file.report(error: nil, response: head, sent: Self.request)
@@ -282,12 +291,80 @@ struct TransportTaskRecordTests {
     @Test("when URLSession reports an error, should report it with the response and no body")
     func reportsError() {
         var record = Self.record()
-        _ = record.chunkArrived(Data("ab".utf8), limit: nil, capacity: 2, at: 2)
+        _ = record.chunkArrived(Data("ab".utf8), limit: nil, at: 2)
 
         let report = record.report(error: URLError(.timedOut), response: nil, sent: Self.request)
 
         #expect((report.error as? URLError)?.code == .timedOut)
         #expect(report.data == nil)
+    }
+
+    /// Counts how often the report reads the task's response and request (on Linux each read is
+    /// a hop to the task's queue and a copy).
+    private final class Reads {
+        var response = 0
+        var request = 0
+        func response(_ value: URLResponse?) -> URLResponse? {
+            response += 1
+            return value
+        }
+        func request(_ value: URLRequest?) -> URLRequest? {
+            request += 1
+            return value
+        }
+    }
+
+    @Test(
+        "when the task ends without error after a head, should report that head and read neither the task's response nor its request"
+    )
+    func reportsHeadWithoutReadingTheTask() {
+        let head = Self.response(200, headers: ["Content-Length": "2"])
+        let record = Self.record(collecting: "ok", after: head)
+        let reads = Reads()
+
+        let report = record.report(
+            error: nil, response: reads.response(Self.response(500)), sent: reads.request(Self.request))
+
+        #expect(report.response === head)
+        #expect(report.data == Data("ok".utf8))
+        #expect(report.error == nil)
+        #expect(reads.response == 0 && reads.request == 0)
+    }
+
+    @Test("when a body falls short of its head's Content-Length, should read the request (a HEAD has no body) and fail")
+    func readsRequestOnlyForShortBody() {
+        let head = Self.response(200, headers: ["Content-Length": "5"])
+        let reads = Reads()
+        var headRequest = Self.request
+        headRequest.httpMethod = "HEAD"
+
+        let short = Self.record(collecting: "ok", after: head).report(
+            error: nil, response: nil, sent: reads.request(Self.request))
+        let answeredHead = Self.record(collecting: "", after: head).report(
+            error: nil, response: nil, sent: reads.request(headRequest))
+
+        #expect((short.error as? URLError)?.code == .networkConnectionLost)
+        #expect(answeredHead.error == nil)
+        #expect(reads.request == 2)
+    }
+
+    @Test(
+        "when the task ends with an error, or after a redirect or with no head, should report the task's own response")
+    func reportsTaskResponseWhenTheHeadIsNotIt() {
+        let head = Self.response(200)
+        let taskResponse = Self.response(401)
+        let redirect = Self.response(302, headers: ["Location": "/elsewhere"])
+
+        let failed = Self.record(collecting: "o", after: head).report(
+            error: URLError(.networkConnectionLost), response: taskResponse, sent: Self.request)
+        var redirected = Self.record(collecting: "o", after: head)
+        _ = redirected.redirected(at: 3)
+        let refusedRedirect = redirected.report(error: nil, response: redirect, sent: Self.request)
+        let headless = Self.record().report(error: nil, response: redirect, sent: Self.request)
+
+        #expect(failed.response === taskResponse)
+        #expect(refusedRedirect.response === redirect)
+        #expect(headless.response === redirect)
     }
 
     @Test("when the server was not trusted, should report an untrusted certificate whatever URLSession says")
