@@ -658,6 +658,13 @@ RAW_RESPONSES = {
     "two-early-hints": b"HTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n\r\n"
                        b"HTTP/1.1 103 Early Hints\r\nLink: </b.js>\r\n\r\n"
                        b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello",
+    # A 103 before a redirect that cannot be followed (no Location, or one that is no URL): Linux's
+    # URLSession hands the delegate the 103 head but never the 302's, and ends the task with the 302.
+    "early-hints-then-redirect-without-location": b"HTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n\r\n"
+                                                  b"HTTP/1.1 302 Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+    "early-hints-then-redirect-bad-location": b"HTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n\r\n"
+                                              b"HTTP/1.1 302 Found\r\nLocation: http://[::1\r\nContent-Length: 0\r\n"
+                                              b"Connection: close\r\n\r\n",
 }
 
 

@@ -73,9 +73,9 @@ struct TransportTaskRecord {
 
     private(set) var destination = Destination.memory
     private(set) var refusal: Refusal?
-    /// The head of the response the body belongs to: the task's response when it ends, read
-    /// here rather than from `URLSessionTask.response` (on Linux a queue hop and thousands of
-    /// instructions). `nil` before any head, and again after a redirect.
+    /// The final head of the response the body belongs to: the task's response when it ends,
+    /// read here rather than from `URLSessionTask.response` (on Linux a queue hop and thousands of
+    /// instructions). `nil` before any final head, after a 1xx, and again after a redirect.
     private(set) var head: HTTPURLResponse?
     /// The room to reserve for a body collected in memory, read from its head outside the lock
     /// (``URLSessionTransport/initialBodyCapacity(for:limit:)``).
@@ -162,7 +162,10 @@ struct TransportTaskRecord {
     /// repeating them.
     mutating func headArrived(_ response: HTTPURLResponse, capacity: Int, at now: UInt64) -> HeadOutcome {
         lastActivity = now
-        head = response
+        // Only a final head can be what the task ends with: Linux's URLSession hands on a 1xx
+        // (103 Early Hints), then may end the task with a 3xx whose head it keeps back (one it
+        // cannot follow, without a Location).
+        head = response.statusCode >= 200 ? response : nil
         bodyCapacity = capacity
         switch destination {
         case .discarded:
@@ -200,8 +203,9 @@ struct TransportTaskRecord {
                 collected.reserveCapacity(bodyCapacity)
                 collected.append(data)
             } else {
-                // The whole body, or all the head declared: kept as it came, not copied.
-                collected = data
+                // The whole body, or all the head declared: kept as it came, not copied (unless it
+                // is a slice: a body reported starts at index 0, as an appended one did).
+                collected = data.startIndex == 0 ? data : Data(data)
             }
         }
         lastActivity = now

@@ -71,6 +71,18 @@ struct TransportTaskRecordTests {
         #expect(record.receivedBytes == 2)
     }
 
+    @Test("when the first chunk is a slice of a larger buffer, should collect a body that starts at index 0")
+    func sliceChunk() {
+        var record = Self.record()
+        _ = record.headArrived(Self.response(200), capacity: 0, at: 1)
+        let buffer = Data("xxok".utf8)
+        _ = record.chunkArrived(buffer[2...], limit: nil, at: 2)
+
+        #expect(record.collected.startIndex == 0)
+        #expect(record.collected.first == UInt8(ascii: "o"))
+        #expect(record.collected == Data("ok".utf8))
+    }
+
     @Test("when a stream's 2xx head arrives, should hand its chunks to the sink with that response, collecting none")
     func streams() {
         var record = Self.record(TransferOptions(destination: .chunks(Self.sink)))
@@ -365,6 +377,23 @@ struct TransportTaskRecordTests {
         #expect(failed.response === taskResponse)
         #expect(refusedRedirect.response === redirect)
         #expect(headless.response === redirect)
+    }
+
+    @Test(
+        "when an informational head was the last the delegate got, should report the response the task ended with",
+        arguments: [100, 103])
+    func reportsTaskResponseAfterInformationalHead(status: Int) {
+        // Linux's URLSession hands the delegate a 1xx head, then ends the task with a 3xx it
+        // could not follow (no Location) without handing that head on: task.response is the 3xx.
+        var record = Self.record()
+        _ = record.headArrived(Self.response(status, headers: ["Link": "</a.css>"]), capacity: 0, at: 1)
+        let redirect = Self.response(302)
+
+        let report = record.report(error: nil, response: redirect, sent: Self.request)
+
+        #expect((report.response as? HTTPURLResponse)?.statusCode == 302)
+        #expect(report.response === redirect)
+        #expect(report.error == nil)
     }
 
     @Test("when the server was not trusted, should report an untrusted certificate whatever URLSession says")
