@@ -12,8 +12,26 @@ import Testing
 /// once: in memory, in a download's file and in a stream.
 @Suite("Integration: informational heads before the response", .integration)
 struct InformationalHeadsIntegrationTests {
-    static func raw(_ name: String) -> Endpoint {
-        Endpoint(path: "/raw", queryItems: [URLQueryItem(name: "case", value: name)])
+    static func raw(_ name: String, accepting statusCodes: AcceptableStatusCodes = .successful) -> Endpoint {
+        Endpoint(
+            path: "/raw", queryItems: [URLQueryItem(name: "case", value: name)], acceptableStatusCodes: statusCodes)
+    }
+
+    /// Linux's `URLSession` hands the delegate a 103 head, never the 302 that follows when the
+    /// 302 cannot be followed (no Location, or one that is no URL), and ends the task with the
+    /// 302. The transport reports the head its delegate got rather than read the task's
+    /// response back: the 302 must be reported, not the 103 (helper-44's attack).
+    @Test(
+        "when a 103 precedes a redirect that cannot be followed, should report the redirect, not the 103",
+        arguments: ["early-hints-then-redirect-without-location", "early-hints-then-redirect-bad-location"])
+    func beforeAnUnfollowableRedirect(name: String) async throws {
+        let module = IntegrationServers.module(baseURL: try IntegrationServers.faultServer())
+
+        let response = try await module.perform(request: Self.raw(name, accepting: AcceptableStatusCodes(100..<600)))
+
+        #expect(response.statusCode == 302)
+        #expect(response.httpResponse.value(forHTTPHeaderField: "Link") == nil)
+        #expect(response.data.isEmpty)
     }
 
     @Test(
