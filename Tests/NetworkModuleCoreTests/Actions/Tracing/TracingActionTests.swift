@@ -1,5 +1,4 @@
 import Foundation
-import NetworkModuleTestSupport
 import NetworkModuleTesting
 import Testing
 
@@ -352,7 +351,7 @@ struct TracingActionTests {
     }
 
     @Test("when the cancel comes from another thread while the action prepares, should end both spans once, none open")
-    func cancelDuringPreparation() async throws {
+    func cancelDuringPreparation() throws {
         let session = FakeNetworkSession()
         session.stub(.any, with: .status(200))
         let holder = ProbeAction(prepare: .hold)
@@ -380,10 +379,12 @@ struct TracingActionTests {
             holder.releaseHeld()  // the tracing action prepares on this thread
             released.signal()
         }
-        #expect(await inParent.signalled(within: 10))
+        // Waits on this thread, not off the pool: the action waits (10 s at most) for the cancel
+        // that this test makes right after, and an async test's turn on a busy pool can come later.
+        #expect(inParent.wait(timeout: .now() + 10) == .success)
         task.cancel()
         cancelReturned.signal()
-        #expect(await released.signalled(within: 10))
+        #expect(released.wait(timeout: .now() + 10) == .success)
 
         #expect(results.singleError == .cancelled)
         #expect(spans.requests.count == 1)
