@@ -58,8 +58,10 @@ struct ASCIISet: Sendable {
         return true
     }
 
+    /// ASCII capital letters.
+    static let uppercaseLetters = ASCIISet("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
     /// ASCII letters.
-    static let letters = ASCIISet("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+    static let letters = uppercaseLetters.union(ASCIISet("abcdefghijklmnopqrstuvwxyz"))
     /// ASCII letters and digits.
     static let alphanumerics = letters.union(ASCIISet("0123456789"))
 }

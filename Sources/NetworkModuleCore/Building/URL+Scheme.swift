@@ -6,11 +6,9 @@ extension URL {
     /// to change (the scheme is lowercase already, or there is none), so that the common case
     /// costs one look at the scheme and no new URL; nothing else in the URL changes.
     var withLowercaseScheme: URL? {
-        // A scheme is ASCII (RFC 3986 §3.1): an uppercase letter is all there is to find, with
-        // no lowercased copy made for the common case.
-        guard let scheme, scheme.utf8.contains(where: { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }) else {
-            return nil
-        }
+        // A scheme is ASCII (RFC 3986 §3.1): a capital letter is all there is to find, with no
+        // lowercased copy made for the common case.
+        guard let scheme, scheme.utf8.contains(where: ASCIISet.uppercaseLetters.contains) else { return nil }
         let text = absoluteString
         guard text.hasPrefix(scheme) else { return nil }
         return URL(string: scheme.lowercased() + text.dropFirst(scheme.count))

@@ -52,8 +52,8 @@ struct TrustRefusals: Equatable {
     /// take the task's record first), before any response, to a refused origin. `origin` is
     /// read only for an error without a response, when some origin was refused.
     func explains(error: (any Error)?, response: URLResponse?, origin: @autoclosure () -> String?) -> Bool {
-        guard error != nil, response == nil, !origins.isEmpty, let origin = origin(), origins.contains(origin),
-            let error = error as NSError?
+        guard response == nil, let error = error as NSError?, !origins.isEmpty, let origin = origin(),
+            origins.contains(origin)
         else { return false }
         return isURLCancellation(error)
     }
