@@ -23,16 +23,6 @@
     /// on a default concurrent `OperationQueue`, whose pool has no more threads than cores: when
     /// callers waiting for the work queue held all of those, every request of the process stalled.
     ///
-    /// A block added while nothing is pending runs at once, on the thread that adds it
-    /// (``runsIdleBlocksInline``): swift-corelibs-foundation adds each callback from its work
-    /// queue, and a small request's three (head, body, end) each woke this queue's thread for a
-    /// few microseconds of work, three thread hand-offs where a completion-handler task has one.
-    /// A callback that runs inline does only what is safe there, on the one work queue every
-    /// `URLSession` of the process shares: change its task's record under a lock. Anything else
-    /// it passes to ``runOffTheWorkQueue(_:)``, which queues it here, so every later block queues
-    /// behind it and the order of callbacks is the order they were added. The transport's delegate
-    /// (`TransportDelegate`) sorts each callback's work so.
-    ///
     /// A block goes straight to that queue, not through `OperationQueue`'s machinery (an
     /// `Operation`, key-value observing and two locks for each): swift-corelibs-foundation only
     /// ever adds blocks to its delegate queue, three a small request, and the machinery cost the
@@ -51,10 +41,6 @@
         /// The longest one `addOperation` call waits for room.
         let longestWait: TimeInterval
 
-        /// Whether a block added while no other is pending runs at once on the adding thread,
-        /// rather than on this queue's thread (see above).
-        let runsIdleBlocksInline: Bool
-
         /// Where the operations run. Held here: `OperationQueue.underlyingQueue` does not keep
         /// the queue it is given alive (`unowned(unsafe)` in swift-corelibs-foundation).
         private let operationsQueue = DispatchQueue(label: "NetworkModule.URLSessionTransport.delegate")
@@ -68,20 +54,15 @@
         /// The queue whose block the current thread is running, if any: per thread, as
         /// `OperationQueue.current` answers, so that a block that adds another through a queue it
         /// waits on (`sync`) is still known as this queue's.
-        private static let runningQueue = makeThreadKey()
-        /// The queue whose block the current thread runs inline, on the thread that added it.
-        private static let inlineQueue = makeThreadKey()
-
-        private static func makeThreadKey() -> pthread_key_t {
+        private static let runningQueue: pthread_key_t = {
             var key = pthread_key_t()
             pthread_key_create(&key, nil)
             return key
-        }
+        }()
 
-        init(capacity: Int = 256, longestWait: TimeInterval = 0.01, runsIdleBlocksInline: Bool = true) {
+        init(capacity: Int = 256, longestWait: TimeInterval = 0.01) {
             self.capacity = max(1, capacity)
             self.longestWait = longestWait
-            self.runsIdleBlocksInline = runsIdleBlocksInline
             super.init()
             maxConcurrentOperationCount = 1
             name = "NetworkModule.URLSessionTransport.delegate"
@@ -102,58 +83,16 @@
 
         override func addOperation(_ block: @escaping @Sendable () -> Void) {
             let mayWait = !isRunningOnThisThread
-            condition.lock()
-            if runsIdleBlocksInline, queued == 0, !suspended {
-                // Counted while it runs: a block added meanwhile, by it or another thread, queues.
-                queued = 1
-                condition.unlock()
-                runInline(block)
-                return
-            }
             let deadline = Date(timeIntervalSinceNow: longestWait)
+            condition.lock()
             while mayWait, queued >= capacity, condition.wait(until: deadline) {}
             queued += 1
             condition.unlock()
-            enqueue(block)
-        }
-
-        /// Runs `work` at once, unless the current thread runs a block of a bounded delegate queue
-        /// inline (on `URLSession`'s work queue): then queues it on that queue, after every block
-        /// added before and before every block added after, without waiting for room.
-        static func runOffTheWorkQueue(_ work: @escaping @Sendable () -> Void) {
-            guard let pointer = pthread_getspecific(inlineQueue) else { return work() }
-            let queue = Unmanaged<BoundedDelegateQueue>.fromOpaque(pointer).takeUnretainedValue()
-            queue.condition.lock()
-            queue.queued += 1
-            queue.condition.unlock()
-            queue.enqueue(work)
-        }
-
-        /// Runs `block`, already counted in `queued`, on the current thread, known meanwhile as
-        /// running this queue's block, inline.
-        private func runInline(_ block: @Sendable () -> Void) {
-            let me = Unmanaged.passUnretained(self).toOpaque()
-            let outerRunning = pthread_getspecific(Self.runningQueue)
-            let outerInline = pthread_getspecific(Self.inlineQueue)
-            pthread_setspecific(Self.runningQueue, me)
-            pthread_setspecific(Self.inlineQueue, me)
-            block()
-            pthread_setspecific(Self.inlineQueue, outerInline)
-            pthread_setspecific(Self.runningQueue, outerRunning)
-            operationFinished()
-        }
-
-        /// Runs `block`, already counted in `queued`, on this queue's thread.
-        private func enqueue(_ block: @escaping @Sendable () -> Void) {
             operationsQueue.async { [weak self] in
-                let outerRunning = pthread_getspecific(Self.runningQueue)
-                let outerInline = pthread_getspecific(Self.inlineQueue)
+                let outer = pthread_getspecific(Self.runningQueue)
                 pthread_setspecific(Self.runningQueue, self.map { Unmanaged.passUnretained($0).toOpaque() })
-                // Not inline: a block that runs here runs its call-outs here too.
-                pthread_setspecific(Self.inlineQueue, nil)
                 block()
-                pthread_setspecific(Self.inlineQueue, outerInline)
-                pthread_setspecific(Self.runningQueue, outerRunning)
+                pthread_setspecific(Self.runningQueue, outer)
                 self?.operationFinished()
             }
         }
@@ -183,22 +122,18 @@
         /// Waits until every block added so far has run. Called from one of the queue's own
         /// blocks (a completion the module runs on the delegate queue), returns at once: the
         /// blocks before it have run, and the ones after it cannot run until it returns.
-        /// Elsewhere it waits until no block is pending, inline ones included.
         override func waitUntilAllOperationsAreFinished() {
             guard !isRunningOnThisThread else { return }
-            condition.lock()
-            while queued > 0 { condition.wait() }
-            condition.unlock()
+            operationsQueue.sync {}
             super.waitUntilAllOperationsAreFinished()
         }
 
         private func operationFinished() {
             condition.lock()
             queued -= 1
-            // Waiters for room wake when half of it is free, not at each operation: one wake-up
-            // adds many chunks, rather than a thread switch per chunk while the queue is full.
-            // Waiters for the end wake when nothing is pending.
-            if queued == capacity / 2 || queued == 0 { condition.broadcast() }
+            // Waiters wake when half the room is free, not at each operation: one wake-up adds
+            // many chunks, rather than a thread switch per chunk while the queue is full.
+            if queued == capacity / 2 { condition.broadcast() }
             condition.unlock()
         }
     }

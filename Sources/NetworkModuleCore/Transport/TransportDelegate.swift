@@ -120,39 +120,19 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
     /// Takes the record of task `identifier` out of the table, once, and reports what `report`
     /// makes of it after the transfer's file is closed (the module may remove it or resume it
     /// from there): on ``CompletionHandlerQueue``, off the delegate queue, unless the handler is
-    /// short (``TransferOptions/handlerIsShort``): then on the delegate queue, never on
-    /// `URLSession`'s work queue (``callOut(_:)``), as is the closing of a file.
+    /// short (``TransferOptions/handlerIsShort``).
     private func finish(
         _ identifier: Int,
-        report: @escaping @Sendable (TransportTaskRecord) -> (data: Data?, response: URLResponse?, error: (any Error)?)
+        report: (TransportTaskRecord) -> (data: Data?, response: URLResponse?, error: (any Error)?)
     ) {
         guard let record = tasks.withLock({ $0.remove(task: identifier) }) else { return }
-        let deliver: @Sendable () -> Void = {
-            record.end()
-            let (data, response, error) = report(record)
-            if record.handlerIsShort {
-                record.completionHandler(data, response, error)
-            } else {
-                CompletionHandlerQueue.shared.call(
-                    record.completionHandler, data: data, response: response, error: error)
-            }
+        record.end()
+        let (data, response, error) = report(record)
+        if record.handlerIsShort {
+            record.completionHandler(data, response, error)
+        } else {
+            CompletionHandlerQueue.shared.call(record.completionHandler, data: data, response: response, error: error)
         }
-        if record.handlerIsShort || !record.endsAtOnce { Self.callOut(deliver) } else { deliver() }
-    }
-
-    /// Runs `work`, which may block, wait for the session or call code the transport does not
-    /// own (a file, a sink, a redirect policy, a completion handler, a task's `resume()`): at
-    /// once on the delegate queue. On Linux a callback may run inline on `URLSession`'s work
-    /// queue (``BoundedDelegateQueue``), which every session of the process shares and which
-    /// `resume()` waits for: from there, `work` is queued on the delegate queue, before every
-    /// later callback. Each callback changes its task's record where it runs, and passes
-    /// everything else here.
-    private static func callOut(_ work: @escaping @Sendable () -> Void) {
-        #if canImport(FoundationNetworking)
-            BoundedDelegateQueue.runOffTheWorkQueue(work)
-        #else
-            work()
-        #endif
     }
 
     // MARK: URLSessionDataDelegate
@@ -197,21 +177,17 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
         }
         if let response = response as? HTTPURLResponse, case .proceed(let transfer?)? = head {
             // The file is opened (or the open refused, once the task has finished) outside the
-            // tasks' lock and off the work queue; chunks come after it.
-            Self.callOut { [self] in
-                do throws(URLError) {
-                    if try transfer.responseArrived(response, method: dataTask.currentRequest?.httpMethod) {
-                        tasks.withLock { _ = $0.modify(task: identifier) { $0.fileOpened() } }
-                    }
-                } catch {
-                    fail(identifier, with: error)
-                    completionHandler(.cancel)
-                    cancelWithoutWaiting(dataTask)
-                    return
+            // tasks' lock; chunks come after this method returns.
+            do throws(URLError) {
+                if try transfer.responseArrived(response, method: dataTask.currentRequest?.httpMethod) {
+                    tasks.withLock { _ = $0.modify(task: identifier) { $0.fileOpened() } }
                 }
-                completionHandler(.allow)
+            } catch {
+                fail(identifier, with: error)
+                completionHandler(.cancel)
+                cancelWithoutWaiting(dataTask)
+                return
             }
-            return
         }
         completionHandler(.allow)
     }
@@ -228,21 +204,16 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
         case .collected, .dropped:
             return
         case .transferred(let transfer, let received):
-            // Written outside the tasks' lock and off the work queue: a slow disk holds up this
-            // task only.
-            Self.callOut { [self] in
-                do throws(URLError) {
-                    try transfer.bodyReceived(data, totalReceived: received)
-                } catch {
-                    fail(identifier, with: error)
-                    cancelWithoutWaiting(dataTask)
-                }
+            // Written outside the tasks' lock: a slow disk holds up this task only.
+            do throws(URLError) {
+                try transfer.bodyReceived(data, totalReceived: received)
+            } catch {
+                fail(identifier, with: error)
+                cancelWithoutWaiting(dataTask)
             }
         case .streamed(let sink, let response, let pause):
-            // The sink is the module's: called outside the lock, off the work queue.
-            Self.callOut {
-                if !sink.receive(data, of: response, onRoom: { pause?.resume() }) { pause?.pause() }
-            }
+            // The sink is the module's: called outside the lock.
+            if !sink.receive(data, of: response, onRoom: { pause?.resume() }) { pause?.pause() }
         case .overLimit(let limit):
             fail(identifier, with: NetworkError.responseTooLarge(limit: limit))
             cancelWithoutWaiting(dataTask)
@@ -258,12 +229,7 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
         let transfer = tasks.withLock { tasks in
             tasks.modify(task: task.taskIdentifier) { $0.bodySent(at: now) }
         }
-        if let transfer = transfer ?? nil {
-            // Progress is reported off the work queue.
-            Self.callOut {
-                transfer.bodySent(totalBytesSent: totalBytesSent, totalBytesExpectedToSend: totalBytesExpectedToSend)
-            }
-        }
+        transfer??.bodySent(totalBytesSent: totalBytesSent, totalBytesExpectedToSend: totalBytesExpectedToSend)
     }
 
     /// `URLSession` needs the body again (a 307 or 308 redirect, an authentication challenge):
@@ -275,8 +241,8 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
         needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void
     ) {
         let source = tasks.withLock { $0.modify(task: task.taskIdentifier) { $0.bodySource } } ?? nil
-        // The stream is made outside the lock and off the work queue: it may open a file.
-        Self.callOut { completionHandler(source.flatMap { try? $0.newStream() }) }
+        // The stream is made outside the lock: it may open a file.
+        completionHandler(source.flatMap { try? $0.newStream() })
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
@@ -289,17 +255,6 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
     func urlSession(
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
-    ) {
-        // The policy is the caller's code, and sending the request again resumes a task: all of
-        // it off the work queue.
-        Self.callOut { [self] in
-            redirect(task, after: response, to: request, in: session, completionHandler: completionHandler)
-        }
-    }
-
-    private func redirect(
-        _ task: URLSessionTask, after response: HTTPURLResponse, to request: URLRequest, in session: URLSession,
-        completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
         // Every fact of the hop comes from the request's chain (RedirectChain), carried by the
         // record from task to task: `task` may be one the transport sent the request again in.
@@ -400,13 +355,6 @@ final class TransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
     /// refused or trusted origin for the other tasks of its connection.
     func urlSession(
         _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
-        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
-    ) {
-        Self.callOut { [self] in answer(challenge, of: task, completionHandler: completionHandler) }
-    }
-
-    private func answer(
-        _ challenge: URLAuthenticationChallenge, of task: URLSessionTask,
         completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
         // No session-level challenge method: URLSession sends server trust here too.

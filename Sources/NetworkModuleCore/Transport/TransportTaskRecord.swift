@@ -8,7 +8,7 @@ import Foundation
 /// its state (``TransportTask`` keeps just its key). A value in the delegate's
 /// ``TransportTaskTable``, changed under its lock through the methods below, each returning what
 /// the delegate must do outside the lock; whoever takes it out of the table reports, once.
-struct TransportTaskRecord: Sendable {
+struct TransportTaskRecord {
     /// Whether the task runs, and in which `URLSessionDataTask` (on Linux, after a 307 or 308,
     /// the one that sent the request again). Finished is no phase: out of the table.
     enum Phase {
@@ -295,9 +295,6 @@ struct TransportTaskRecord: Sendable {
     }
 
     /// The task has been reported, or taken over: what it held is let go. Outside the lock.
-    /// Whether ``end()`` only forgets the deadline: no file to close, no paused stream to let go.
-    var endsAtOnce: Bool { transfer == nil && pause == nil }
-
     func end() {
         deadline?.cancel()
         pause?.end()

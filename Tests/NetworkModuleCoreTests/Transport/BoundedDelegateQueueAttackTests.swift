@@ -169,8 +169,7 @@
         )
         func producerHeldAtCapacity() async {
             let capacity = 8
-            // Queued blocks only: an idle queue would run the gate's block inline, on this thread.
-            let queue = BoundedDelegateQueue(capacity: capacity, longestWait: 60, runsIdleBlocksInline: false)
+            let queue = BoundedDelegateQueue(capacity: capacity, longestWait: 60)
             let gate = DispatchSemaphore(value: 0)
             let runs = Runs()
             queue.addOperation { _ = gate.wait(timeout: .now() + 30) }
@@ -204,9 +203,8 @@
             "when a block of another bounded queue adds to a full queue, should wait for room as any other caller (only the queue itself never waits)"
         )
         func anotherBoundedQueueDoesNotBypassBackpressure() async {
-            // Queued blocks only: an idle queue would run the gate's block inline, on this thread.
-            let other = BoundedDelegateQueue(capacity: 1, longestWait: 60, runsIdleBlocksInline: false)
-            let full = BoundedDelegateQueue(capacity: 1, longestWait: 60, runsIdleBlocksInline: false)
+            let other = BoundedDelegateQueue(capacity: 1, longestWait: 60)
+            let full = BoundedDelegateQueue(capacity: 1, longestWait: 60)
             let gate = DispatchSemaphore(value: 0)
             full.addOperation { _ = gate.wait(timeout: .now() + 30) }
             let pendingWhenAdded = LockedState<Int?>(nil)

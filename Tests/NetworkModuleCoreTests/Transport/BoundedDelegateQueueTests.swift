@@ -80,8 +80,7 @@
             "probe (child process only): blocks on Dispatch's shared pool wait for the delegate queue",
             .enabled(if: ChildProcess.isProbe("starved-pool")))
         func probeStarvedPool() async {
-            // Queued blocks: an idle queue would run the block inline, on this thread.
-            let queue = BoundedDelegateQueue(runsIdleBlocksInline: false)
+            let queue = BoundedDelegateQueue()
             let delegateRan = DispatchSemaphore(value: 0)
             let group = DispatchGroup()
             let released = LockedState(0)
@@ -108,103 +107,6 @@
             let outcome = try await ChildProcess.run(probe: "starved-pool", filter: "probeStarvedPool", timeout: 120)
 
             #expect(outcome.succeeded, "\(outcome.output)")
-        }
-
-        // MARK: Blocks run inline while the queue is idle
-
-        @Test("when the queue is idle, a block should run at once on the thread that adds it")
-        func idleBlockRunsInline() {
-            let queue = BoundedDelegateQueue()
-            let adder = pthread_self()
-            let ranOn = LockedState<pthread_t?>(nil)
-
-            queue.addOperation { ranOn.withLock { $0 = pthread_self() } }
-
-            #expect(ranOn.withLock { $0 }.map { pthread_equal($0, adder) != 0 } == true)
-            #expect(queue.pendingCount == 0)
-        }
-
-        @Test("when a block is pending, a block added should queue behind it, not run inline")
-        func busyQueueQueues() async {
-            let queue = BoundedDelegateQueue()
-            queue.isSuspended = true
-            let runs = LockedState<[Int]>([])
-            queue.addOperation { runs.withLock { $0.append(1) } }
-
-            queue.addOperation { runs.withLock { $0.append(2) } }
-
-            #expect(runs.withLock { $0 }.isEmpty, "a block ran past a suspended queue")
-            queue.isSuspended = false
-            await waitOffThePool { queue.waitUntilAllOperationsAreFinished() }
-            #expect(runs.withLock { $0 } == [1, 2])
-        }
-
-        @Test(
-            "when an inline block passes work off the work queue, it should run on the queue's thread, before every block added after"
-        )
-        func callOutFromInlineQueuesInOrder() async {
-            let queue = BoundedDelegateQueue()
-            let adder = pthread_self()
-            let runs = LockedState<[String]>([])
-            let callOutThread = LockedState<pthread_t?>(nil)
-
-            queue.addOperation {
-                runs.withLock { $0.append("inline") }
-                BoundedDelegateQueue.runOffTheWorkQueue {
-                    callOutThread.withLock { $0 = pthread_self() }
-                    runs.withLock { $0.append("call-out") }
-                }
-            }
-            queue.addOperation { runs.withLock { $0.append("next") } }
-            await waitOffThePool { queue.waitUntilAllOperationsAreFinished() }
-
-            #expect(runs.withLock { $0 } == ["inline", "call-out", "next"])
-            #expect(callOutThread.withLock { $0 }.map { pthread_equal($0, adder) == 0 } == true)
-            #expect(queue.pendingCount == 0)
-        }
-
-        @Test("when not inside an inline block, work passed off the work queue should run at once, where it is")
-        func callOutElsewhereRunsAtOnce() async {
-            let queue = BoundedDelegateQueue(runsIdleBlocksInline: false)
-            let here = LockedState(false)
-            let onTheQueue = LockedState(false)
-
-            BoundedDelegateQueue.runOffTheWorkQueue { here.withLock { $0 = true } }
-            queue.addOperation {
-                let ranAtOnce = LockedState(false)
-                BoundedDelegateQueue.runOffTheWorkQueue { ranAtOnce.withLock { $0 = true } }
-                onTheQueue.withLock { $0 = ranAtOnce.withLock { $0 } }
-            }
-            await waitOffThePool { queue.waitUntilAllOperationsAreFinished() }
-
-            #expect(here.withLock { $0 })
-            #expect(onTheQueue.withLock { $0 }, "a block already on the queue's thread queued its work again")
-        }
-
-        @Test("when a block runs inline on another thread, waitUntilAllOperationsAreFinished should wait for it")
-        func waitIncludesInlineBlocks() async {
-            let queue = BoundedDelegateQueue()
-            let started = DispatchSemaphore(value: 0)
-            let release = DispatchSemaphore(value: 0)
-            let finished = LockedState(false)
-            Thread.detachNewThread {
-                queue.addOperation {
-                    started.signal()
-                    _ = release.wait(timeout: .now() + 30)
-                    finished.withLock { $0 = true }
-                }
-            }
-            #expect(await started.signalled(within: 10))
-            let waited = DispatchSemaphore(value: 0)
-            Thread.detachNewThread {
-                queue.waitUntilAllOperationsAreFinished()
-                waited.signal()
-            }
-
-            #expect(await waited.signalled(within: 0.3) == false, "returned while an inline block ran")
-            release.signal()
-            #expect(await waited.signalled(within: 10))
-            #expect(finished.withLock { $0 })
         }
 
         @Test("when every operation has run, no room should stay taken")
